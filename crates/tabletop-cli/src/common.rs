@@ -1,0 +1,134 @@
+//! Front-end helpers shared by every game: reading lines, colour, matches with a progress bar.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use anyhow::{bail, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use tabletop::arena::{run_match as run_arena, MatchSettings, Tally};
+use tabletop::{Game, Player, PlayerSpec};
+
+/// Reads commands line by line from standard input, terminal or not, so games can be scripted.
+pub struct Input {
+    lines: std::io::Lines<std::io::StdinLock<'static>>,
+}
+
+impl Input {
+    pub fn new() -> Self {
+        Input { lines: std::io::stdin().lock().lines() }
+    }
+
+    /// Prints `prompt` and reads one trimmed line; `None` at the end of input.
+    pub fn ask(&mut self, prompt: &str) -> Option<String> {
+        print!("{prompt}");
+        let _ = std::io::stdout().flush();
+        match self.lines.next() {
+            Some(Ok(line)) => {
+                if !std::io::stdin().is_terminal() {
+                    // Echo scripted input so a transcript reads like a session at the keyboard.
+                    println!("{line}");
+                }
+                Some(line.trim().to_string())
+            }
+            _ => {
+                println!();
+                None
+            }
+        }
+    }
+}
+
+/// Should output be coloured? Only on a terminal, without `--no-color` or `NO_COLOR`.
+pub fn use_color(no_color: bool) -> bool {
+    !no_color && std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+}
+
+/// Wraps `text` in an ANSI colour (a 256-colour code) when `color` is on.
+pub fn paint(text: &str, code: u8, color: bool) -> String {
+    if color {
+        format!("\x1b[1;38;5;{code}m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// The options every `tabletop match GAME` takes.
+#[derive(Args, Clone, Debug)]
+pub struct MatchOptions {
+    /// Player A then player B (repeat twice), e.g. `engine:time=100ms` or `classic:levels=4`.
+    #[arg(long = "player", value_name = "SPEC", num_args = 1)]
+    pub players: Vec<PlayerSpec>,
+    /// Number of games (pairs share an opening with the seats swapped).
+    #[arg(long, default_value_t = 20)]
+    pub games: usize,
+    /// Seed for the random openings.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Fewest random opening plies (default depends on the game).
+    #[arg(long)]
+    pub opening_min: Option<usize>,
+    /// Most random opening plies (default depends on the game).
+    #[arg(long)]
+    pub opening_max: Option<usize>,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl MatchOptions {
+    /// The two player specs (defaulting to `engine` vs `random`).
+    pub fn specs(&self) -> Result<[PlayerSpec; 2]> {
+        match self.players.as_slice() {
+            [] => Ok([PlayerSpec::named("engine"), PlayerSpec::named("random")]),
+            [a] => Ok([a.clone(), PlayerSpec::named("random")]),
+            [a, b] => Ok([a.clone(), b.clone()]),
+            _ => bail!("a match takes at most two --player options"),
+        }
+    }
+
+    pub fn settings(&self, default_openings: std::ops::RangeInclusive<usize>) -> Result<MatchSettings> {
+        let min = self.opening_min.unwrap_or(*default_openings.start());
+        let max = self.opening_max.unwrap_or(*default_openings.end()).max(min);
+        if self.games == 0 {
+            bail!("--games must be at least 1");
+        }
+        Ok(MatchSettings { games: self.games, seed: self.seed, opening_plies: min..=max })
+    }
+}
+
+/// Runs a match with a progress bar and prints the summary (a table, or one JSON object).
+pub fn run_match_cli<G: Game>(
+    start: &G,
+    names: [String; 2],
+    a: &mut dyn Player<G>,
+    b: &mut dyn Player<G>,
+    settings: &MatchSettings,
+    json: bool,
+) -> Result<Tally> {
+    let bar = ProgressBar::new(settings.games as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} [{elapsed_precise}, eta {eta}]")
+            .expect("valid template"),
+    );
+    let tally = run_arena(start, a, b, settings, |_, t| {
+        bar.set_message(format!("A {} - B {} - draws {}", t.wins[0], t.wins[1], t.draws));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    if json {
+        let out = serde_json::json!({
+            "game": G::NAME,
+            "players": names,
+            "games": tally.games(),
+            "wins": tally.wins,
+            "draws": tally.draws,
+        });
+        println!("{out}");
+    } else {
+        println!("{} games of {}", tally.games(), G::NAME);
+        println!("  A {:<30} wins {:>5}  score {:5.1}%", names[0], tally.wins[0], 100.0 * tally.score(0));
+        println!("  B {:<30} wins {:>5}  score {:5.1}%", names[1], tally.wins[1], 100.0 * tally.score(1));
+        println!("  draws {}", tally.draws);
+    }
+    Ok(tally)
+}

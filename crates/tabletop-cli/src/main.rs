@@ -1,0 +1,140 @@
+//! The `tabletop` command: a thin front end that translates between people and the library.
+
+use clap::{Parser, Subcommand};
+
+mod common;
+mod connect;
+mod mathable;
+mod reversi;
+mod slide;
+
+/// tabletop: classic board games in the terminal, with strong computer players.
+#[derive(Parser)]
+#[command(name = "tabletop", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play a game in the terminal (people and computer players).
+    #[command(subcommand)]
+    Play(PlayGame),
+    /// Computer-vs-computer match with a win/draw/loss summary.
+    #[command(subcommand)]
+    Match(MatchGame),
+    /// Count move paths to a depth (checks move generation).
+    #[command(subcommand)]
+    Perft(PerftGame),
+    /// Exact game-theoretic values of positions.
+    #[command(subcommand)]
+    Solve(SolveGame),
+    /// Speed benchmarks.
+    #[command(subcommand)]
+    Bench(BenchGame),
+    /// Build an opening book with the solver.
+    #[command(subcommand)]
+    Book(BookGame),
+    /// List the valid moves of a saved game.
+    #[command(subcommand)]
+    Moves(MovesGame),
+}
+
+#[derive(Subcommand)]
+enum PlayGame {
+    /// Slide: n x n tic-tac-toe where k squares stay empty and tiles slide.
+    Slide(slide::PlayArgs),
+    /// Reversi / Othello.
+    Reversi(reversi::PlayArgs),
+    /// Connect-N: Connect Three, Connect Four and other drop games.
+    Connect(connect::PlayArgs),
+    /// Mathable: the number-tile game.
+    Mathable(mathable::PlayArgs),
+}
+
+#[derive(Subcommand)]
+enum MatchGame {
+    /// Slide match.
+    Slide(slide::MatchArgs),
+    /// Reversi match.
+    Reversi(reversi::MatchArgs),
+    /// Connect-N match.
+    Connect(connect::MatchArgs),
+    /// Mathable match.
+    Mathable(mathable::MatchArgs),
+}
+
+#[derive(Subcommand)]
+enum PerftGame {
+    /// Slide perft.
+    Slide(slide::PerftArgs),
+    /// Reversi perft.
+    Reversi(reversi::PerftArgs),
+    /// Connect-N perft.
+    Connect(connect::PerftArgs),
+}
+
+#[derive(Subcommand)]
+enum SolveGame {
+    /// Solve a Slide position.
+    Slide(slide::SolveArgs),
+    /// Solve a Reversi endgame exactly.
+    Reversi(reversi::SolveArgs),
+    /// Solve Connect-N positions read from standard input or --position.
+    Connect(connect::SolveArgs),
+}
+
+#[derive(Subcommand)]
+enum BenchGame {
+    /// Slide solver and dictionary benchmarks.
+    Slide(slide::BenchArgs),
+    /// Reversi perft, endgame and search-depth benchmarks.
+    Reversi(reversi::BenchArgs),
+    /// Connect-N solver benchmarks on the shared test sets.
+    Connect(connect::BenchArgs),
+    /// Mathable move generation and computer-turn benchmarks.
+    Mathable(mathable::BenchArgs),
+}
+
+#[derive(Subcommand)]
+enum BookGame {
+    /// Build a Connect-N opening book.
+    Connect(connect::BookArgs),
+}
+
+#[derive(Subcommand)]
+enum MovesGame {
+    /// Every valid Mathable placement for the player to move in a saved game.
+    Mathable(mathable::MovesArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Play(PlayGame::Slide(a)) => slide::play(a),
+        Command::Play(PlayGame::Reversi(a)) => reversi::play(a),
+        Command::Play(PlayGame::Connect(a)) => connect::play(a),
+        Command::Play(PlayGame::Mathable(a)) => mathable::play(a),
+        Command::Match(MatchGame::Slide(a)) => slide::run_match(a),
+        Command::Match(MatchGame::Reversi(a)) => reversi::run_match(a),
+        Command::Match(MatchGame::Connect(a)) => connect::run_match(a),
+        Command::Match(MatchGame::Mathable(a)) => mathable::run_match(a),
+        Command::Perft(PerftGame::Slide(a)) => slide::perft(a),
+        Command::Perft(PerftGame::Reversi(a)) => reversi::perft(a),
+        Command::Perft(PerftGame::Connect(a)) => connect::perft(a),
+        Command::Solve(SolveGame::Slide(a)) => slide::solve(a),
+        Command::Solve(SolveGame::Reversi(a)) => reversi::solve(a),
+        Command::Solve(SolveGame::Connect(a)) => connect::solve(a),
+        Command::Bench(BenchGame::Slide(a)) => slide::bench(a),
+        Command::Bench(BenchGame::Reversi(a)) => reversi::bench(a),
+        Command::Bench(BenchGame::Connect(a)) => connect::bench(a),
+        Command::Bench(BenchGame::Mathable(a)) => mathable::bench(a),
+        Command::Book(BookGame::Connect(a)) => connect::book(a),
+        Command::Moves(MovesGame::Mathable(a)) => mathable::moves(a),
+    };
+    if let Err(err) = result {
+        eprintln!("error: {err:#}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,1 @@
+//! mathable: see its issue. (Being built.)

@@ -1,0 +1,6 @@
+//! The games, one module tree each: rules, notation, evaluation and computer players.
+
+pub mod connect;
+pub mod mathable;
+pub mod reversi;
+pub mod slide;

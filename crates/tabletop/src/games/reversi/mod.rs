@@ -1,0 +1,1 @@
+//! reversi: see its issue. (Being built.)

@@ -1,0 +1,13 @@
+//! Slide: n x n tic-tac-toe in which k squares always stay empty and, once only k are empty,
+//! players slide their tiles.
+//!
+//! - [`rules`]: the board, moves, the configuration string (`obbbogbog`).
+//! - [`dictionary`]: the origin document's hand-written hash dictionary.
+//! - [`classic`]: the document's deliberately weak minimax player.
+//! - [`solver`]: exact values by retrograde analysis (slide phase) and memoised search (placement).
+//! - [`engine`]: the engine's player: exact when the solver table fits, heuristic search otherwise.
+
+pub mod conformance;
+pub mod rules;
+
+pub use rules::{Cell, Side, Slide, SlideMove, SlideMoveError, SlidePositionError, SlideVariant, SlideVariantError};

@@ -1,0 +1,37 @@
+//! # tabletop
+//!
+//! Rules, notation and computer players for classic board games, kept apart from any user
+//! interface: Slide (n x n tic-tac-toe with sliding), Reversi, Connect-N and Mathable.
+//!
+//! - [`Game`] is the rules of one game as a position; [`TwoPlayer`] adds what the generic
+//!   [`search`] needs. Each game lives in its own module under [`games`].
+//! - [`Record`] is a game being played: history, undo, draw by repetition.
+//! - [`Player`] is anything that chooses moves; [`PlayerSpec`] is the text form (`engine:time=1s`).
+//! - [`arena`] plays matches, [`perft()`] counts move paths and [`conformance`] is the suite every
+//!   game passes.
+//!
+//! ```
+//! use tabletop::games::slide::{Slide, SlideVariant};
+//! use tabletop::{Game, Record};
+//! let mut record = Record::new(Slide::start(&SlideVariant::new(3, 1).unwrap()));
+//! let mv = record.current().parse_move("5").unwrap();
+//! record.play(mv).unwrap();
+//! assert_eq!(record.current().notation(), "ggggbgggg");
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod arena;
+pub mod conformance;
+pub mod game;
+pub mod games;
+pub mod perft;
+pub mod player_spec;
+pub mod players;
+pub mod record;
+pub mod search;
+
+pub use game::{Game, Outcome, Player, Seat, SeatSet, Status, TwoPlayer};
+pub use perft::perft;
+pub use player_spec::{PlayerKind, PlayerSpec, SpecError};
+pub use record::{EndReason, Record, RecordError};

@@ -1,0 +1,211 @@
+//! Player specifications: `engine`, `engine:time=100ms`, `classic:levels=4`, `random`, `human`.
+//!
+//! The same syntax is used by every front end (`play`, `match`, the web API). A spec is a name,
+//! then optionally a colon and comma-separated `key=value` settings. Each game says which names
+//! and settings it offers through a table of [`PlayerKind`]s, and [`PlayerSpec::check`] turns an
+//! unknown name or setting into an error that lists the valid ones.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// A parsed player specification.
+///
+/// ```
+/// use tabletop::PlayerSpec;
+/// let spec: PlayerSpec = "engine:time=100ms,depth=8".parse().unwrap();
+/// assert_eq!(spec.name, "engine");
+/// assert_eq!(spec.to_string(), "engine:depth=8,time=100ms");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerSpec {
+    /// The player's name (`engine`, `classic`, `random`, `human`, ...).
+    pub name: String,
+    /// Its settings, by key.
+    pub settings: BTreeMap<String, String>,
+}
+
+/// Why a player specification was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// The text is not `name[:key=value,...]`.
+    #[error("bad player spec {0:?}: expected NAME or NAME:KEY=VALUE,... (e.g. engine:time=100ms)")]
+    Syntax(String),
+    /// The name is not offered by this game.
+    #[error("unknown player {name:?}; valid players: {valid}")]
+    UnknownName {
+        /// The name given.
+        name: String,
+        /// The valid names, comma-separated.
+        valid: String,
+    },
+    /// The player has no such setting.
+    #[error("player {name:?} has no setting {key:?}; valid settings: {valid}")]
+    UnknownSetting {
+        /// The player's name.
+        name: String,
+        /// The setting given.
+        key: String,
+        /// The valid settings, comma-separated (or "none").
+        valid: String,
+    },
+    /// A setting's value could not be read.
+    #[error("bad value {value:?} for {key}: {expected}")]
+    BadValue {
+        /// The setting.
+        key: String,
+        /// The value given.
+        value: String,
+        /// What was expected.
+        expected: String,
+    },
+}
+
+/// One kind of player a game offers, for help texts and validation.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerKind {
+    /// The name used in specs.
+    pub name: &'static str,
+    /// The settings it accepts.
+    pub settings: &'static [&'static str],
+    /// One line of help.
+    pub help: &'static str,
+}
+
+impl FromStr for PlayerSpec {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        let text = text.trim();
+        let (name, rest) = match text.split_once(':') {
+            Some((n, r)) => (n, Some(r)),
+            None => (text, None),
+        };
+        let valid_word =
+            |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !valid_word(name) {
+            return Err(SpecError::Syntax(text.to_string()));
+        }
+        let mut settings = BTreeMap::new();
+        if let Some(rest) = rest {
+            for pair in rest.split(',') {
+                let (k, v) = pair.split_once('=').ok_or_else(|| SpecError::Syntax(text.to_string()))?;
+                let (k, v) = (k.trim(), v.trim());
+                if !valid_word(k) || v.is_empty() {
+                    return Err(SpecError::Syntax(text.to_string()));
+                }
+                settings.insert(k.to_ascii_lowercase(), v.to_string());
+            }
+        }
+        Ok(PlayerSpec { name: name.to_ascii_lowercase(), settings })
+    }
+}
+
+impl fmt::Display for PlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        for (i, (k, v)) in self.settings.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+        }
+        Ok(())
+    }
+}
+
+impl PlayerSpec {
+    /// A spec with no settings.
+    pub fn named(name: &str) -> Self {
+        PlayerSpec { name: name.to_string(), settings: BTreeMap::new() }
+    }
+
+    /// Checks the name and settings against the kinds a game offers; returns the matching kind.
+    ///
+    /// ```
+    /// use tabletop::{PlayerKind, PlayerSpec};
+    /// const KINDS: &[PlayerKind] = &[PlayerKind { name: "random", settings: &[], help: "" }];
+    /// let spec: PlayerSpec = "random:depth=3".parse().unwrap();
+    /// assert!(spec.check(KINDS).unwrap_err().to_string().contains("no setting"));
+    /// ```
+    pub fn check(&self, kinds: &'static [PlayerKind]) -> Result<&'static PlayerKind, SpecError> {
+        let kind = kinds.iter().find(|k| k.name == self.name).ok_or_else(|| SpecError::UnknownName {
+            name: self.name.clone(),
+            valid: kinds.iter().map(|k| k.name).collect::<Vec<_>>().join(", "),
+        })?;
+        for key in self.settings.keys() {
+            if !kind.settings.contains(&key.as_str()) {
+                return Err(SpecError::UnknownSetting {
+                    name: self.name.clone(),
+                    key: key.clone(),
+                    valid: if kind.settings.is_empty() { "none".to_string() } else { kind.settings.join(", ") },
+                });
+            }
+        }
+        Ok(kind)
+    }
+
+    /// A whole-number setting, or `None` if absent.
+    pub fn get_u64(&self, key: &str) -> Result<Option<u64>, SpecError> {
+        self.settings
+            .get(key)
+            .map(|v| {
+                v.parse().map_err(|_| SpecError::BadValue {
+                    key: key.to_string(),
+                    value: v.clone(),
+                    expected: "a whole number".to_string(),
+                })
+            })
+            .transpose()
+    }
+
+    /// A whole-number setting that must lie in `range`, or `None` if absent.
+    pub fn get_in_range(&self, key: &str, range: std::ops::RangeInclusive<u64>) -> Result<Option<u64>, SpecError> {
+        let value = self.get_u64(key)?;
+        match value {
+            Some(v) if !range.contains(&v) => Err(SpecError::BadValue {
+                key: key.to_string(),
+                value: v.to_string(),
+                expected: format!("a number from {} to {}", range.start(), range.end()),
+            }),
+            _ => Ok(value),
+        }
+    }
+
+    /// A duration setting such as `100ms`, `2s`, `1.5s` or a bare number of milliseconds.
+    pub fn get_duration(&self, key: &str) -> Result<Option<Duration>, SpecError> {
+        self.settings
+            .get(key)
+            .map(|v| {
+                parse_duration(v).ok_or_else(|| SpecError::BadValue {
+                    key: key.to_string(),
+                    value: v.clone(),
+                    expected: "a duration such as 100ms, 2s or 1.5s".to_string(),
+                })
+            })
+            .transpose()
+    }
+}
+
+/// Reads `100ms`, `2s`, `1.5s`, `1m` or a bare number of milliseconds.
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(tabletop::player_spec::parse_duration("1.5s"), Some(Duration::from_millis(1500)));
+/// assert_eq!(tabletop::player_spec::parse_duration("fast"), None);
+/// ```
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let (number, scale) = if let Some(n) = text.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = text.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = text.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (text, 0.001)
+    };
+    let value: f64 = number.trim().parse().ok()?;
+    if !value.is_finite() || value < 0.0 || value * scale > 1e7 {
+        return None;
+    }
+    Some(Duration::from_secs_f64(value * scale))
+}

@@ -1,0 +1,114 @@
+//! A game being played: the positions so far, undo, and draw by repetition.
+
+use crate::game::{Game, Outcome, Status};
+
+/// Why the game recorded in a [`Record`] ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EndReason {
+    /// The rules ended the game (a line, no legal move, a full board); the text says which.
+    Rules(String),
+    /// The same position with the same side to move occurred too often.
+    Repetition,
+}
+
+/// Why [`Record::play`] refused a move.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RecordError<E: std::error::Error + 'static> {
+    /// The game is already over.
+    #[error("the game is over")]
+    GameOver,
+    /// The rules refuse the move.
+    #[error(transparent)]
+    Illegal(E),
+}
+
+/// The history of one game: every position from the start, so undo is exact and repetition is
+/// counted. The last position is the current one.
+#[derive(Clone, Debug)]
+pub struct Record<G: Game> {
+    positions: Vec<G>,
+    moves: Vec<G::Move>,
+}
+
+impl<G: Game> Record<G> {
+    /// A record starting at `start`.
+    pub fn new(start: G) -> Self {
+        Record { positions: vec![start], moves: Vec::new() }
+    }
+
+    /// The current position.
+    pub fn current(&self) -> &G {
+        self.positions.last().expect("a record always holds its start position")
+    }
+
+    /// The starting position.
+    pub fn start(&self) -> &G {
+        &self.positions[0]
+    }
+
+    /// The moves played so far.
+    pub fn moves(&self) -> &[G::Move] {
+        &self.moves
+    }
+
+    /// Every position so far, the start first and the current one last.
+    pub fn positions(&self) -> &[G] {
+        &self.positions
+    }
+
+    /// How often the current position (same hash and equal) has occurred, this time included.
+    pub fn occurrences(&self) -> usize {
+        let now = self.current();
+        let hash = now.hash();
+        self.positions.iter().filter(|p| p.hash() == hash && *p == now).count()
+    }
+
+    /// The status of the game, draw by repetition included.
+    pub fn status(&self) -> Status {
+        let status = self.current().status();
+        if let (Status::ToMove(_), Some(limit)) = (status, G::repetition_limit()) {
+            if self.occurrences() >= limit {
+                return Status::Over(Outcome::Draw);
+            }
+        }
+        status
+    }
+
+    /// Why the game ended, or `None` while it goes on.
+    pub fn end_reason(&self) -> Option<EndReason> {
+        match (self.current().status(), self.status()) {
+            (Status::ToMove(_), Status::Over(_)) => Some(EndReason::Repetition),
+            (Status::Over(_), _) => {
+                Some(EndReason::Rules(self.current().end_reason().unwrap_or_else(|| "game over".to_string())))
+            }
+            _ => None,
+        }
+    }
+
+    /// Plays a checked move. Fails if it is illegal or the game is over (repetition included).
+    pub fn play(&mut self, mv: G::Move) -> Result<(), RecordError<G::MoveError>> {
+        if let Status::Over(_) = self.status() {
+            return Err(RecordError::GameOver);
+        }
+        let mut next = self.current().clone();
+        next.play(mv).map_err(RecordError::Illegal)?;
+        self.positions.push(next);
+        self.moves.push(mv);
+        Ok(())
+    }
+
+    /// Takes back the last move; returns it, or `None` at the start.
+    pub fn undo(&mut self) -> Option<G::Move> {
+        if self.moves.is_empty() {
+            return None;
+        }
+        self.positions.pop();
+        self.moves.pop()
+    }
+
+    /// Hashes of the positions before the current one, for search's repetition detection.
+    pub fn earlier_hashes(&self) -> Vec<u64> {
+        let n = self.positions.len();
+        self.positions[..n - 1].iter().map(|p| p.hash()).collect()
+    }
+}
