@@ -8,6 +8,9 @@
 //! - [`engine`]: the engine's player: exact when the solver table fits, heuristic search otherwise.
 
 pub mod conformance;
+pub mod dictionary;
+pub mod players;
+pub mod solver;
 pub mod rules;
 
 pub use rules::{Cell, Side, Slide, SlideMove, SlideMoveError, SlidePositionError, SlideVariant, SlideVariantError};

@@ -347,6 +347,11 @@ fn geometry(size: usize) -> &'static Geometry {
     &tables[size]
 }
 
+/// The line masks (rows, columns, both main diagonals) of an n x n board.
+pub(crate) fn lines(size: usize) -> &'static [u64] {
+    &geometry(size).lines
+}
+
 fn zobrist(square: usize, side: Side) -> u64 {
     static KEYS: OnceLock<[[u64; 2]; 64]> = OnceLock::new();
     KEYS.get_or_init(|| {
@@ -382,6 +387,40 @@ impl Slide {
     /// ```
     pub fn new(size: usize, empty: usize) -> Result<Self, SlideVariantError> {
         Ok(Slide::start(&SlideVariant::new(size, empty)?))
+    }
+
+    /// A position from bitboards (bit `row * n + col`) and the side to move, unchecked: for
+    /// solvers that enumerate boards. Use [`Game::from_notation`] for anything a user typed.
+    pub fn from_parts(variant: SlideVariant, blue: u64, orange: u64, to_move: Side) -> Self {
+        let mut board = Slide { variant, blue, orange, to_move, hash: 0 };
+        board.hash = board.recompute_hash();
+        board
+    }
+
+    /// Every slide-phase position from which the side that just moved reaches this one with a
+    /// slide (the predecessors, for retrograde analysis).
+    pub fn unmoves(&self) -> Vec<Slide> {
+        let mover = self.to_move.other();
+        let empties = self.empties();
+        let geo = geometry(self.size());
+        let mut parents = Vec::new();
+        let mut tiles = self.tiles(mover);
+        while tiles != 0 {
+            let to = tiles.trailing_zeros() as usize;
+            tiles &= tiles - 1;
+            let mut origins = geo.neighbours[to] & empties;
+            while origins != 0 {
+                let from = origins.trailing_zeros() as usize;
+                origins &= origins - 1;
+                let swap = (1u64 << from) | (1u64 << to);
+                let (blue, orange) = match mover {
+                    Side::Blue => (self.blue ^ swap, self.orange),
+                    Side::Orange => (self.blue, self.orange ^ swap),
+                };
+                parents.push(Slide::from_parts(self.variant, blue, orange, mover));
+            }
+        }
+        parents
     }
 
     /// The board size n.

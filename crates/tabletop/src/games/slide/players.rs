@@ -1,0 +1,257 @@
+//! Slide's computer players: the document's classic minimax and the engine's player.
+//!
+//! Player specs: `engine` (default; settings `time`, `depth`), `classic` (setting `levels`,
+//! default 4), `random` (setting `seed`), `human` (front ends only).
+
+use std::time::Duration;
+
+use super::dictionary::Dictionary;
+use super::rules::{Side, Slide, SlideMove};
+use super::solver::{SlideSolver, SlideValue};
+use crate::game::{Game, Player};
+use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
+use crate::players::RandomPlayer;
+use crate::record::Record;
+use crate::search::{verdict, Evaluator, Limits, NoOrdering, Options, Search, SearchResult, Verdict};
+
+/// The players Slide offers, for help texts and spec validation.
+pub const PLAYER_KINDS: &[PlayerKind] = &[
+    PlayerKind {
+        name: "engine",
+        settings: &["time", "depth"],
+        help: "perfect play where the solver reaches (3x3, 4x4), else search to `time` (default 1s) or `depth`",
+    },
+    PlayerKind { name: "classic", settings: &["levels"], help: "the origin document's minimax, levels+1 plies (default 4)" },
+    PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
+    PlayerKind { name: "human", settings: &[], help: "a person at the keyboard" },
+];
+
+/// Builds a computer player from a spec (`human` is for front ends and is refused here).
+///
+/// ```
+/// use tabletop::games::slide::players::player_from_spec;
+/// assert!(player_from_spec(&"classic:levels=2".parse().unwrap()).is_ok());
+/// assert!(player_from_spec(&"classic:depth=2".parse().unwrap()).is_err());
+/// ```
+pub fn player_from_spec(spec: &PlayerSpec) -> Result<Box<dyn Player<Slide>>, SpecError> {
+    let kind = spec.check(PLAYER_KINDS)?;
+    match kind.name {
+        "engine" => Ok(Box::new(EnginePlayer::new(spec.get_duration("time")?, spec.get_in_range("depth", 1..=64)?))),
+        "classic" => Ok(Box::new(ClassicPlayer::new(spec.get_in_range("levels", 0..=12)?.unwrap_or(4) as u32))),
+        "random" => Ok(Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(0)))),
+        _ => Err(SpecError::UnknownName {
+            name: spec.name.clone(),
+            valid: "engine, classic, random (human is played at the keyboard)".to_string(),
+        }),
+    }
+}
+
+/// The origin document's player: minimax with alpha-beta over its four-valued evaluation,
+/// `levels + 1` plies deep, memoising configurations in the document's [`Dictionary`], ties
+/// broken by the first move in square order. A deliberately weak, faithful baseline.
+pub struct ClassicPlayer {
+    levels: u32,
+    memo: Dictionary,
+}
+
+/// Buckets of the classic player's dictionary: a prime in the document's suggested range.
+pub const CLASSIC_DICTIONARY_BUCKETS: usize = 9887;
+
+impl ClassicPlayer {
+    /// A classic player looking `levels + 1` plies ahead (the document's max_levels).
+    pub fn new(levels: u32) -> Self {
+        ClassicPlayer { levels, memo: Dictionary::new(CLASSIC_DICTIONARY_BUCKETS).expect("non-zero size") }
+    }
+
+    /// The move the document's algorithm chooses in `position`.
+    pub fn choose(&mut self, position: &Slide) -> Option<SlideMove> {
+        self.memo.clear();
+        let maximise = position.side_to_move() == Side::Orange;
+        let mut moves = Vec::new();
+        position.legal_moves(&mut moves);
+        let mut best: Option<(SlideMove, u8)> = None;
+        let (mut alpha, mut beta) = (0u8, 3u8);
+        for mv in moves {
+            let mut child = *position;
+            child.play_unchecked(mv);
+            let score = self.minimax(&child, self.levels, alpha, beta);
+            let better = match best {
+                None => true,
+                Some((_, b)) => (maximise && score > b) || (!maximise && score < b),
+            };
+            if better {
+                best = Some((mv, score));
+                if maximise {
+                    alpha = alpha.max(score);
+                } else {
+                    beta = beta.min(score);
+                }
+            }
+        }
+        best.map(|(mv, _)| mv)
+    }
+
+    /// Scores from the computer's ('o') point of view: 3 won, 0 lost, 2 draw, 1 undecided.
+    fn minimax(&mut self, position: &Slide, depth: u32, mut alpha: u8, mut beta: u8) -> u8 {
+        let score = position.classic_score();
+        if score != 1 || depth == 0 {
+            return score;
+        }
+        let key = format!("{}{}{depth}", position.configuration(), position.side_to_move());
+        if let Some(stored) = self.memo.get(&key) {
+            // Stored as score * 4 + bound (0 exact, 1 lower, 2 upper).
+            let (value, bound) = ((stored / 4) as u8, stored % 4);
+            if bound == 0 || (bound == 1 && value >= beta) || (bound == 2 && value <= alpha) {
+                return value;
+            }
+        }
+        let (alpha_start, beta_start) = (alpha, beta);
+        let maximise = position.side_to_move() == Side::Orange;
+        let mut moves = Vec::new();
+        position.legal_moves(&mut moves);
+        let mut best = if maximise { 0 } else { 3 };
+        for mv in moves {
+            let mut child = *position;
+            child.play_unchecked(mv);
+            let value = self.minimax(&child, depth - 1, alpha, beta);
+            if maximise {
+                best = best.max(value);
+                alpha = alpha.max(value);
+            } else {
+                best = best.min(value);
+                beta = beta.min(value);
+            }
+            if alpha >= beta {
+                break;
+            }
+        }
+        let bound = if best <= alpha_start {
+            2
+        } else if best >= beta_start {
+            1
+        } else {
+            0
+        };
+        let _ = self.memo.remove(&key);
+        let _ = self.memo.put(&key, best as i32 * 4 + bound);
+        best
+    }
+}
+
+impl Player<Slide> for ClassicPlayer {
+    fn describe(&self) -> String {
+        format!("classic:levels={}", self.levels)
+    }
+
+    fn choose_move(&mut self, record: &Record<Slide>) -> SlideMove {
+        self.choose(record.current()).expect("choose_move is only called while the game goes on")
+    }
+}
+
+/// The engine's heuristic for boards too large to solve: open lines weighted by how full they
+/// are, and in the slide phase the number of tiles that can move.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SlideEvaluation;
+
+impl Evaluator<Slide> for SlideEvaluation {
+    fn evaluate(&self, position: &Slide) -> i32 {
+        let me = position.side_to_move();
+        let (mine, theirs) = (position.tiles(me), position.tiles(me.other()));
+        let n = position.size() as u32;
+        let mut score = 0;
+        for &line in super::rules::lines(position.size()) {
+            let (m, t) = ((mine & line).count_ones(), (theirs & line).count_ones());
+            if t == 0 && m > 0 {
+                score += 1 << (2 * m.min(n));
+            } else if m == 0 && t > 0 {
+                score -= 1 << (2 * t.min(n));
+            }
+        }
+        score
+    }
+}
+
+/// The engine's player. On variants the solver can handle (every 3x3 and 4x4) it plays
+/// perfectly: the quickest win, else a draw, else the slowest loss. Otherwise it searches with
+/// [`SlideEvaluation`] to its time budget (default 1 s) or depth, always finishing at least two
+/// plies so it never misses a win in one nor allows a loss in one it can prevent.
+pub struct EnginePlayer {
+    time: Option<Duration>,
+    depth: Option<u64>,
+    solver: Option<SlideSolver>,
+    search: Option<Search<Slide, SlideEvaluation, NoOrdering>>,
+}
+
+/// What the engine thinks of a position, for hints.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineAdvice {
+    /// The move it would play.
+    pub best: SlideMove,
+    /// Its value: exact from the solver, or a search verdict.
+    pub value: String,
+}
+
+impl EnginePlayer {
+    /// An engine with an optional time budget (default 1 s) and depth limit.
+    pub fn new(time: Option<Duration>, depth: Option<u64>) -> Self {
+        EnginePlayer { time, depth, solver: None, search: None }
+    }
+
+    /// The best move in `record`'s current position and its value.
+    pub fn advise(&mut self, record: &Record<Slide>) -> Option<EngineAdvice> {
+        let position = record.current();
+        if record.status().to_move().is_none() {
+            return None;
+        }
+        let variant = position.slide_variant();
+        if self.solver.as_ref().is_none_or(|s| s.variant() != variant) {
+            self.solver = SlideSolver::new(variant);
+        }
+        if let Some(solver) = self.solver.as_mut() {
+            let (best, value) = solver.best_move(position)?;
+            return Some(EngineAdvice { best, value: format!("{value} (exact)") });
+        }
+        let search = self.search.get_or_insert_with(|| Search::new(SlideEvaluation, NoOrdering, Options::default()));
+        let earlier = record.earlier_hashes();
+        let safe = search.search(position, &earlier, Limits::depth(2));
+        let limits = Limits {
+            depth: self.depth.map(|d| d as u32),
+            time: Some(self.time.unwrap_or(Duration::from_secs(1))),
+            nodes: None,
+        };
+        let timed = search.search(position, &earlier, limits);
+        let result: SearchResult<SlideMove> = if timed.complete && timed.depth >= 2 { timed } else { safe };
+        let value = match verdict(result.value) {
+            Verdict::Win(p) => format!("win in {p} plies"),
+            Verdict::Loss(p) => format!("loss in {p} plies"),
+            Verdict::Score(s) if result.exact => format!("draw (exact, score {s})"),
+            Verdict::Score(s) => format!("score {s} at depth {}", result.depth),
+        };
+        Some(EngineAdvice { best: result.best_move?, value })
+    }
+}
+
+impl Player<Slide> for EnginePlayer {
+    fn describe(&self) -> String {
+        let mut text = "engine".to_string();
+        let mut sep = ':';
+        if let Some(t) = self.time {
+            text.push_str(&format!("{sep}time={}ms", t.as_millis()));
+            sep = ',';
+        }
+        if let Some(d) = self.depth {
+            text.push_str(&format!("{sep}depth={d}"));
+        }
+        text
+    }
+
+    fn choose_move(&mut self, record: &Record<Slide>) -> SlideMove {
+        self.advise(record).expect("choose_move is only called while the game goes on").best
+    }
+}
+
+/// The exact value of a position for the side to move, when the variant is solvable.
+pub fn exact_value(position: &Slide) -> Option<SlideValue> {
+    let mut solver = SlideSolver::new(position.slide_variant())?;
+    Some(solver.value(position))
+}

@@ -1,0 +1,425 @@
+//! Exact values of Slide positions.
+//!
+//! The slide phase can cycle, so plain search is not exact there. It is solved once per variant
+//! by retrograde analysis: every board with exactly k empty squares is ranked, losses at distance
+//! 0 are the boards where the side that just moved has a line, and values spread backwards in
+//! order of distance (a win takes the nearest losing child, a loss the farthest winning one).
+//! Boards never reached that way are draws: neither side can force a win, and with draw by
+//! repetition the defender can hold the draw forever. A winner following the table never repeats
+//! a position (its distance strictly falls), so repetition never changes a result.
+//!
+//! The placement phase cannot cycle; it is solved by alpha-beta with a table of bounds, and its
+//! last placements look the slide-phase values up in the retrograde table.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::rules::{Side, Slide, SlideMove, SlideVariant};
+use crate::game::{Game, Outcome, Status};
+
+/// The game-theoretic value of a position for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SlideValue {
+    /// The side to move wins; the game ends after this many plies with best play.
+    Win(u32),
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move loses; the game ends after this many plies with best play.
+    Loss(u32),
+}
+
+impl SlideValue {
+    /// Ordered for the side to move: higher is better (quick wins, then draws, then slow losses).
+    pub fn rank(self) -> i64 {
+        match self {
+            SlideValue::Win(d) => 1_000_000 - d as i64,
+            SlideValue::Draw => 0,
+            SlideValue::Loss(d) => -1_000_000 + d as i64,
+        }
+    }
+
+    /// The value for the side that moved into this position.
+    pub fn for_parent(self) -> SlideValue {
+        match self {
+            SlideValue::Win(d) => SlideValue::Loss(d + 1),
+            SlideValue::Draw => SlideValue::Draw,
+            SlideValue::Loss(d) => SlideValue::Win(d + 1),
+        }
+    }
+
+    /// "win", "draw" or "loss".
+    pub fn result(self) -> &'static str {
+        match self {
+            SlideValue::Win(_) => "win",
+            SlideValue::Draw => "draw",
+            SlideValue::Loss(_) => "loss",
+        }
+    }
+
+    /// Plies to the end with best play, or `None` for a draw.
+    pub fn plies(self) -> Option<u32> {
+        match self {
+            SlideValue::Win(d) | SlideValue::Loss(d) => Some(d),
+            SlideValue::Draw => None,
+        }
+    }
+}
+
+impl fmt::Display for SlideValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SlideValue::Win(d) => write!(f, "win in {d} plies"),
+            SlideValue::Draw => write!(f, "draw"),
+            SlideValue::Loss(d) => write!(f, "loss in {d} plies"),
+        }
+    }
+}
+
+/// The number of slide-phase boards of a variant (the size of its retrograde table).
+pub fn slide_phase_boards(variant: SlideVariant) -> u128 {
+    let squares = variant.squares() as u128;
+    let k = variant.empty() as u128;
+    let tiles = squares - k;
+    binomial(squares, k) * binomial(tiles, tiles.div_ceil(2))
+}
+
+fn binomial(n: u128, k: u128) -> u128 {
+    (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+}
+
+/// Retrograde tables larger than this many boards are not built (4x4 needs at most about 2 million).
+pub const MAX_TABLE_BOARDS: u128 = 4_000_000;
+
+const UNKNOWN: u8 = 0;
+const WIN: u8 = 1;
+const LOSS: u8 = 2;
+
+/// The solved slide phase of one variant.
+pub struct SlidePhaseTable {
+    variant: SlideVariant,
+    index: HashMap<u64, u32>,
+    // Per board and side to move (index * 2 + side): kind and distance.
+    kind: Vec<u8>,
+    distance: Vec<u16>,
+}
+
+fn board_key(blue: u64, orange: u64) -> u64 {
+    // Squares are < 64 and every square is blue, orange or empty; interleaving is not needed:
+    // a base-3 number would be exact but the pair (blue, orange) fits one u64 for n <= 5
+    // (25 bits each); larger boards never get a table.
+    blue | (orange << 32)
+}
+
+impl SlidePhaseTable {
+    /// Solves the slide phase of `variant`; `None` if the table would exceed [`MAX_TABLE_BOARDS`]
+    /// or the variant has no slide phase (k = 0).
+    pub fn build(variant: SlideVariant) -> Option<Self> {
+        if variant.empty() == 0 || slide_phase_boards(variant) > MAX_TABLE_BOARDS || variant.squares() > 32 {
+            return None;
+        }
+        let squares = variant.squares();
+        let tiles = squares - variant.empty();
+        let blue_count = tiles.div_ceil(2);
+        // Enumerate boards: every set of empty squares, then every choice of blue among the rest.
+        let mut boards: Vec<(u64, u64)> = Vec::new();
+        for_each_subset(squares, variant.empty(), |empties| {
+            let occupied: Vec<usize> = (0..squares).filter(|sq| empties & (1 << sq) == 0).collect();
+            for_each_subset(occupied.len(), blue_count, |pick| {
+                let mut blue = 0u64;
+                let mut orange = 0u64;
+                for (i, &sq) in occupied.iter().enumerate() {
+                    if pick & (1 << i) != 0 {
+                        blue |= 1 << sq;
+                    } else {
+                        orange |= 1 << sq;
+                    }
+                }
+                boards.push((blue, orange));
+            });
+        });
+        let index: HashMap<u64, u32> =
+            boards.iter().enumerate().map(|(i, &(b, o))| (board_key(b, o), i as u32)).collect();
+        let states = boards.len() * 2;
+        let mut kind = vec![UNKNOWN; states];
+        let mut distance = vec![0u16; states];
+        let mut remaining = vec![0u8; states];
+        let mut queue: Vec<u32> = Vec::new();
+        let position_of = |state: usize| -> Slide {
+            let (blue, orange) = boards[state / 2];
+            let side = if state % 2 == 0 { Side::Blue } else { Side::Orange };
+            Slide::from_parts(variant, blue, orange, side)
+        };
+        let mut moves = Vec::new();
+        for state in 0..states {
+            let position = position_of(state);
+            match position.status() {
+                Status::Over(Outcome::Win(seat)) if seat == position.side_to_move().seat() => {
+                    // Unreachable (the side to move already has a line); score it so parents
+                    // that cannot exist anyway never depend on it.
+                    kind[state] = WIN;
+                }
+                Status::Over(Outcome::Win(_)) => {
+                    kind[state] = LOSS;
+                    queue.push(state as u32);
+                }
+                Status::Over(_) => {} // a draw: no tile can move
+                Status::ToMove(_) => {
+                    position.legal_moves(&mut moves);
+                    remaining[state] = moves.len() as u8;
+                }
+            }
+        }
+        let state_of = |position: &Slide| -> usize {
+            let key = board_key(position.tiles(Side::Blue), position.tiles(Side::Orange));
+            index[&key] as usize * 2 + position.side_to_move() as usize
+        };
+        let mut head = 0;
+        while head < queue.len() {
+            let state = queue[head] as usize;
+            head += 1;
+            let child = position_of(state);
+            let d = distance[state] + 1;
+            for parent in child.unmoves() {
+                if parent.status().to_move().is_none() {
+                    continue;
+                }
+                let p = state_of(&parent);
+                if kind[p] != UNKNOWN {
+                    continue;
+                }
+                if kind[state] == LOSS {
+                    kind[p] = WIN;
+                    distance[p] = d;
+                    queue.push(p as u32);
+                } else {
+                    remaining[p] -= 1;
+                    if remaining[p] == 0 {
+                        kind[p] = LOSS;
+                        distance[p] = d;
+                        queue.push(p as u32);
+                    }
+                }
+            }
+        }
+        Some(SlidePhaseTable { variant, index, kind, distance })
+    }
+
+    /// The value of a slide-phase position of this table's variant.
+    pub fn value(&self, position: &Slide) -> Option<SlideValue> {
+        if position.slide_variant() != self.variant || position.is_placement_phase() {
+            return None;
+        }
+        let key = board_key(position.tiles(Side::Blue), position.tiles(Side::Orange));
+        let state = *self.index.get(&key)? as usize * 2 + position.side_to_move() as usize;
+        Some(match self.kind[state] {
+            WIN => SlideValue::Win(self.distance[state] as u32),
+            LOSS => SlideValue::Loss(self.distance[state] as u32),
+            _ => SlideValue::Draw,
+        })
+    }
+
+    /// The number of boards in the table.
+    pub fn boards(&self) -> usize {
+        self.kind.len() / 2
+    }
+}
+
+/// Calls `f` with every `k`-subset of `0..n` as a bit mask (Gosper's hack).
+fn for_each_subset(n: usize, k: usize, mut f: impl FnMut(u64)) {
+    if k > n {
+        return;
+    }
+    if k == 0 {
+        f(0);
+        return;
+    }
+    let mut set: u64 = (1 << k) - 1;
+    let limit: u64 = 1 << n;
+    while set < limit {
+        f(set);
+        let c = set & set.wrapping_neg();
+        let r = set + c;
+        set = (((r ^ set) >> 2) / c) | r;
+    }
+}
+
+/// The slide-phase table of a variant, built once per process and shared.
+pub fn shared_table(variant: SlideVariant) -> Option<Arc<SlidePhaseTable>> {
+    static CACHE: OnceLock<Mutex<HashMap<SlideVariant, Option<Arc<SlidePhaseTable>>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
+    cache.entry(variant).or_insert_with(|| SlidePhaseTable::build(variant).map(Arc::new)).clone()
+}
+
+/// Can a variant be solved exactly by [`SlideSolver`]? (Every 3x3 and 4x4 variant can.)
+pub fn is_solvable(variant: SlideVariant) -> bool {
+    variant.squares() <= 16 && (variant.empty() == 0 || slide_phase_boards(variant) <= MAX_TABLE_BOARDS)
+}
+
+/// Exact values of positions of one variant: the slide-phase table plus a table of bounds for
+/// the placement phase, kept between calls.
+pub struct SlideSolver {
+    variant: SlideVariant,
+    table: Option<Arc<SlidePhaseTable>>,
+    bounds: HashMap<(u64, u64), (i32, i32)>,
+    nodes: u64,
+}
+
+const DECISIVE: i32 = 1_000_000;
+const DECISIVE_MIN: i32 = DECISIVE - 1_000;
+const INFINITE: i32 = DECISIVE + 1;
+
+fn encode(value: SlideValue) -> i32 {
+    match value {
+        SlideValue::Win(d) => DECISIVE - d as i32,
+        SlideValue::Draw => 0,
+        SlideValue::Loss(d) => -(DECISIVE - d as i32),
+    }
+}
+
+fn decode(value: i32) -> SlideValue {
+    if value >= DECISIVE_MIN {
+        SlideValue::Win((DECISIVE - value) as u32)
+    } else if value <= -DECISIVE_MIN {
+        SlideValue::Loss((DECISIVE + value) as u32)
+    } else {
+        SlideValue::Draw
+    }
+}
+
+/// Decisive values in the bounds table are stored relative to their node, so they hold at any
+/// ply; during search they count plies from the root.
+fn to_node(value: i32, ply: u32) -> i32 {
+    if value >= DECISIVE_MIN {
+        value + ply as i32
+    } else if value <= -DECISIVE_MIN {
+        value - ply as i32
+    } else {
+        value
+    }
+}
+
+fn from_node(value: i32, ply: u32) -> i32 {
+    if value.abs() == INFINITE {
+        value
+    } else if value >= DECISIVE_MIN {
+        value - ply as i32
+    } else if value <= -DECISIVE_MIN {
+        value + ply as i32
+    } else {
+        value
+    }
+}
+
+impl SlideSolver {
+    /// A solver for `variant`, or `None` if it is too large to solve exactly (see [`is_solvable`]).
+    pub fn new(variant: SlideVariant) -> Option<Self> {
+        if !is_solvable(variant) {
+            return None;
+        }
+        let table = if variant.empty() == 0 { None } else { Some(shared_table(variant)?) };
+        Some(SlideSolver { variant, table, bounds: HashMap::new(), nodes: 0 })
+    }
+
+    /// The variant this solver answers for.
+    pub fn variant(&self) -> SlideVariant {
+        self.variant
+    }
+
+    /// Nodes searched in the placement phase so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The exact value of `position` for the side to move (without history: repetition of
+    /// earlier positions does not change values, see the module documentation).
+    ///
+    /// ```
+    /// use tabletop::games::slide::{solver::{SlideSolver, SlideValue}, Slide};
+    /// let board = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
+    /// let mut solver = SlideSolver::new(board.slide_variant()).unwrap();
+    /// assert_eq!(solver.value(&board), SlideValue::Win(1));
+    /// ```
+    pub fn value(&mut self, position: &Slide) -> SlideValue {
+        assert_eq!(position.slide_variant(), self.variant, "position of another variant");
+        decode(self.search(position, -INFINITE, INFINITE, 0))
+    }
+
+    /// The value of every legal move, for the side to move (higher [`SlideValue::rank`] is better).
+    pub fn move_values(&mut self, position: &Slide) -> Vec<(SlideMove, SlideValue)> {
+        let mut moves = Vec::new();
+        position.legal_moves(&mut moves);
+        moves
+            .into_iter()
+            .map(|mv| {
+                let mut child = *position;
+                child.play_unchecked(mv);
+                (mv, self.value(&child).for_parent())
+            })
+            .collect()
+    }
+
+    /// The best move: the quickest win, else a draw, else the slowest loss; the first in move
+    /// order among equals.
+    pub fn best_move(&mut self, position: &Slide) -> Option<(SlideMove, SlideValue)> {
+        let values = self.move_values(position);
+        let best = values.iter().map(|(_, v)| v.rank()).max()?;
+        values.into_iter().find(|(_, v)| v.rank() == best)
+    }
+
+    fn search(&mut self, position: &Slide, mut alpha: i32, mut beta: i32, ply: u32) -> i32 {
+        self.nodes += 1;
+        match position.status() {
+            Status::Over(Outcome::Draw) => return 0,
+            Status::Over(Outcome::Win(seat)) => {
+                let win = DECISIVE - ply as i32;
+                return if seat == position.side_to_move().seat() { win } else { -win };
+            }
+            _ => {}
+        }
+        if !position.is_placement_phase() {
+            let table = self.table.as_ref().expect("slide phase exists only with k > 0");
+            let value = table.value(position).expect("every slide-phase board is in the table");
+            return from_node(encode(value), ply);
+        }
+        let key = (position.tiles(Side::Blue), position.tiles(Side::Orange));
+        let (mut low, mut high) = match self.bounds.get(&key) {
+            Some(&(l, h)) => (from_node(l, ply), from_node(h, ply)),
+            None => (-INFINITE, INFINITE),
+        };
+        if low == high || low >= beta {
+            return low;
+        }
+        if high <= alpha {
+            return high;
+        }
+        alpha = alpha.max(low);
+        beta = beta.min(high);
+        let (alpha_start, beta_start) = (alpha, beta);
+        let mut moves = Vec::new();
+        position.legal_moves(&mut moves);
+        let mut best = -INFINITE;
+        for mv in moves {
+            let mut child = *position;
+            child.play_unchecked(mv);
+            let value = -self.search(&child, -beta, -alpha, ply + 1);
+            best = best.max(value);
+            alpha = alpha.max(value);
+            if alpha >= beta {
+                break;
+            }
+        }
+        if best <= alpha_start {
+            high = best;
+        } else if best >= beta_start {
+            low = best;
+        } else {
+            low = best;
+            high = best;
+        }
+        let stored = |v: i32| if v.abs() == INFINITE { v } else { to_node(v, ply) };
+        self.bounds.insert(key, (stored(low), stored(high)));
+        best
+    }
+}
