@@ -380,7 +380,8 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             let value = solver.value(&start);
             let _ = solver.move_values(&start);
             println!(
-                "solve {size}x{size} k={empty}: {value:<16} {:>8.3} s, {} placement nodes",
+                "solve {size}x{size} k={empty}: {:<18} {:>8.3} s, {} placement nodes",
+                value.to_string(),
                 started.elapsed().as_secs_f64(),
                 solver.nodes()
             );

@@ -769,12 +769,10 @@ impl Game for Slide {
 
     fn recompute_hash(&self) -> u64 {
         let mut hash = if self.to_move == Side::Orange { ORANGE_TO_MOVE_KEY } else { 0 };
-        for sq in 0..self.variant.squares() {
-            if self.blue & (1 << sq) != 0 {
-                hash ^= zobrist(sq, Side::Blue);
-            }
-            if self.orange & (1 << sq) != 0 {
-                hash ^= zobrist(sq, Side::Orange);
+        for (side, mut tiles) in [(Side::Blue, self.blue), (Side::Orange, self.orange)] {
+            while tiles != 0 {
+                hash ^= zobrist(tiles.trailing_zeros() as usize, side);
+                tiles &= tiles - 1;
             }
         }
         hash

@@ -13,10 +13,35 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::rules::{Side, Slide, SlideMove, SlideVariant};
 use crate::game::{Game, Outcome, Status};
+
+/// A multiply-and-fold hasher for integer keys: the solver's tables hold millions of bitboard
+/// keys, where the standard library's DoS-resistant hasher costs several times more.
+#[derive(Default)]
+struct BitboardHasher(u64);
+
+impl Hasher for BitboardHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        let mixed = (self.0 ^ value).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = mixed ^ (mixed >> 29);
+    }
+}
+
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<BitboardHasher>>;
 
 /// The game-theoretic value of a position for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -98,7 +123,7 @@ const LOSS: u8 = 2;
 /// The solved slide phase of one variant.
 pub struct SlidePhaseTable {
     variant: SlideVariant,
-    index: HashMap<u64, u32>,
+    index: FastMap<u64, u32>,
     // Per board and side to move (index * 2 + side): kind and distance.
     kind: Vec<u8>,
     distance: Vec<u16>,
@@ -138,7 +163,7 @@ impl SlidePhaseTable {
                 boards.push((blue, orange));
             });
         });
-        let index: HashMap<u64, u32> =
+        let index: FastMap<u64, u32> =
             boards.iter().enumerate().map(|(i, &(b, o))| (board_key(b, o), i as u32)).collect();
         let states = boards.len() * 2;
         let mut kind = vec![UNKNOWN; states];
@@ -262,7 +287,7 @@ pub fn is_solvable(variant: SlideVariant) -> bool {
 pub struct SlideSolver {
     variant: SlideVariant,
     table: Option<Arc<SlidePhaseTable>>,
-    bounds: HashMap<(u64, u64), (i32, i32)>,
+    bounds: FastMap<(u64, u64), (i32, i32)>,
     nodes: u64,
 }
 
@@ -319,7 +344,7 @@ impl SlideSolver {
             return None;
         }
         let table = if variant.empty() == 0 { None } else { Some(shared_table(variant)?) };
-        Some(SlideSolver { variant, table, bounds: HashMap::new(), nodes: 0 })
+        Some(SlideSolver { variant, table, bounds: FastMap::default(), nodes: 0 })
     }
 
     /// The variant this solver answers for.
