@@ -71,11 +71,12 @@ fn brute_force(start: &Slide) -> HashMap<String, SlideValue> {
                 new_values.push((key.clone(), SlideValue::Loss(distance)));
             }
         }
-        values.extend(new_values);
-        // No game here lasts longer than the number of positions: past that, the rest are draws.
-        if distance as usize > children.len() {
+        // A round that settles nothing means no later round can: Win(d + 1) needs a Loss(d)
+        // child and Loss(d + 1) a Win(d) child. Whatever is left is a draw.
+        if new_values.is_empty() {
             break;
         }
+        values.extend(new_values);
     }
     for key in children.keys() {
         values.entry(key.clone()).or_insert(SlideValue::Draw);
