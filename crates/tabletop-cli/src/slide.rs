@@ -172,7 +172,10 @@ fn describe_state(record: &Record<Slide>) -> String {
                     side_name(side)
                 )
             } else {
-                format!("Slide phase. {} to move: type FROM-TO to slide a tile into an adjacent empty square.", side_name(side))
+                format!(
+                    "Slide phase. {} to move: type FROM-TO to slide a tile into an adjacent empty square.",
+                    side_name(side)
+                )
             }
         }
         Status::Over(outcome) => {
@@ -263,11 +266,8 @@ fn undo_round(record: &mut Record<Slide>, seats: &[Seat; 2]) -> bool {
         return false;
     }
     let mut undone = Vec::new();
-    loop {
-        match record.undo() {
-            Some(mv) => undone.push(mv),
-            None => break,
-        }
+    while let Some(mv) = record.undo() {
+        undone.push(mv);
         if human_seat(record) {
             break;
         }
@@ -289,7 +289,14 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     let mut a = player_from_spec(&specs[0])?;
     let mut b = player_from_spec(&specs[1])?;
     let settings = args.options.settings(0..=2)?;
-    run_match_cli(&start, [specs[0].to_string(), specs[1].to_string()], &mut *a, &mut *b, &settings, args.options.json)?;
+    run_match_cli(
+        &start,
+        [specs[0].to_string(), specs[1].to_string()],
+        &mut *a,
+        &mut *b,
+        &settings,
+        args.options.json,
+    )?;
     Ok(())
 }
 
@@ -319,8 +326,9 @@ pub fn solve(args: SolveArgs) -> Result<()> {
     spinner.set_message(format!("solving {0}x{0} with {1} empty", variant.size(), variant.empty()));
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
     let started = Instant::now();
-    let mut solver = SlideSolver::new(variant)
-        .ok_or_else(|| anyhow!("{0}x{0} with {1} empty is too large to solve exactly", variant.size(), variant.empty()))?;
+    let mut solver = SlideSolver::new(variant).ok_or_else(|| {
+        anyhow!("{0}x{0} with {1} empty is too large to solve exactly", variant.size(), variant.empty())
+    })?;
     let value = solver.value(&position);
     let moves = solver.move_values(&position);
     spinner.finish_and_clear();
@@ -375,7 +383,8 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         for empty in 0..=if size == 3 { 7 } else { 6 } {
             let variant = SlideVariant::new(size, empty)?;
             let started = Instant::now();
-            let mut solver = SlideSolver::new(variant).ok_or_else(|| anyhow!("{size}x{size} k={empty} not solvable"))?;
+            let mut solver =
+                SlideSolver::new(variant).ok_or_else(|| anyhow!("{size}x{size} k={empty} not solvable"))?;
             let start = Slide::start(&variant);
             let value = solver.value(&start);
             let _ = solver.move_values(&start);

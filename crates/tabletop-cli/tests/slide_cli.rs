@@ -19,7 +19,11 @@ fn tabletop(args: &[&str], stdin: &str) -> (bool, String, String) {
         .expect("tabletop runs");
     child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// A deliberately different algorithm: enumerate every position reachable from `start` keyed by
@@ -67,7 +71,7 @@ fn brute_force(start: &Slide) -> HashMap<String, SlideValue> {
             let child_values: Vec<Option<SlideValue>> = next.iter().map(|c| values.get(c).copied()).collect();
             if child_values.iter().any(|v| *v == Some(SlideValue::Loss(distance - 1))) {
                 new_values.push((key.clone(), SlideValue::Win(distance)));
-            } else if child_values.iter().all(|v| matches!(v, Some(SlideValue::Win(d)) if *d <= distance - 1)) {
+            } else if child_values.iter().all(|v| matches!(v, Some(SlideValue::Win(d)) if *d < distance)) {
                 new_values.push((key.clone(), SlideValue::Loss(distance)));
             }
         }
@@ -112,8 +116,10 @@ fn solve_json_matches_brute_force_for_every_3x3_k() {
         }
         for position in positions.iter().filter(|p| p.status().to_move().is_some()) {
             let notation = position.notation();
-            let (ok, out, err) =
-                tabletop(&["solve", "slide", "--size", "3", "--empty", &k.to_string(), "--position", &notation, "--json"], "");
+            let (ok, out, err) = tabletop(
+                &["solve", "slide", "--size", "3", "--empty", &k.to_string(), "--position", &notation, "--json"],
+                "",
+            );
             assert!(ok, "k={k} {notation}: {err}");
             assert_eq!(out.lines().count(), 1, "exactly one JSON object: {out}");
             let json: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -121,7 +127,11 @@ fn solve_json_matches_brute_force_for_every_3x3_k() {
             assert_eq!(json["position"], notation.as_str());
             assert_eq!(json["to_move"], position.side_to_move().letter().to_string());
             let (result, plies) = expected_json(values[&notation]);
-            assert_eq!((json["result"].as_str().unwrap(), &json["plies"]), (result.as_str(), &plies), "k={k} {notation}");
+            assert_eq!(
+                (json["result"].as_str().unwrap(), &json["plies"]),
+                (result.as_str(), &plies),
+                "k={k} {notation}"
+            );
             let listed = json["moves"].as_array().unwrap();
             position.legal_moves(&mut moves);
             assert_eq!(listed.len(), moves.len());
@@ -153,8 +163,10 @@ fn scripted_game_between_two_people() {
     // Placements 1..9 (no line), an invalid entry, a slide, undo, the slide again, and o's
     // winning slide 2-4 that completes the row 4-5-6.
     let script = "1\n2\n3\n5\n4\n6\n8\n9\nten\n4-7\nundo\n4-7\n2-4\n";
-    let (ok, out, err) =
-        tabletop(&["play", "slide", "--size", "3", "--empty", "1", "--player", "b=human", "--player", "o=human"], script);
+    let (ok, out, err) = tabletop(
+        &["play", "slide", "--size", "3", "--empty", "1", "--player", "b=human", "--player", "o=human"],
+        script,
+    );
     assert!(ok, "{err}");
     assert!(out.contains("Placement phase"), "{out}");
     assert!(out.contains("\"ten\" is not a move"), "invalid input explained: {out}");

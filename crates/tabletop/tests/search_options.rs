@@ -99,7 +99,8 @@ fn fixed_depth_agrees_with_plain_negamax_with_an_evaluation() {
 fn principal_variation_is_a_legal_line_starting_with_the_best_move() {
     let variant = SlideVariant::new(4, 2).unwrap();
     for position in random_positions(variant, 2..10, 10, 3) {
-        let result = Search::new(SlideEvaluation, NoOrdering, Options::default()).search(&position, &[], Limits::depth(5));
+        let result =
+            Search::new(SlideEvaluation, NoOrdering, Options::default()).search(&position, &[], Limits::depth(5));
         assert_eq!(result.pv.first().copied(), result.best_move);
         let mut walk = position;
         for mv in &result.pv {

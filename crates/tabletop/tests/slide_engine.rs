@@ -40,7 +40,8 @@ fn check_variant(size: usize, empty: usize) -> (u32, u32, u32) {
                 let mut child = *record.current();
                 child.play(mv).unwrap();
                 let after = checker.value(&child).for_parent();
-                let context = format!("{size}x{size} k={empty} levels={levels} at {}: {mv}", record.current().notation());
+                let context =
+                    format!("{size}x{size} k={empty} levels={levels} at {}: {mv}", record.current().notation());
                 assert!(class(after) >= class(before), "{context}: {before} -> {after}");
                 if let SlideValue::Win(_) = before {
                     assert_eq!(after, before, "{context}: not the quickest win");
@@ -55,7 +56,10 @@ fn check_variant(size: usize, empty: usize) -> (u32, u32, u32) {
             let Status::Over(outcome) = record.status() else { panic!("game unfinished") };
             let result = outcome.result_for(engine_seat);
             if let Some(value) = first_value {
-                assert!(result + 1 >= class(value) as i32, "{size}x{size} k={empty} levels={levels}: {value} but {outcome:?}");
+                assert!(
+                    result + 1 >= class(value) as i32,
+                    "{size}x{size} k={empty} levels={levels}: {value} but {outcome:?}"
+                );
             }
             match outcome {
                 Outcome::Win(s) if s == engine_seat => tally.0 += 1,

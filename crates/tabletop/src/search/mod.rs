@@ -320,7 +320,7 @@ impl<G: TwoPlayer, E: Evaluator<G>, O: MoveOrder<G>> Search<G, E, O> {
     fn out_of_budget(&mut self) -> bool {
         if self.nodes >= self.node_limit {
             self.stopped = true;
-        } else if self.nodes % 1024 == 0 {
+        } else if self.nodes.is_multiple_of(1024) {
             if let Some(deadline) = self.deadline {
                 if Instant::now() >= deadline {
                     self.stopped = true;

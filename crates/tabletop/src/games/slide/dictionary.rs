@@ -94,7 +94,8 @@ impl Dictionary {
     pub fn remove(&mut self, key: &str) -> Result<i32, DictionaryError> {
         let index = self.bucket(key);
         let chain = &mut self.buckets[index];
-        let at = chain.iter().position(|(k, _)| k == key).ok_or_else(|| DictionaryError::MissingKey(key.to_string()))?;
+        let at =
+            chain.iter().position(|(k, _)| k == key).ok_or_else(|| DictionaryError::MissingKey(key.to_string()))?;
         self.len -= 1;
         Ok(chain.swap_remove(at).1)
     }

@@ -10,7 +10,7 @@
 pub mod conformance;
 pub mod dictionary;
 pub mod players;
-pub mod solver;
 pub mod rules;
+pub mod solver;
 
 pub use rules::{Cell, Side, Slide, SlideMove, SlideMoveError, SlidePositionError, SlideVariant, SlideVariantError};

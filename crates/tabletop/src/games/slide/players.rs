@@ -21,7 +21,11 @@ pub const PLAYER_KINDS: &[PlayerKind] = &[
         settings: &["time", "depth"],
         help: "perfect play where the solver reaches (3x3, 4x4), else search to `time` (default 1s) or `depth`",
     },
-    PlayerKind { name: "classic", settings: &["levels"], help: "the origin document's minimax, levels+1 plies (default 4)" },
+    PlayerKind {
+        name: "classic",
+        settings: &["levels"],
+        help: "the origin document's minimax, levels+1 plies (default 4)",
+    },
     PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
     PlayerKind { name: "human", settings: &[], help: "a person at the keyboard" },
 ];
@@ -200,9 +204,7 @@ impl EnginePlayer {
     /// The best move in `record`'s current position and its value.
     pub fn advise(&mut self, record: &Record<Slide>) -> Option<EngineAdvice> {
         let position = record.current();
-        if record.status().to_move().is_none() {
-            return None;
-        }
+        record.status().to_move()?;
         let variant = position.slide_variant();
         if self.solver.as_ref().is_none_or(|s| s.variant() != variant) {
             self.solver = SlideSolver::new(variant);

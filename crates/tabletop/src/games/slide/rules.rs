@@ -537,7 +537,7 @@ impl Slide {
     /// ```
     pub fn has_line(&self, side: Side) -> bool {
         let tiles = self.tiles(side);
-        geometry(self.size()).lines.iter().any(|&line| tiles & line == line)
+        geometry(self.size()).lines.iter().any(|&line| line & !tiles == 0)
     }
 
     /// Is the position a draw for `side` to move: in the slide phase (or a full board) with no
@@ -626,7 +626,7 @@ impl Slide {
 
     /// The side that moves first once every tile is placed: placement alternates from blue.
     fn default_slide_side(&self) -> Side {
-        if (self.variant.squares() - self.variant.empty()) % 2 == 0 {
+        if (self.variant.squares() - self.variant.empty()).is_multiple_of(2) {
             Side::Blue
         } else {
             Side::Orange

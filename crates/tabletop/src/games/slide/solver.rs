@@ -172,7 +172,7 @@ impl SlidePhaseTable {
         let mut queue: Vec<u32> = Vec::new();
         let position_of = |state: usize| -> Slide {
             let (blue, orange) = boards[state / 2];
-            let side = if state % 2 == 0 { Side::Blue } else { Side::Orange };
+            let side = if state.is_multiple_of(2) { Side::Blue } else { Side::Orange };
             Slide::from_parts(variant, blue, orange, side)
         };
         let mut moves = Vec::new();
