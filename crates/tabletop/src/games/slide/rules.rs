@@ -347,6 +347,11 @@ fn geometry(size: usize) -> &'static Geometry {
     &tables[size]
 }
 
+/// Each square's neighbour mask (8 directions) on an n x n board.
+pub(crate) fn neighbours(size: usize) -> &'static [u64; 64] {
+    &geometry(size).neighbours
+}
+
 /// The line masks (rows, columns, both main diagonals) of an n x n board.
 pub(crate) fn lines(size: usize) -> &'static [u64] {
     &geometry(size).lines

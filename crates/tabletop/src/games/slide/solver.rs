@@ -123,111 +123,195 @@ const LOSS: u8 = 2;
 /// The solved slide phase of one variant.
 pub struct SlidePhaseTable {
     variant: SlideVariant,
-    index: FastMap<u64, u32>,
-    // Per board and side to move (index * 2 + side): kind and distance.
+    ranker: Ranker,
+    // Per board and side to move (rank * 2 + side): kind and distance.
     kind: Vec<u8>,
     distance: Vec<u16>,
 }
 
-fn board_key(blue: u64, orange: u64) -> u64 {
-    // Squares are < 64 and every square is blue, orange or empty; interleaving is not needed:
-    // a base-3 number would be exact but the pair (blue, orange) fits one u64 for n <= 5
-    // (25 bits each); larger boards never get a table.
-    blue | (orange << 32)
+/// A perfect index of slide-phase boards (at most 16 squares): the colex rank of the set of
+/// empty squares, then the colex rank of blue's squares packed onto the occupied ones. Both are
+/// computed a byte at a time from small tables, since ranking is the retrograde loop's hot spot.
+struct Ranker {
+    full: u64,
+    blue_choices: u64,
+    // pack[occupied byte][blue byte]: blue's bits packed onto the occupied bits.
+    pack: Vec<[u8; 256]>,
+    // colex[byte index][byte][set bits below it]: that byte's share of the colex rank.
+    colex: [Vec<[u64; 17]>; 2],
+}
+
+impl Ranker {
+    fn new(variant: SlideVariant) -> Self {
+        let mut binomial = [[0u64; 17]; 17];
+        for n in 0..17 {
+            binomial[n][0] = 1;
+            for k in 1..=n {
+                binomial[n][k] = binomial[n - 1][k - 1] + if k < n { binomial[n - 1][k] } else { 0 };
+            }
+        }
+        let tiles = variant.squares() - variant.empty();
+        let pack = (0..256usize)
+            .map(|occupied| {
+                let mut row = [0u8; 256];
+                for (blue, packed) in row.iter_mut().enumerate() {
+                    let mut bit = 0;
+                    for sq in 0..8 {
+                        if occupied & (1 << sq) != 0 {
+                            *packed |= (((blue >> sq) & 1) << bit) as u8;
+                            bit += 1;
+                        }
+                    }
+                }
+                row
+            })
+            .collect();
+        let colex = [0usize, 1].map(|part| {
+            (0..256usize)
+                .map(|byte| {
+                    let mut row = [0u64; 17];
+                    for (below, share) in row.iter_mut().enumerate() {
+                        let mut i = below + 1;
+                        for bit in 0..8 {
+                            if byte & (1 << bit) != 0 {
+                                let pos = part * 8 + bit;
+                                *share += if i <= 16 { binomial[pos][i] } else { 0 };
+                                i += 1;
+                            }
+                        }
+                    }
+                    row
+                })
+                .collect()
+        });
+        Ranker { full: (1u64 << variant.squares()) - 1, blue_choices: binomial[tiles][tiles.div_ceil(2)], pack, colex }
+    }
+
+    fn colex_rank(&self, set: u64) -> u64 {
+        let low = (set & 0xff) as usize;
+        self.colex[0][low][0] + self.colex[1][(set >> 8) as usize & 0xff][low.count_ones() as usize]
+    }
+
+    fn rank(&self, blue: u64, orange: u64) -> usize {
+        let occupied = blue | orange;
+        let (occ_low, occ_high) = ((occupied & 0xff) as usize, (occupied >> 8) as usize & 0xff);
+        let packed = self.pack[occ_low][(blue & 0xff) as usize] as u64
+            | (self.pack[occ_high][(blue >> 8) as usize & 0xff] as u64) << occ_low.count_ones();
+        (self.colex_rank(self.full & !occupied) * self.blue_choices + self.colex_rank(packed)) as usize
+    }
+}
+
+fn has_line(lines: &[u64], tiles: u64) -> bool {
+    lines.iter().any(|&line| line & !tiles == 0)
 }
 
 impl SlidePhaseTable {
     /// Solves the slide phase of `variant`; `None` if the table would exceed [`MAX_TABLE_BOARDS`]
     /// or the variant has no slide phase (k = 0).
     pub fn build(variant: SlideVariant) -> Option<Self> {
-        if variant.empty() == 0 || slide_phase_boards(variant) > MAX_TABLE_BOARDS || variant.squares() > 32 {
+        if variant.empty() == 0 || variant.squares() > 16 || slide_phase_boards(variant) > MAX_TABLE_BOARDS {
             return None;
         }
         let squares = variant.squares();
         let tiles = squares - variant.empty();
         let blue_count = tiles.div_ceil(2);
-        // Enumerate boards: every set of empty squares, then every choice of blue among the rest.
-        let mut boards: Vec<(u64, u64)> = Vec::new();
+        let ranker = Ranker::new(variant);
+        let lines = super::rules::lines(variant.size());
+        let neighbours = super::rules::neighbours(variant.size());
+        // Boards in rank order: empty sets in colex order, then blue sets in colex order.
+        let mut boards: Vec<(u64, u64)> = Vec::with_capacity(slide_phase_boards(variant) as usize);
         for_each_subset(squares, variant.empty(), |empties| {
             let occupied: Vec<usize> = (0..squares).filter(|sq| empties & (1 << sq) == 0).collect();
             for_each_subset(occupied.len(), blue_count, |pick| {
                 let mut blue = 0u64;
-                let mut orange = 0u64;
                 for (i, &sq) in occupied.iter().enumerate() {
                     if pick & (1 << i) != 0 {
                         blue |= 1 << sq;
-                    } else {
-                        orange |= 1 << sq;
                     }
                 }
+                let orange = ranker.full & !empties & !blue;
+                debug_assert_eq!(ranker.rank(blue, orange), boards.len());
                 boards.push((blue, orange));
             });
         });
-        let index: FastMap<u64, u32> =
-            boards.iter().enumerate().map(|(i, &(b, o))| (board_key(b, o), i as u32)).collect();
         let states = boards.len() * 2;
         let mut kind = vec![UNKNOWN; states];
         let mut distance = vec![0u16; states];
         let mut remaining = vec![0u8; states];
         let mut queue: Vec<u32> = Vec::new();
-        let position_of = |state: usize| -> Slide {
+        // (tiles of the side to move, the other side's tiles); even states have blue to move.
+        let split = |state: usize| {
             let (blue, orange) = boards[state / 2];
-            let side = if state.is_multiple_of(2) { Side::Blue } else { Side::Orange };
-            Slide::from_parts(variant, blue, orange, side)
+            if state % 2 == 0 {
+                (blue, orange)
+            } else {
+                (orange, blue)
+            }
         };
-        let mut moves = Vec::new();
+        let slides = |tiles: u64, empties: u64| -> u32 {
+            let mut count = 0;
+            let mut rest = tiles;
+            while rest != 0 {
+                count += (neighbours[rest.trailing_zeros() as usize] & empties).count_ones();
+                rest &= rest - 1;
+            }
+            count
+        };
         for state in 0..states {
-            let position = position_of(state);
-            match position.status() {
-                Status::Over(Outcome::Win(seat)) if seat == position.side_to_move().seat() => {
-                    // Unreachable (the side to move already has a line); score it so parents
-                    // that cannot exist anyway never depend on it.
-                    kind[state] = WIN;
-                }
-                Status::Over(Outcome::Win(_)) => {
-                    kind[state] = LOSS;
-                    queue.push(state as u32);
-                }
-                Status::Over(_) => {} // a draw: no tile can move
-                Status::ToMove(_) => {
-                    position.legal_moves(&mut moves);
-                    remaining[state] = moves.len() as u8;
-                }
+            let (mine, theirs) = split(state);
+            let empties = ranker.full & !(mine | theirs);
+            if has_line(lines, theirs) {
+                kind[state] = LOSS;
+                queue.push(state as u32);
+            } else if has_line(lines, mine) {
+                // Unreachable (the side to move already has a line); never a parent's child.
+                kind[state] = WIN;
+            } else {
+                // Zero slides is a draw: it stays UNKNOWN with no children to wait for.
+                remaining[state] = slides(mine, empties) as u8;
             }
         }
-        let state_of = |position: &Slide| -> usize {
-            let key = board_key(position.tiles(Side::Blue), position.tiles(Side::Orange));
-            index[&key] as usize * 2 + position.side_to_move() as usize
-        };
         let mut head = 0;
         while head < queue.len() {
             let state = queue[head] as usize;
             head += 1;
-            let child = position_of(state);
+            // The side that just moved ("theirs" here) slid a tile from a now-empty square
+            // `from` to one of its squares `to`: undoing that gives the parents.
+            let (mine, theirs) = split(state);
+            let empties = ranker.full & !(mine | theirs);
             let d = distance[state] + 1;
-            for parent in child.unmoves() {
-                if parent.status().to_move().is_none() {
-                    continue;
-                }
-                let p = state_of(&parent);
-                if kind[p] != UNKNOWN {
-                    continue;
-                }
-                if kind[state] == LOSS {
-                    kind[p] = WIN;
-                    distance[p] = d;
-                    queue.push(p as u32);
-                } else {
-                    remaining[p] -= 1;
-                    if remaining[p] == 0 {
-                        kind[p] = LOSS;
-                        distance[p] = d;
-                        queue.push(p as u32);
+            let mut rest = theirs;
+            while rest != 0 {
+                let to = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let mut origins = neighbours[to] & empties;
+                while origins != 0 {
+                    let from = origins.trailing_zeros() as usize;
+                    origins &= origins - 1;
+                    // A parent that was already over (a line on either side) is not UNKNOWN,
+                    // so the check below skips it.
+                    let parent_movers = theirs ^ (1 << to) ^ (1 << from);
+                    let (blue, orange) = if state % 2 == 0 { (mine, parent_movers) } else { (parent_movers, mine) };
+                    let parent = ranker.rank(blue, orange) * 2 + (1 - state % 2);
+                    if kind[parent] != UNKNOWN {
+                        continue;
+                    }
+                    if kind[state] == LOSS {
+                        kind[parent] = WIN;
+                        distance[parent] = d;
+                        queue.push(parent as u32);
+                    } else {
+                        remaining[parent] -= 1;
+                        if remaining[parent] == 0 {
+                            kind[parent] = LOSS;
+                            distance[parent] = d;
+                            queue.push(parent as u32);
+                        }
                     }
                 }
             }
         }
-        Some(SlidePhaseTable { variant, index, kind, distance })
+        Some(SlidePhaseTable { variant, ranker, kind, distance })
     }
 
     /// The value of a slide-phase position of this table's variant.
@@ -235,9 +319,9 @@ impl SlidePhaseTable {
         if position.slide_variant() != self.variant || position.is_placement_phase() {
             return None;
         }
-        let key = board_key(position.tiles(Side::Blue), position.tiles(Side::Orange));
-        let state = *self.index.get(&key)? as usize * 2 + position.side_to_move() as usize;
-        Some(match self.kind[state] {
+        let rank = self.ranker.rank(position.tiles(Side::Blue), position.tiles(Side::Orange));
+        let state = rank * 2 + position.side_to_move() as usize;
+        Some(match *self.kind.get(state)? {
             WIN => SlideValue::Win(self.distance[state] as u32),
             LOSS => SlideValue::Loss(self.distance[state] as u32),
             _ => SlideValue::Draw,
@@ -248,6 +332,18 @@ impl SlidePhaseTable {
     pub fn boards(&self) -> usize {
         self.kind.len() / 2
     }
+}
+
+/// The empty squares that would complete a line of `tiles` (lines the other side has not touched).
+fn completing_squares(lines: &[u64], tiles: u64, other: u64) -> u64 {
+    let mut squares = 0;
+    for &line in lines {
+        let missing = line & !tiles;
+        if line & other == 0 && missing.count_ones() == 1 {
+            squares |= missing;
+        }
+    }
+    squares
 }
 
 /// Calls `f` with every `k`-subset of `0..n` as a bit mask (Gosper's hack).
@@ -288,7 +384,59 @@ pub struct SlideSolver {
     variant: SlideVariant,
     table: Option<Arc<SlidePhaseTable>>,
     bounds: FastMap<(u64, u64), (i32, i32)>,
+    symmetry: Symmetries,
     nodes: u64,
+}
+
+/// The eight symmetries of the square (rotations and reflections) map rows, columns, the two
+/// diagonals and neighbours onto each other, so symmetric placement positions share one entry.
+struct Symmetries {
+    // [symmetry][byte index][byte value] -> the image of those 8 squares.
+    images: Vec<[[u64; 256]; 2]>,
+}
+
+impl Symmetries {
+    fn new(size: usize) -> Self {
+        let n = size;
+        let maps: [fn(usize, usize, usize) -> (usize, usize); 8] = [
+            |r, c, _| (r, c),
+            |r, c, n| (c, n - 1 - r),
+            |r, c, n| (n - 1 - r, n - 1 - c),
+            |r, c, n| (n - 1 - c, r),
+            |r, c, _| (c, r),
+            |r, c, n| (r, n - 1 - c),
+            |r, c, n| (n - 1 - c, n - 1 - r),
+            |r, c, n| (n - 1 - r, c),
+        ];
+        let images = maps
+            .iter()
+            .map(|map| {
+                let mut table = [[0u64; 256]; 2];
+                for (part, bytes) in table.iter_mut().enumerate() {
+                    for (value, image) in bytes.iter_mut().enumerate() {
+                        for bit in 0..8 {
+                            let sq = part * 8 + bit;
+                            if value & (1 << bit) != 0 && sq < n * n {
+                                let (r, c) = map(sq / n, sq % n, n);
+                                *image |= 1 << (r * n + c);
+                            }
+                        }
+                    }
+                }
+                table
+            })
+            .collect();
+        Symmetries { images }
+    }
+
+    fn image(table: &[[u64; 256]; 2], bits: u64) -> u64 {
+        table[0][(bits & 0xff) as usize] | table[1][((bits >> 8) & 0xff) as usize]
+    }
+
+    /// The smallest image of a board (at most 16 squares) under the symmetries.
+    fn canonical(&self, blue: u64, orange: u64) -> (u64, u64) {
+        self.images.iter().map(|t| (Self::image(t, blue), Self::image(t, orange))).min().unwrap_or((blue, orange))
+    }
 }
 
 const DECISIVE: i32 = 1_000_000;
@@ -344,7 +492,13 @@ impl SlideSolver {
             return None;
         }
         let table = if variant.empty() == 0 { None } else { Some(shared_table(variant)?) };
-        Some(SlideSolver { variant, table, bounds: FastMap::default(), nodes: 0 })
+        Some(SlideSolver {
+            variant,
+            table,
+            bounds: FastMap::default(),
+            symmetry: Symmetries::new(variant.size()),
+            nodes: 0,
+        })
     }
 
     /// The variant this solver answers for.
@@ -408,7 +562,7 @@ impl SlideSolver {
             let value = table.value(position).expect("every slide-phase board is in the table");
             return from_node(encode(value), ply);
         }
-        let key = (position.tiles(Side::Blue), position.tiles(Side::Orange));
+        let key = self.symmetry.canonical(position.tiles(Side::Blue), position.tiles(Side::Orange));
         let (mut low, mut high) = match self.bounds.get(&key) {
             Some(&(l, h)) => (from_node(l, ply), from_node(h, ply)),
             None => (-INFINITE, INFINITE),
@@ -422,8 +576,24 @@ impl SlideSolver {
         alpha = alpha.max(low);
         beta = beta.min(high);
         let (alpha_start, beta_start) = (alpha, beta);
+        let me = position.side_to_move();
+        let (mine, theirs) = (position.tiles(me), position.tiles(me.other()));
+        let lines = super::rules::lines(self.variant.size());
+        if completing_squares(lines, mine, theirs) != 0 {
+            return DECISIVE - (ply as i32 + 1); // a win at once is the best there is
+        }
         let mut moves = Vec::new();
         position.legal_moves(&mut moves);
+        if position.empty_count() - 1 > self.variant.empty() {
+            // The opponent places next: two threats lose, one threat must be blocked (any other
+            // move loses in two plies, while the block cannot lose that fast).
+            let threats = completing_squares(lines, theirs, mine);
+            match threats.count_ones() {
+                0 => {}
+                1 => moves.retain(|&mv| mv == SlideMove::Place(threats.trailing_zeros() as u8)),
+                _ => return -(DECISIVE - (ply as i32 + 2)),
+            }
+        }
         let mut best = -INFINITE;
         for mv in moves {
             let mut child = *position;
