@@ -242,7 +242,7 @@ impl SlidePhaseTable {
         // (tiles of the side to move, the other side's tiles); even states have blue to move.
         let split = |state: usize| {
             let (blue, orange) = boards[state / 2];
-            if state % 2 == 0 {
+            if state.is_multiple_of(2) {
                 (blue, orange)
             } else {
                 (orange, blue)
@@ -291,7 +291,8 @@ impl SlidePhaseTable {
                     // A parent that was already over (a line on either side) is not UNKNOWN,
                     // so the check below skips it.
                     let parent_movers = theirs ^ (1 << to) ^ (1 << from);
-                    let (blue, orange) = if state % 2 == 0 { (mine, parent_movers) } else { (parent_movers, mine) };
+                    let (blue, orange) =
+                        if state.is_multiple_of(2) { (mine, parent_movers) } else { (parent_movers, mine) };
                     let parent = ranker.rank(blue, orange) * 2 + (1 - state % 2);
                     if kind[parent] != UNKNOWN {
                         continue;
@@ -388,6 +389,9 @@ pub struct SlideSolver {
     nodes: u64,
 }
 
+/// Maps (row, col) on an n x n board to its image under one symmetry.
+type SquareMap = fn(usize, usize, usize) -> (usize, usize);
+
 /// The eight symmetries of the square (rotations and reflections) map rows, columns, the two
 /// diagonals and neighbours onto each other, so symmetric placement positions share one entry.
 struct Symmetries {
@@ -398,7 +402,7 @@ struct Symmetries {
 impl Symmetries {
     fn new(size: usize) -> Self {
         let n = size;
-        let maps: [fn(usize, usize, usize) -> (usize, usize); 8] = [
+        let maps: [SquareMap; 8] = [
             |r, c, _| (r, c),
             |r, c, n| (c, n - 1 - r),
             |r, c, n| (n - 1 - r, n - 1 - c),
