@@ -39,6 +39,19 @@ enum Command {
     /// List the valid moves of a saved game.
     #[command(subcommand)]
     Moves(MovesGame),
+    /// Serve the web page and JSON API (games kept in SQLite).
+    Serve(ServeArgs),
+}
+
+/// Options of `tabletop serve`.
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: std::net::SocketAddr,
+    /// SQLite database file, created on first start; `:memory:` for throw-away games.
+    #[arg(long, default_value = "tabletop.db")]
+    db: std::path::PathBuf,
 }
 
 #[derive(Subcommand)]
@@ -132,6 +145,7 @@ fn main() {
         Command::Bench(BenchGame::Mathable(a)) => mathable::bench(a),
         Command::Book(BookGame::Connect(a)) => connect::book(a),
         Command::Moves(MovesGame::Mathable(a)) => mathable::moves(a),
+        Command::Serve(a) => tabletop_web::serve_blocking(a.addr, &a.db).map_err(anyhow::Error::from),
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");

@@ -1,0 +1,199 @@
+//! Games as the server sees them: a uniform, object-safe [`Session`] over any [`Game`], with a
+//! small [`Adapter`] per game for what only that game knows (its options, its board as JSON,
+//! its players and hints).
+
+use serde_json::{json, Value};
+use tabletop::games::slide::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
+use tabletop::games::slide::{Cell, Slide, SlideVariant};
+use tabletop::{EndReason, Game, Outcome, PlayerKind, PlayerSpec, Record, Status};
+
+/// A game in progress, whatever the game.
+pub trait Session: Send {
+    /// The game's name (`slide`, ...).
+    fn game(&self) -> &'static str;
+    /// Number of seats.
+    fn num_seats(&self) -> usize;
+    /// The seat to move, or `None` when the game is over.
+    fn to_move(&self) -> Option<usize>;
+    /// Plays a move given in the game's notation; returns it in canonical notation, or the
+    /// same one-line reason the terminal gives.
+    fn play(&mut self, text: &str) -> Result<String, String>;
+    /// Takes back the last move; false at the start.
+    fn undo(&mut self) -> bool;
+    /// The moves so far, in notation.
+    fn moves(&self) -> Vec<String>;
+    /// The board and status as JSON for `viewer` (a seat, or `None` for a spectator).
+    fn view(&self, viewer: Option<usize>) -> Value;
+    /// The engine's best move and its value.
+    fn hint(&self) -> Option<Value>;
+    /// A computer player's move for the side to move, in notation.
+    fn computer_move(&self, spec: &PlayerSpec) -> Result<String, String>;
+    /// Checks a player spec against the players this game offers (`human` included).
+    fn check_spec(&self, spec: &PlayerSpec) -> Result<(), String>;
+    /// A copy, for thinking off the lock.
+    fn boxed_clone(&self) -> Box<dyn Session>;
+}
+
+/// What a game must provide to be served.
+pub trait Adapter<G: Game>: Send + Sync + 'static {
+    /// The game's name.
+    const NAME: &'static str;
+    /// The players it offers.
+    fn player_kinds() -> &'static [PlayerKind];
+    /// The starting position from the options sent by the page (validated, with a reason).
+    fn start(options: &Value) -> Result<G, String>;
+    /// The board as JSON.
+    fn board(record: &Record<G>, viewer: Option<usize>) -> Value;
+    /// The engine's advice.
+    fn hint(record: &Record<G>) -> Option<Value>;
+    /// A move chosen by the player a spec names.
+    fn choose(record: &Record<G>, spec: &PlayerSpec) -> Result<G::Move, String>;
+}
+
+/// A [`Session`] for any game with an [`Adapter`].
+pub struct GenericSession<G: Game, A: Adapter<G>> {
+    record: Record<G>,
+    adapter: std::marker::PhantomData<A>,
+}
+
+impl<G: Game, A: Adapter<G>> GenericSession<G, A> {
+    /// A new game from the page's options.
+    pub fn new(options: &Value) -> Result<Self, String> {
+        Ok(GenericSession { record: Record::new(A::start(options)?), adapter: std::marker::PhantomData })
+    }
+}
+
+fn status_json<G: Game>(record: &Record<G>) -> Value {
+    match record.status() {
+        Status::ToMove(seat) => json!({"over": false, "to_move": seat.0}),
+        Status::Over(outcome) => {
+            let reason = match record.end_reason() {
+                Some(EndReason::Repetition) => "the same position occurred a third time".to_string(),
+                Some(EndReason::Rules(text)) => text,
+                None => String::new(),
+            };
+            let winners: Vec<u8> = match outcome {
+                Outcome::Win(seat) => vec![seat.0],
+                Outcome::Draw => vec![],
+                Outcome::SharedWin(set) => set.seats().map(|s| s.0).collect(),
+            };
+            json!({"over": true, "to_move": null, "winners": winners, "reason": reason})
+        }
+    }
+}
+
+impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
+    fn game(&self) -> &'static str {
+        A::NAME
+    }
+
+    fn num_seats(&self) -> usize {
+        self.record.current().num_seats()
+    }
+
+    fn to_move(&self) -> Option<usize> {
+        self.record.status().to_move().map(|s| s.index())
+    }
+
+    fn play(&mut self, text: &str) -> Result<String, String> {
+        let mv = self.record.current().parse_move(text).map_err(|e| e.to_string())?;
+        self.record.play(mv).map_err(|e| e.to_string())?;
+        Ok(mv.to_string())
+    }
+
+    fn undo(&mut self) -> bool {
+        self.record.undo().is_some()
+    }
+
+    fn moves(&self) -> Vec<String> {
+        self.record.moves().iter().map(|m| m.to_string()).collect()
+    }
+
+    fn view(&self, viewer: Option<usize>) -> Value {
+        let mut legal = Vec::new();
+        if self.record.status().to_move().is_some() {
+            self.record.current().legal_moves(&mut legal);
+        }
+        json!({
+            "game": A::NAME,
+            "status": status_json(&self.record),
+            "board": A::board(&self.record, viewer),
+            "legal": legal.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            "moves": self.moves(),
+            "position": self.record.current().notation(),
+        })
+    }
+
+    fn hint(&self) -> Option<Value> {
+        A::hint(&self.record)
+    }
+
+    fn computer_move(&self, spec: &PlayerSpec) -> Result<String, String> {
+        A::choose(&self.record, spec).map(|m| m.to_string())
+    }
+
+    fn check_spec(&self, spec: &PlayerSpec) -> Result<(), String> {
+        spec.check(A::player_kinds()).map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Session> {
+        Box::new(GenericSession::<G, A> { record: self.record.clone(), adapter: std::marker::PhantomData })
+    }
+}
+
+/// Starts a session of a named game.
+pub fn new_session(game: &str, options: &Value) -> Result<Box<dyn Session>, String> {
+    match game {
+        "slide" => Ok(Box::new(GenericSession::<Slide, SlideAdapter>::new(options)?)),
+        other => Err(format!("unknown game {other:?}; available: slide")),
+    }
+}
+
+/// Slide on the web.
+pub struct SlideAdapter;
+
+fn option_usize(options: &Value, key: &str, default: usize) -> Result<usize, String> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v.as_u64().map(|n| n as usize).ok_or_else(|| format!("option {key:?} must be a whole number")),
+    }
+}
+
+impl Adapter<Slide> for SlideAdapter {
+    const NAME: &'static str = "slide";
+
+    fn player_kinds() -> &'static [PlayerKind] {
+        SLIDE_KINDS
+    }
+
+    fn start(options: &Value) -> Result<Slide, String> {
+        let size = option_usize(options, "size", 3)?;
+        let empty = option_usize(options, "empty", 1)?;
+        let variant = SlideVariant::new(size, empty).map_err(|e| e.to_string())?;
+        Ok(Slide::start(&variant))
+    }
+
+    fn board(record: &Record<Slide>, _viewer: Option<usize>) -> Value {
+        let position = record.current();
+        let n = position.size();
+        let cells: Vec<String> =
+            (0..n * n).map(|sq| position.cell(sq / n, sq % n).map_or('g', Cell::letter).to_string()).collect();
+        json!({
+            "size": n,
+            "empty": position.slide_variant().empty(),
+            "cells": cells,
+            "phase": if position.is_placement_phase() { "placement" } else { "slide" },
+            "last_move": record.moves().last().map(|m| m.to_string()),
+        })
+    }
+
+    fn hint(record: &Record<Slide>) -> Option<Value> {
+        let advice = EnginePlayer::new(Some(std::time::Duration::from_millis(500)), None).advise(record)?;
+        Some(json!({"move": advice.best.to_string(), "value": advice.value}))
+    }
+
+    fn choose(record: &Record<Slide>, spec: &PlayerSpec) -> Result<tabletop::games::slide::SlideMove, String> {
+        let mut player = slide_player(spec).map_err(|e| e.to_string())?;
+        Ok(player.choose_move(record))
+    }
+}

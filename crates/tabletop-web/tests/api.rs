@@ -1,0 +1,186 @@
+//! The JSON API against a server on a free loopback port: every endpoint, the error statuses,
+//! tokens, concurrent moves, restart persistence (in process and after kill -9 of the binary).
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// A minimal HTTP/1.1 client: one request per connection.
+async fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let body = body.unwrap_or("");
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8_lossy(&raw);
+    let status: u16 = text.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let payload = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    // Bodies may arrive chunked: keep the JSON between the first '{' and the last '}'.
+    let json = match (payload.find(['{', '[']), payload.rfind(['}', ']'])) {
+        (Some(a), Some(b)) => serde_json::from_str(&payload[a..=b]).unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    (status, json)
+}
+
+async fn start(db: &Path) -> SocketAddr {
+    let store = tabletop_web::Store::open(db).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, tabletop_web::router(tabletop_web::AppState::new(store))).await });
+    addr
+}
+
+async fn create(addr: SocketAddr, seats: Value) -> (String, Vec<String>) {
+    let body = json!({"game": "slide", "options": {"size": 3, "empty": 1}, "seats": seats}).to_string();
+    let (status, created) = request(addr, "POST", "/api/games", Some(&body)).await;
+    assert_eq!(status, 200, "{created}");
+    let tokens = created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    (created["id"].as_str().unwrap().to_string(), tokens)
+}
+
+fn move_body(mv: &str, token: &str, ply: Option<usize>) -> String {
+    json!({"move": mv, "token": token, "ply": ply}).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_endpoint_and_error_status() {
+    let dir = tempdir();
+    let addr = start(&dir.join("api.db")).await;
+    let (status, page) = request(addr, "GET", "/", None).await;
+    assert_eq!((status, page), (200, Value::Null));
+    let (id, tokens) = create(addr, json!(["human", "human"])).await;
+    assert_eq!(tokens.len(), 2);
+    assert_ne!(tokens[0], tokens[1]);
+    // Moves: legal, illegal (422, the terminal's reason), wrong turn (409), no seat (403).
+    let (status, state) =
+        request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body("5", &tokens[0], Some(0)))).await;
+    assert_eq!(status, 200);
+    assert_eq!(state["moves"], json!(["5"]));
+    let (status, err) =
+        request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body("5", &tokens[1], None))).await;
+    assert_eq!((status, err["error"].as_str().unwrap()), (422, "square 5 is not empty"));
+    let (status, _) =
+        request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body("1", &tokens[0], None))).await;
+    assert_eq!(status, 409, "not seat 0's turn");
+    let (status, _) =
+        request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body("1", "forged", None))).await;
+    assert_eq!(status, 403);
+    let (status, _) = request(addr, "POST", &format!("/api/games/{id}/moves"), Some("{\"move\": 5}")).await;
+    assert_eq!(status, 400);
+    let (status, _) = request(addr, "GET", "/api/games/0123", None).await;
+    assert_eq!(status, 404);
+    let big = format!("{{\"game\":\"slide\",\"options\":{{\"pad\":\"{}\"}}}}", "x".repeat(64 * 1024));
+    let (status, _) = request(addr, "POST", "/api/games", Some(&big)).await;
+    assert_eq!(status, 413);
+    let (status, err) = request(addr, "POST", "/api/games", Some(r#"{"game":"slide","options":{"size":9}}"#)).await;
+    assert_eq!(status, 400);
+    assert!(err["error"].as_str().unwrap().contains("board size 9"));
+    let (status, err) =
+        request(addr, "POST", "/api/games", Some(r#"{"game":"slide","seats":["human","wizard"]}"#)).await;
+    assert_eq!(status, 400);
+    assert!(err["error"].as_str().unwrap().contains("valid players"));
+    // Hint, undo, resign, list.
+    let (status, hint) = request(addr, "POST", &format!("/api/games/{id}/hint"), None).await;
+    assert_eq!(status, 200);
+    assert!(hint["move"].is_string() && hint["value"].is_string(), "{hint}");
+    let (status, state) =
+        request(addr, "POST", &format!("/api/games/{id}/undo"), Some(&json!({"token": tokens[1]}).to_string())).await;
+    assert_eq!((status, state["moves"].clone()), (200, json!([])));
+    let (status, state) =
+        request(addr, "POST", &format!("/api/games/{id}/resign"), Some(&json!({"token": tokens[0]}).to_string())).await;
+    assert_eq!(status, 200);
+    assert_eq!(state["status"]["over"], true);
+    let (status, _) =
+        request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body("1", &tokens[0], None))).await;
+    assert_eq!(status, 422, "no moves after resignation");
+    let (status, list) = request(addr, "GET", "/api/games", None).await;
+    assert_eq!(status, 200);
+    assert!(list["games"].as_array().unwrap().iter().any(|g| g["id"] == id.as_str()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_computer_answers_off_the_request() {
+    let dir = tempdir();
+    let addr = start(&dir.join("computer.db")).await;
+    let (id, tokens) = create(addr, json!(["human", "classic:levels=1"])).await;
+    let (status, _) =
+        request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body("5", &tokens[0], Some(0)))).await;
+    assert_eq!(status, 200);
+    let mut moves = 0;
+    for _ in 0..100 {
+        let (_, state) = request(addr, "GET", &format!("/api/games/{id}"), None).await;
+        moves = state["moves"].as_array().unwrap().len();
+        if moves == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(moves, 2, "the computer replied");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_moves_exactly_one_wins() {
+    let dir = tempdir();
+    let addr = start(&dir.join("race.db")).await;
+    for round in 0..10 {
+        let (id, tokens) = create(addr, json!(["human", "human"])).await;
+        let path = format!("/api/games/{id}/moves");
+        let a = tokio::spawn({
+            let (path, body) = (path.clone(), move_body(&(1 + round % 9).to_string(), &tokens[0], Some(0)));
+            async move { request(addr, "POST", &path, Some(&body)).await.0 }
+        });
+        let b = tokio::spawn({
+            let (path, body) = (path.clone(), move_body(&(1 + (round + 4) % 9).to_string(), &tokens[0], Some(0)));
+            async move { request(addr, "POST", &path, Some(&body)).await.0 }
+        });
+        let mut statuses = [a.await.unwrap(), b.await.unwrap()];
+        statuses.sort();
+        assert_eq!(statuses, [200, 409], "round {round}");
+        let (_, state) = request(addr, "GET", &format!("/api/games/{id}"), None).await;
+        assert_eq!(state["moves"].as_array().unwrap().len(), 1);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_survive_a_restart() {
+    let dir = tempdir();
+    let db = dir.join("restart.db");
+    let addr = start(&db).await;
+    let (id, tokens) = create(addr, json!(["human", "human"])).await;
+    for (ply, mv) in ["1", "2", "3"].iter().enumerate() {
+        let (status, _) =
+            request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body(mv, &tokens[ply % 2], Some(ply))))
+                .await;
+        assert_eq!(status, 200);
+    }
+    // A second server on the same file (the first one's memory is not shared).
+    let again = start(&db).await;
+    let (status, state) = request(again, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(status, 200);
+    assert_eq!(state["moves"], json!(["1", "2", "3"]));
+    let (status, _) =
+        request(again, "POST", &format!("/api/games/{id}/moves"), Some(&move_body("4", &tokens[1], Some(3)))).await;
+    assert_eq!(status, 200, "the game continues");
+}
+
+fn tempdir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("tabletop-web-{}-{}", std::process::id(), rand_suffix()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
