@@ -218,7 +218,10 @@ impl SaveState {
             None => None,
             Some(text) => Some(EndCause::parse(text).ok_or_else(|| invalid(format!("unknown end {text:?}")))?),
         };
-        let turn = (self.placed_this_turn, self.turn_started_full, self.extra_draw, self.idle_turns);
+        // A turn that has not placed yet started full exactly when the rack is full.
+        let full = self.turn_started_full
+            && (self.placed_this_turn > 0 || racks[self.to_move as usize].len() >= settings.rack as usize);
+        let turn = (self.placed_this_turn, full, self.extra_draw, self.idle_turns);
         let game = Mathable::from_parts(settings, board, racks, bag, rng, scores, self.to_move, turn, end);
         game.check_conservation().map_err(invalid)?;
         Ok(game)
