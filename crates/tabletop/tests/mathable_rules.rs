@@ -198,21 +198,55 @@ fn the_bonus_needs_a_full_rack_placed_in_one_turn() {
 }
 
 #[test]
-fn end_of_game_deductions_when_no_player_can_place() {
-    // Nothing on either rack fits next to the start tiles (3 1 2 / 7 1 12 / 4 2 3 / 6 2 8).
-    let mut g = setup(classic(), &[], &[&[5, 9, 10, 11, 13, 14, 15], &[5, 9, 10, 16, 17, 18, 19]]);
+fn end_of_game_deductions() {
+    // Nothing on either rack fits next to the start tiles (3 1 2 / 7 1 12 / 4 2 3 / 6 2 8), so
+    // both players pass twice and the game ends; each loses the face value left on the rack.
+    let racks: [&[u8]; 2] = [&[5, 9, 10, 11, 13, 14, 15], &[5, 9, 10, 16, 17, 18, 19]];
+    let mut g = setup(classic(), &[], &racks);
     let mut save = SaveState::from_game(&g, &[]);
     save.scores = vec![100, 90];
     g = save.to_game().unwrap();
-    g.play(MathableMove::EndTurn).unwrap();
-    assert_eq!(g.end_cause(), Some(EndCause::Blocked));
+    for _ in 0..4 {
+        assert_eq!(g.end_cause(), None);
+        g.play(MathableMove::EndTurn).unwrap();
+    }
+    assert_eq!(g.end_cause(), Some(EndCause::Passes));
     assert_eq!(g.scores(), &[100 - 77, 90 - 94]);
     assert_eq!(g.status(), Status::Over(Outcome::Win(Seat(0))));
     // The simple preset has no deductions.
-    let mut g = setup(simple(), &[], &[&[5, 9, 10, 11, 13, 14, 15], &[5, 9, 10, 16, 17, 18, 19]]);
-    g.play(MathableMove::EndTurn).unwrap();
+    let mut g = setup(simple(), &[], &racks);
+    for _ in 0..4 {
+        g.play(MathableMove::EndTurn).unwrap();
+    }
     assert_eq!(g.scores(), &[0, 0]);
     assert_eq!(g.status(), Status::Over(Outcome::Draw));
+}
+
+#[test]
+fn greedy_games_end_by_the_rules_with_deductions() {
+    use tabletop::games::mathable::players::greedy_move;
+    let mut causes = Vec::new();
+    for seed in 0..6 {
+        let mut g = Mathable::new(&classic().with_seed(seed)).unwrap();
+        let mut before = [0; 2];
+        while g.status().to_move().is_some() {
+            before = [g.score(Seat(0)), g.score(Seat(1))];
+            let mv = greedy_move(&g);
+            g.play(mv).unwrap();
+        }
+        let cause = g.end_cause().unwrap();
+        causes.push(cause);
+        g.check_conservation().unwrap();
+        if matches!(cause, EndCause::Blocked | EndCause::RackEmptied) {
+            assert!(g.bag().is_empty());
+        }
+        // The last move scored nothing more (end of turn without bonus) and the racks were deducted.
+        for s in 0..2 {
+            let left = g.rack(Seat(s as u8)).sum() as i32;
+            assert!(g.score(Seat(s as u8)) <= before[s] - left + 50, "seed {seed}");
+        }
+    }
+    assert!(causes.iter().any(|c| *c != EndCause::Terminated), "{causes:?}");
 }
 
 #[test]

@@ -246,7 +246,7 @@ pub enum MathablePositionError {
 pub enum EndCause {
     /// The bag is empty and a player emptied their rack.
     RackEmptied,
-    /// No player can place any token.
+    /// The bag is empty and no player can place any token.
     Blocked,
     /// Every player passed or exchanged twice in a row.
     Passes,
@@ -259,7 +259,7 @@ impl EndCause {
     pub fn as_str(self) -> &'static str {
         match self {
             EndCause::RackEmptied => "rack emptied",
-            EndCause::Blocked => "no player can place",
+            EndCause::Blocked => "bag empty and no player can place",
             EndCause::Passes => "every player passed twice",
             EndCause::Terminated => "terminated",
         }
@@ -444,7 +444,9 @@ impl Mathable {
         if self.idle_turns >= 2 * players {
             return self.finish(EndCause::Passes);
         }
-        if (0..players as usize).all(|s| !self.board.can_place(&self.racks[s])) {
+        // While the bag holds tokens a stuck player can still exchange; once it is empty nothing
+        // can change the racks, so the program ends a blocked game.
+        if self.bag.is_empty() && (0..players as usize).all(|s| !self.board.can_place(&self.racks[s])) {
             return self.finish(EndCause::Blocked);
         }
         self.to_move = (self.to_move + 1) % players;
