@@ -731,9 +731,9 @@ impl Game for Mathable {
             _ => {}
         }
         let parts: Vec<&str> =
-            lower.split(|c: char| c.is_whitespace() || c == ',' || c == '=').filter(|p| !p.is_empty()).collect();
+            t.split(|c: char| c.is_whitespace() || c == ',' || c == '=').filter(|p| !p.is_empty()).collect();
         match parts.as_slice() {
-            [word, tokens @ ..] if *word == "swap" || *word == "s" || *word == "exchange" => {
+            [word, tokens @ ..] if ["swap", "s", "exchange"].contains(&word.to_ascii_lowercase().as_str()) => {
                 if tokens.is_empty() || tokens.len() > MAX_RACK {
                     return Err(MathableMoveError::ExchangeCount(self.settings.rack as usize));
                 }
