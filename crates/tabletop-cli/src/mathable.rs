@@ -459,8 +459,7 @@ impl Session {
         println!("Placed {token} on {cell}: +{pts} points.");
         let after = self.game().clone();
         if after.extra_draw_pending() && !after.bag().is_empty() {
-            loop {
-                let Some(answer) = input.ask("Restriction square: draw an extra token? (Y/N): ") else { break };
+            while let Some(answer) = input.ask("Restriction square: draw an extra token? (Y/N): ") {
                 match answer.to_ascii_lowercase().as_str() {
                     "y" | "yes" => {
                         self.play(MathableMove::Draw).expect("the extra draw is legal here");

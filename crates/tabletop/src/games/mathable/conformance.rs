@@ -84,7 +84,7 @@ impl Conformance for Mathable {
         let rack = &self.racks[self.to_move as usize];
         match mv {
             MathableMove::Place { cell, token } => self.reference_place(cell, token),
-            MathableMove::Draw => self.extra_draw && self.bag.len() > 0,
+            MathableMove::Draw => self.extra_draw && !self.bag.is_empty(),
             MathableMove::EndTurn | MathableMove::Terminate => true,
             MathableMove::Exchange(tokens) => {
                 let mut left = rack.as_slice().to_vec();

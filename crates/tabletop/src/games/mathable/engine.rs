@@ -150,7 +150,7 @@ impl EnginePlayer {
         }
         let mut out = Vec::new();
         for (v, &c) in counts.iter().enumerate().take(MAX_TOKEN as usize + 1) {
-            out.extend(std::iter::repeat(v as u8).take(c.max(0) as usize));
+            out.resize(out.len() + c.max(0) as usize, v as u8);
         }
         out
     }
@@ -234,7 +234,11 @@ impl EnginePlayer {
                 reply = total as f64 / samples.len() as f64;
             }
             let value = value - self.opponent_weight * reply;
-            if best.as_ref().map_or(true, |b| value > b.value) {
+            let better = match &best {
+                Some(b) => value > b.value,
+                None => true,
+            };
+            if better {
                 best = Some(TurnPlan { placements: node.placements, points: node.points, bonus, value });
             }
             if start.elapsed() > self.time.mul_f64(0.8) {

@@ -59,7 +59,11 @@ pub fn greedy_move(game: &Mathable) -> MathableMove {
     }
     let mut best: Option<super::board::Placement> = None;
     for p in game.placements() {
-        if best.map_or(true, |b| p.points > b.points) {
+        let better = match best {
+            Some(b) => p.points > b.points,
+            None => true,
+        };
+        if better {
             best = Some(p);
         }
     }

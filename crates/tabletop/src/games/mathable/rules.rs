@@ -127,7 +127,7 @@ impl Bag {
     pub fn tokens(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.len());
         for (v, &c) in self.counts.iter().enumerate() {
-            out.extend(std::iter::repeat(v as u8).take(c as usize));
+            out.resize(out.len() + c as usize, v as u8);
         }
         out
     }

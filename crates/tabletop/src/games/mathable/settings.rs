@@ -208,7 +208,7 @@ impl Settings {
 
     /// Checks every setting, with an error naming the first bad one.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        if self.size % 2 != 0 || !(8..=14).contains(&self.size) {
+        if self.size & 1 != 0 || !(8..=14).contains(&self.size) {
             return Err(SettingsError::Size(self.size));
         }
         if !(2..=4).contains(&self.players) {
