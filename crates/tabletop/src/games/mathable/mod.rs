@@ -8,7 +8,30 @@
 //!   generator.
 //! - [`rules`]: the bag, turns, scoring, the end of the game, the [`Game`](crate::Game) implementation.
 //! - [`save`]: the JSON save format.
-//! - [`players`]: the greedy, random and engine computer players.
+//! - [`players`]: the greedy and random computer players; [`engine`]: the engine's player.
+//!
+//! The assignment's operations, with their names here:
+//!
+//! ```
+//! use rand::SeedableRng;
+//! use tabletop::games::mathable::{Bag, Board, Cell, Preset, Settings, TokenSet, Tokens};
+//! let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+//! let mut bag = Bag::filled(TokenSet::Classic); // shuffle and fill the bag
+//! assert_eq!(bag.len(), 106); // bag size
+//! let mut rack = Tokens::EMPTY;
+//! assert_eq!(bag.fill_rack(&mut rack, 7, &mut rng), 7); // draw tokens to fill a rack
+//! assert_eq!((rack.len(), bag.len()), (7, 99)); // rack size
+//! let first = rack.as_slice()[0];
+//! assert_eq!(rack.position(first), Some(0)); // index of a token in a rack
+//! let board = Board::new(&Settings::preset(Preset::Classic)); // set up the board
+//! assert!(board.to_string().contains("3x")); // print the board
+//! assert!(board.contains("N14".parse::<Cell>().unwrap())); // is a cell on the board
+//! let new = bag.swap_token(&mut rack, first, &mut rng).unwrap(); // swap a rack token
+//! assert!(rack.contains(new) && bag.len() == 99);
+//! assert_eq!(board.score("G9".parse().unwrap(), 4), Ok(4)); // valid placement and points
+//! assert!(board.can_place(&Tokens::from_slice(&[6]).unwrap())); // any valid placement?
+//! assert!(!board.can_place(&Tokens::from_slice(&[5, 9]).unwrap()));
+//! ```
 
 pub mod board;
 pub mod conformance;
