@@ -1,6 +1,7 @@
 //! `tabletop ... mathable`: terminal play, seat-aware matches, benchmarks and the move lister.
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -9,7 +10,7 @@ use clap::Args;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tabletop::games::mathable::engine::EnginePlayer;
-use tabletop::games::mathable::players::{from_spec, greedy_move, PLAYER_KINDS};
+use tabletop::games::mathable::players::{from_spec, greedy_move};
 use tabletop::games::mathable::{
     Cell, Layout, Mathable, MathableMove, Operations, Preset, SaveState, Settings, Square, TokenSet, Tokens,
 };
@@ -275,7 +276,6 @@ struct Session {
     seats: Vec<Seated>,
     color: bool,
     last: Vec<Cell>,
-    turn_points: i32,
 }
 
 impl Session {
@@ -368,9 +368,15 @@ impl Session {
     fn human_turn(&mut self, seat: Seat, input: &mut Input, several_humans: bool) -> bool {
         if several_humans {
             println!("\n{}: your turn (the other players look away).", self.names[seat.index()]);
+            if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+                // Clear the screen so the previous player's rack is gone, then wait for the player.
+                print!("\x1b[2J\x1b[H");
+                if input.ask(&format!("{}: press Enter to see your rack. ", self.names[seat.index()])).is_none() {
+                    return false;
+                }
+            }
         }
         let before = self.game().score(seat);
-        self.turn_points = 0;
         let mut shown = false;
         loop {
             if self.game().turn() != seat || self.game().end_cause().is_some() {
@@ -394,6 +400,9 @@ impl Session {
                 "p" => self.human_place(seat, input, &rest, &mut shown),
                 "s" => self.human_swap(input),
                 "e" => {
+                    if game.placed_this_turn() == 0 {
+                        println!("{} passes.", self.names[seat.index()]);
+                    }
                     let bonus = game.pending_bonus();
                     if bonus > 0 {
                         println!("You placed your whole rack: bonus {bonus}!");
@@ -558,15 +567,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
         s.size, s.size, s.players, s.rack, s.tokens, s.layout, s.seed
     );
     let several_humans = seats.iter().filter(|s| matches!(s, Seated::Human)).count() > 1;
-    let mut session = Session {
-        record: Record::new(game),
-        history,
-        names,
-        seats,
-        color: use_color(args.no_color),
-        last: Vec::new(),
-        turn_points: 0,
-    };
+    let mut session =
+        Session { record: Record::new(game), history, names, seats, color: use_color(args.no_color), last: Vec::new() };
     let mut input = Input::new();
     loop {
         let status = session.game().status();
@@ -842,9 +844,4 @@ pub fn moves(args: MovesArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-#[allow(dead_code)]
-fn kinds_help() -> String {
-    PLAYER_KINDS.iter().map(|k| format!("{}: {}", k.name, k.help)).collect::<Vec<_>>().join("; ")
 }

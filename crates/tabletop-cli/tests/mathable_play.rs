@@ -121,3 +121,61 @@ fn bad_options_are_refused_in_one_line() {
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("seats go from 1 to 2"));
 }
+
+/// Writes a saved classic game in which player 1 (to move) holds `rack`, with extra tokens on the
+/// board and, if `bag_left` is given, all but that many bag tokens moved onto the board's top rows.
+fn saved_game(name: &str, tokens: &[(&str, u8)], rack: &[u8], bag_left: Option<usize>) -> String {
+    use tabletop::games::mathable::{Mathable, Preset, SaveState, Settings};
+    let game = Mathable::new(&Settings::preset(Preset::Classic).with_seed(2)).unwrap();
+    let mut save = SaveState::from_game(&game, &[]);
+    let mut grid: Vec<Vec<String>> = save.board.iter().map(|r| r.split(' ').map(String::from).collect()).collect();
+    for (cell, v) in tokens {
+        let c: tabletop::games::mathable::Cell = cell.parse().unwrap();
+        grid[c.row as usize][c.col as usize] = v.to_string();
+    }
+    save.racks[0] = rack.to_vec();
+    save.bag = None;
+    save.board = grid.iter().map(|r| r.join(" ")).collect();
+    let full = save.to_game().unwrap();
+    let mut save = SaveState::from_game(&full, &[]);
+    if let Some(left) = bag_left {
+        let bag = save.bag.take().unwrap();
+        let mut rest = bag.iter();
+        for row in grid.iter_mut().rev() {
+            for cell in row.iter_mut() {
+                if rest.len() > left && cell == "." {
+                    *cell = rest.next().unwrap().to_string();
+                }
+            }
+        }
+        save.board = grid.iter().map(|r| r.join(" ")).collect();
+        save.bag = Some(rest.copied().collect());
+    }
+    save.to_game().unwrap();
+    let path = format!("{}/{name}.json", env!("CARGO_TARGET_TMPDIR"));
+    std::fs::write(&path, save.to_json(true)).unwrap();
+    path
+}
+
+#[test]
+fn restriction_squares_and_a_short_bag_at_the_terminal() {
+    // G4 is a + square with G5=3 and G6=4 below it.
+    let path = saved_game("mathable_restriction", &[("G5", 3), ("G6", 4)], &[7, 12, 5, 5, 5, 5, 5], None);
+    let script = "P\nG4 12\nP\nG4 7\nmaybe\ny\nT\n";
+    let out = run(&["play", "mathable", "--load", &path, "--player", "2=greedy"], script);
+    for e in [
+        "G4 is a + square: 12 must be the sum of the two tokens next to it",
+        "Placed 7 on G4: +7 points.",
+        "Restriction square: draw an extra token? (Y/N): maybe\nAnswer Y or N.",
+        "You drew an extra token. Your rack: ",
+        "Action (P/E/T): T",
+    ] {
+        assert!(out.contains(e), "missing {e:?} in:\n{out}");
+    }
+    // A bag of 2 tokens cannot give 3.
+    let path = saved_game("mathable_short_bag", &[], &[7, 12, 5, 5, 5, 5, 5], Some(2));
+    let out = run(&["play", "mathable", "--load", &path, "--player", "2=greedy"], "S\n3\nS\n1\n5\nT\n");
+    assert!(out.contains("Bag: 2 tokens"), "{out}");
+    assert!(out.contains("The bag holds only 2 tokens, fewer than the 3 you want to exchange."), "{out}");
+    assert!(out.contains("Swapped 5 -> "), "{out}");
+}
