@@ -7,8 +7,6 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use tabletop::games::mathable::engine::EnginePlayer;
 use tabletop::games::mathable::players::{from_spec, greedy_move};
 use tabletop::games::mathable::{
@@ -719,12 +717,12 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
 // ---------------------------------------------------------------------------------------------
 // Bench and moves
 
-fn midgame_positions(count: u64) -> Vec<Mathable> {
+fn midgame_positions(count: u64, turns_wanted: usize) -> Vec<Mathable> {
     let mut out = Vec::new();
     for seed in 0..count {
         let mut game = Mathable::new(&Settings::preset(Preset::Classic).with_seed(seed)).expect("classic is valid");
         let mut turns = 0;
-        while turns < 10 && game.status().to_move().is_some() {
+        while turns < turns_wanted && game.status().to_move().is_some() {
             let mv = greedy_move(&game);
             game.play(mv).expect("greedy plays legal moves");
             if !matches!(mv, MathableMove::Place { .. } | MathableMove::Draw) {
@@ -739,36 +737,41 @@ fn midgame_positions(count: u64) -> Vec<Mathable> {
 }
 
 pub fn bench(args: BenchArgs) -> Result<()> {
-    let positions = midgame_positions(args.positions.max(1));
-    let tokens: f64 =
-        positions.iter().map(|g| g.board().cells().filter(|&c| g.board().get(c).is_some()).count() as f64).sum::<f64>()
-            / positions.len() as f64;
-    println!("{} mid-game classic 14x14 positions, {:.0} tokens on the board on average", positions.len(), tokens);
-    // Placement generation with a full rack of 7.
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let positions = midgame_positions(args.positions.max(1), 10);
     let mut buf = Vec::with_capacity(256);
-    let mut total = Duration::ZERO;
-    let mut calls = 0u64;
-    let mut found = 0usize;
-    for game in &positions {
-        let rack = *game.rack(game.turn());
-        let _ = &mut rng;
-        let reps = 20_000;
-        let t = Instant::now();
-        for _ in 0..reps {
-            buf.clear();
-            game.board().placements_into(std::hint::black_box(rack.mask()), &mut buf);
-            std::hint::black_box(&buf);
+    for turns in [10, 20] {
+        let set = if turns == 10 { positions.clone() } else { midgame_positions(args.positions.max(1), turns) };
+        if set.is_empty() {
+            continue;
         }
-        total += t.elapsed();
-        calls += reps;
-        found += buf.len();
+        let tokens: f64 =
+            set.iter().map(|g| g.board().cells().filter(|&c| g.board().get(c).is_some()).count() as f64).sum::<f64>()
+                / set.len() as f64;
+        // Placement generation with the full rack of the player to move.
+        let mut total = Duration::ZERO;
+        let mut calls = 0u64;
+        let mut found = 0usize;
+        for game in &set {
+            let rack = *game.rack(game.turn());
+            let reps = 20_000;
+            let t = Instant::now();
+            for _ in 0..reps {
+                buf.clear();
+                game.board().placements_into(std::hint::black_box(rack.mask()), &mut buf);
+                std::hint::black_box(&buf);
+            }
+            total += t.elapsed();
+            calls += reps;
+            found += buf.len();
+        }
+        let per = total.as_secs_f64() / calls as f64 * 1e6;
+        println!(
+            "placement generation, {} classic 14x14 positions after {turns} turns ({tokens:.0} tokens on the board): \
+             {per:.2} us per call, {:.1} placements (target <= 20 us)",
+            set.len(),
+            found as f64 / set.len() as f64
+        );
     }
-    let per = total.as_secs_f64() / calls as f64 * 1e6;
-    println!(
-        "placement generation (full rack of 7): {per:.2} us per call, {:.1} placements on average (target <= 20 us)",
-        found as f64 / positions.len() as f64
-    );
     // Computer turns.
     let mut engine = from_spec(&args.engine, 3)?;
     let mut worst = Duration::ZERO;
