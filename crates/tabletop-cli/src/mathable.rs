@@ -250,8 +250,10 @@ fn parse_seats(specs: &[String], players: usize, seed: u64) -> Result<(Vec<Seate
             seats.push(Seated::Human);
             names.push(format!("Player {} (you)", s + 1));
         } else {
-            let player = from_spec(&spec, seed.wrapping_add(s as u64 + 1))
-                .map_err(|e| anyhow!("{e} (or human)").context(format!("player {}: {spec}", s + 1)))?;
+            let player = from_spec(&spec, seed.wrapping_add(s as u64 + 1)).map_err(|e| {
+                let human = if matches!(e, tabletop::SpecError::UnknownName { .. }) { ", human" } else { "" };
+                anyhow!("{e}{human}").context(format!("player {}: {spec}", s + 1))
+            })?;
             names.push(format!("Player {} ({})", s + 1, spec));
             seats.push(Seated::Computer(player));
         }
