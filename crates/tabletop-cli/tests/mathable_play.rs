@@ -1,0 +1,181 @@
+//! Scripted terminal games of Mathable: a simple game with P, S, E, T and invalid inputs, a
+//! classic game to the end, and the move lister on a saved game.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    text
+}
+
+#[test]
+fn simple_game_with_place_swap_end_terminate_and_invalid_inputs() {
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    let save = format!("{dir}/mathable_play_save.json");
+    let script = [
+        "x", // unknown action
+        "P",
+        "Z9 4", // off the board
+        "P",
+        "G9 5", // no equation
+        "P",
+        "G9 7", // not on the rack
+        "P",
+        "G7 2", // occupied
+        "S",
+        "9", // bad count
+        "S",
+        "2",
+        "1 2", // not on the rack
+        "s",
+        "2",
+        "2 5", // swap: ends the turn
+        "p",
+        "g9 2", // a placement
+        "S",    // no swap after a placement
+        "e",    // end the turn
+        &format!("save {save}"),
+        "T",
+    ]
+    .join("\n");
+    let out = run(&["play", "mathable", "--preset", "simple", "--seed", "3", "--player", "2=greedy"], &script);
+    let expect = [
+        "Your rack: 2 2 2 5 10 10 56",
+        "Action (P/S/E/T): x\nUnknown action \"x\"",
+        "Enter move: Z9 4\n\"Z9\" is off the board",
+        "5 at G9 makes no equation",
+        "7 is not on your rack",
+        "G7 is already occupied",
+        "\"9\" is not a number from 1 to 7",
+        "you can only exchange tokens on your rack (2 2 2 5 10 10 56)",
+        "Swapped 2 -> 5, 5 -> 24",
+        "Player 2 (greedy) places 4 on G6: +4",
+        "Your rack: 2 2 5 10 10 24 56",
+        "Placed 2 on G9: +2 points.",
+        "Action (P/E/T): S\nYou cannot exchange after placing a token this turn.",
+        "Saved to",
+        "Game over (terminated).",
+        "Player 2 (greedy) wins.",
+    ];
+    let mut from = 0;
+    for e in expect {
+        let at = out[from..].find(e).unwrap_or_else(|| panic!("missing {e:?} after byte {from} in:\n{out}"));
+        from += at;
+    }
+    // The computer's rack is never shown.
+    assert_eq!(out.matches("Your rack").count(), out.matches("Player 1 (you) to move").count());
+
+    // The saved game lists its placements.
+    let listed = run(&["moves", "mathable", "--state", &save, "--json", "--best"], "");
+    let v: serde_json::Value = serde_json::from_str(listed.trim()).unwrap();
+    assert_eq!(v["to_move"], 1);
+    assert!(v["placements"].as_array().unwrap().iter().all(|p| p["points"].as_u64().is_some()));
+    assert!(
+        v["best"]["moves"].as_array().unwrap().last().unwrap() == "end"
+            || v["best"]["moves"][0].as_str().unwrap().starts_with("swap")
+    );
+    let text = run(&["moves", "mathable", "--state", &save], "");
+    assert!(text.starts_with("Player 1 to move, rack"), "{text}");
+}
+
+#[test]
+fn classic_game_to_the_end() {
+    let out = run(&["play", "mathable", "--seed", "5", "--player", "1=greedy", "--player", "2=engine:time=200ms"], "");
+    assert!(out.contains("Mathable: 14x14 board, 2 players, rack 7, classic tokens, official squares, seed 5."));
+    assert!(
+        out.contains("Game over (bag empty")
+            || out.contains("Game over (rack emptied")
+            || out.contains("Game over (every player"),
+        "{out}"
+    );
+    assert!(out.contains(" wins.") || out.contains("Draw"), "{out}");
+    assert!(out.contains("  3x"), "special squares are marked");
+}
+
+#[test]
+fn bad_options_are_refused_in_one_line() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(["play", "mathable", "--size", "9"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("board size 9 is not allowed"), "{err}");
+    let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(["play", "mathable", "--player", "3=greedy"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("seats go from 1 to 2"));
+}
+
+/// Writes a saved classic game in which player 1 (to move) holds `rack`, with extra tokens on the
+/// board and, if `bag_left` is given, all but that many bag tokens moved onto the board's top rows.
+fn saved_game(name: &str, tokens: &[(&str, u8)], rack: &[u8], bag_left: Option<usize>) -> String {
+    use tabletop::games::mathable::{Mathable, Preset, SaveState, Settings};
+    let game = Mathable::new(&Settings::preset(Preset::Classic).with_seed(2)).unwrap();
+    let mut save = SaveState::from_game(&game, &[]);
+    let mut grid: Vec<Vec<String>> = save.board.iter().map(|r| r.split(' ').map(String::from).collect()).collect();
+    for (cell, v) in tokens {
+        let c: tabletop::games::mathable::Cell = cell.parse().unwrap();
+        grid[c.row as usize][c.col as usize] = v.to_string();
+    }
+    save.racks[0] = rack.to_vec();
+    save.bag = None;
+    save.board = grid.iter().map(|r| r.join(" ")).collect();
+    let full = save.to_game().unwrap();
+    let mut save = SaveState::from_game(&full, &[]);
+    if let Some(left) = bag_left {
+        let bag = save.bag.take().unwrap();
+        let mut rest = bag.iter();
+        for row in grid.iter_mut().rev() {
+            for cell in row.iter_mut() {
+                if rest.len() > left && cell == "." {
+                    *cell = rest.next().unwrap().to_string();
+                }
+            }
+        }
+        save.board = grid.iter().map(|r| r.join(" ")).collect();
+        save.bag = Some(rest.copied().collect());
+    }
+    save.to_game().unwrap();
+    let path = format!("{}/{name}.json", env!("CARGO_TARGET_TMPDIR"));
+    std::fs::write(&path, save.to_json(true)).unwrap();
+    path
+}
+
+#[test]
+fn restriction_squares_and_a_short_bag_at_the_terminal() {
+    // G4 is a + square with G5=3 and G6=4 below it.
+    let path = saved_game("mathable_restriction", &[("G5", 3), ("G6", 4)], &[7, 12, 5, 5, 5, 5, 5], None);
+    let script = "P\nG4 12\nP\nG4 7\nmaybe\ny\nT\n";
+    let out = run(&["play", "mathable", "--load", &path, "--player", "2=greedy"], script);
+    for e in [
+        "G4 is a + square: 12 must be the sum of the two tokens next to it",
+        "Placed 7 on G4: +7 points.",
+        "Restriction square: draw an extra token? (Y/N): maybe\nAnswer Y or N.",
+        "You drew an extra token. Your rack: ",
+        "Action (P/E/T): T",
+    ] {
+        assert!(out.contains(e), "missing {e:?} in:\n{out}");
+    }
+    // A bag of 2 tokens cannot give 3.
+    let path = saved_game("mathable_short_bag", &[], &[7, 12, 5, 5, 5, 5, 5], Some(2));
+    let out = run(&["play", "mathable", "--load", &path, "--player", "2=greedy"], "S\n3\nS\n1\n5\nT\n");
+    assert!(out.contains("Bag: 2 tokens"), "{out}");
+    assert!(out.contains("The bag holds only 2 tokens, fewer than the 3 you want to exchange."), "{out}");
+    assert!(out.contains("Swapped 5 -> "), "{out}");
+}

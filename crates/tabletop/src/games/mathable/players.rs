@@ -1,0 +1,143 @@
+//! Computer players: `greedy`, `random` and the engine (see [`engine`](super::engine)).
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::board::Tokens;
+use super::rules::{Mathable, MathableMove};
+use crate::game::Player;
+use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
+use crate::record::Record;
+
+pub use super::engine::EnginePlayer;
+
+/// The computer players Mathable offers (the front end adds `human`).
+pub const PLAYER_KINDS: &[PlayerKind] = &[
+    PlayerKind {
+        name: "engine",
+        settings: &["time", "samples", "seed"],
+        help: "plans whole turns and samples the opponents' racks (default; time=1s per turn)",
+    },
+    PlayerKind { name: "greedy", settings: &[], help: "places the highest-scoring token again and again" },
+    PlayerKind { name: "random", settings: &["seed"], help: "random valid placements" },
+];
+
+/// Builds a computer player from a spec (`engine:time=500ms`, `greedy`, `random:seed=3`).
+pub fn from_spec(spec: &PlayerSpec, default_seed: u64) -> Result<Box<dyn Player<Mathable>>, SpecError> {
+    spec.check(PLAYER_KINDS)?;
+    let seed = spec.get_u64("seed")?.unwrap_or(default_seed);
+    Ok(match spec.name.as_str() {
+        "greedy" => Box::new(GreedyPlayer),
+        "random" => Box::new(MathableRandomPlayer::new(seed)),
+        _ => {
+            let mut engine = EnginePlayer::new(seed);
+            if let Some(t) = spec.get_duration("time")? {
+                engine.time = t;
+            }
+            if let Some(s) = spec.get_in_range("samples", 1..=1000)? {
+                engine.samples = s as usize;
+            }
+            Box::new(engine)
+        }
+    })
+}
+
+/// The move the greedy player makes in a position: the extra draw when allowed, else the
+/// highest-scoring placement (first in board order on ties), else (at the start of a turn) an
+/// exchange of the whole rack if the bag allows, else end of turn.
+///
+/// ```
+/// use tabletop::games::mathable::{players::greedy_move, Mathable, MathableMove, Preset, Settings};
+/// use tabletop::Game;
+/// let game = Mathable::start(&Settings::preset(Preset::Classic).with_seed(1));
+/// let mv = greedy_move(&game);
+/// assert!(game.is_legal(mv));
+/// ```
+pub fn greedy_move(game: &Mathable) -> MathableMove {
+    if game.extra_draw_pending() && !game.bag().is_empty() {
+        return MathableMove::Draw;
+    }
+    let mut best: Option<super::board::Placement> = None;
+    for p in game.placements() {
+        let better = match best {
+            Some(b) => p.points > b.points,
+            None => true,
+        };
+        if better {
+            best = Some(p);
+        }
+    }
+    if let Some(p) = best {
+        return MathableMove::Place { cell: p.cell, token: p.token };
+    }
+    let rack = game.rack(game.turn());
+    if game.can_exchange() && !rack.is_empty() && game.bag().len() >= rack.len() {
+        return MathableMove::Exchange(*rack);
+    }
+    MathableMove::EndTurn
+}
+
+/// The greedy player: see [`greedy_move`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GreedyPlayer;
+
+impl Player<Mathable> for GreedyPlayer {
+    fn describe(&self) -> String {
+        "greedy".to_string()
+    }
+
+    fn choose_move(&mut self, record: &Record<Mathable>) -> MathableMove {
+        greedy_move(record.current())
+    }
+}
+
+/// Random valid placements: takes extra draws half of the time, ends the turn after each
+/// placement with probability 1/5, exchanges a random part of the rack when it cannot place.
+#[derive(Clone, Debug)]
+pub struct MathableRandomPlayer {
+    rng: ChaCha8Rng,
+    seed: u64,
+}
+
+impl MathableRandomPlayer {
+    /// A random player with a seed.
+    pub fn new(seed: u64) -> Self {
+        MathableRandomPlayer { rng: ChaCha8Rng::seed_from_u64(seed), seed }
+    }
+}
+
+impl Player<Mathable> for MathableRandomPlayer {
+    fn describe(&self) -> String {
+        format!("random:seed={}", self.seed)
+    }
+
+    fn choose_move(&mut self, record: &Record<Mathable>) -> MathableMove {
+        let game = record.current();
+        if game.extra_draw_pending() && !game.bag().is_empty() && self.rng.gen_bool(0.5) {
+            return MathableMove::Draw;
+        }
+        let placements = game.placements();
+        if !placements.is_empty() && (game.placed_this_turn() == 0 || self.rng.gen_bool(0.8)) {
+            let p = placements[self.rng.gen_range(0..placements.len())];
+            return MathableMove::Place { cell: p.cell, token: p.token };
+        }
+        let rack = *game.rack(game.turn());
+        if placements.is_empty() && game.can_exchange() && !game.bag().is_empty() && !rack.is_empty() {
+            let mut t = Tokens::EMPTY;
+            for &v in rack.as_slice() {
+                if t.len() < game.bag().len() && self.rng.gen_bool(0.5) {
+                    t.insert(v);
+                }
+            }
+            if t.is_empty() {
+                t.insert(rack.as_slice()[0]);
+            }
+            return MathableMove::Exchange(t);
+        }
+        MathableMove::EndTurn
+    }
+
+    fn reset(&mut self) {
+        self.rng = ChaCha8Rng::seed_from_u64(self.seed);
+    }
+}

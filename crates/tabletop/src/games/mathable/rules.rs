@@ -1,0 +1,782 @@
+//! The game: bag, racks, turns, scoring, the end of the game, and the [`Game`] implementation.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::board::{Board, Cell, CellError, Placement, PlacementError, Square, Tokens, MAX_RACK};
+use super::settings::{Settings, SettingsError, MAX_TOKEN};
+use crate::game::{Game, Outcome, Seat, SeatSet, Status};
+
+/// The bag: a multiset of tokens; drawing takes a uniformly random one, which is the same as
+/// shuffling the bag and drawing from the top.
+///
+/// ```
+/// use tabletop::games::mathable::{Bag, TokenSet};
+/// let bag = Bag::filled(TokenSet::Classic);
+/// assert_eq!(bag.len(), 106);
+/// assert_eq!(bag.count(7), 7);
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Bag {
+    counts: [u8; MAX_TOKEN as usize + 1],
+    len: u8,
+}
+
+impl fmt::Debug for Bag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Bag({:?})", self.tokens())
+    }
+}
+
+impl Bag {
+    /// An empty bag.
+    pub fn empty() -> Bag {
+        Bag { counts: [0; MAX_TOKEN as usize + 1], len: 0 }
+    }
+
+    /// A bag filled with every token of a set.
+    pub fn filled(set: super::settings::TokenSet) -> Bag {
+        let counts = set.counts();
+        Bag { counts, len: counts.iter().map(|&c| c as u32).sum::<u32>() as u8 }
+    }
+
+    /// The number of tokens in the bag (bag size).
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Is the bag empty?
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// How many tokens of a value are in the bag.
+    pub fn count(&self, token: u8) -> usize {
+        self.counts.get(token as usize).map_or(0, |&c| c as usize)
+    }
+
+    /// Puts a token in.
+    pub fn put(&mut self, token: u8) {
+        self.counts[token as usize] += 1;
+        self.len += 1;
+    }
+
+    /// Takes out a given token; false if there is none.
+    pub fn take(&mut self, token: u8) -> bool {
+        match self.counts.get_mut(token as usize) {
+            Some(c) if *c > 0 => {
+                *c -= 1;
+                self.len -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Draws a random token, or `None` from an empty bag.
+    pub fn draw(&mut self, rng: &mut impl Rng) -> Option<u8> {
+        if self.len == 0 {
+            return None;
+        }
+        let mut k = rng.gen_range(0..self.len as u32);
+        for (v, c) in self.counts.iter_mut().enumerate() {
+            if k < *c as u32 {
+                *c -= 1;
+                self.len -= 1;
+                return Some(v as u8);
+            }
+            k -= *c as u32;
+        }
+        unreachable!("the counts add up to len")
+    }
+
+    /// Draws tokens until the rack holds `size` tokens or the bag is empty; returns how many
+    /// were drawn.
+    pub fn fill_rack(&mut self, rack: &mut Tokens, size: usize, rng: &mut impl Rng) -> usize {
+        let mut drawn = 0;
+        while rack.len() < size.min(MAX_RACK) {
+            match self.draw(rng) {
+                Some(v) => {
+                    rack.insert(v);
+                    drawn += 1;
+                }
+                None => break,
+            }
+        }
+        drawn
+    }
+
+    /// Swaps one rack token with a random bag token (the new one is drawn before the old one
+    /// goes in); returns the new token, or `None` if the token is not on the rack or the bag is
+    /// empty.
+    pub fn swap_token(&mut self, rack: &mut Tokens, token: u8, rng: &mut impl Rng) -> Option<u8> {
+        if !rack.contains(token) || self.is_empty() {
+            return None;
+        }
+        let new = self.draw(rng)?;
+        rack.remove(token);
+        rack.insert(new);
+        self.put(token);
+        Some(new)
+    }
+
+    /// The tokens in the bag, sorted.
+    pub fn tokens(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        for (v, &c) in self.counts.iter().enumerate() {
+            out.resize(out.len() + c as usize, v as u8);
+        }
+        out
+    }
+
+    pub(crate) fn counts(&self) -> &[u8; MAX_TOKEN as usize + 1] {
+        &self.counts
+    }
+}
+
+/// A move: a placement, the extra draw after a restriction square, ending the turn, an
+/// exchange (which ends the turn) or terminating the game.
+///
+/// Notation: `G9=4` (the input `G9 4` is read too), `draw`, `end`, `swap=14,32`, `terminate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MathableMove {
+    /// Put a token from the rack on a cell.
+    Place {
+        /// Where.
+        cell: Cell,
+        /// Which token.
+        token: u8,
+    },
+    /// Take the extra token allowed right after a placement on a restriction square.
+    Draw,
+    /// End the turn (with no placement this is a pass); the rack is refilled.
+    EndTurn,
+    /// Exchange these rack tokens with the bag (only at the start of a turn; ends it).
+    Exchange(Tokens),
+    /// End the game at once, ranking players by their current scores.
+    Terminate,
+}
+
+impl fmt::Display for MathableMove {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MathableMove::Place { cell, token } => write!(f, "{cell}={token}"),
+            MathableMove::Draw => f.write_str("draw"),
+            MathableMove::EndTurn => f.write_str("end"),
+            MathableMove::Exchange(t) => {
+                f.write_str("swap=")?;
+                for (i, v) in t.as_slice().iter().enumerate() {
+                    write!(f, "{}{v}", if i > 0 { "," } else { "" })?;
+                }
+                Ok(())
+            }
+            MathableMove::Terminate => f.write_str("terminate"),
+        }
+    }
+}
+
+/// Why a move could not be read or played. Each message is one line for the player.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MathableMoveError {
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+    /// A bad cell.
+    #[error(transparent)]
+    Cell(#[from] CellError),
+    /// A token that is not a number 0..=90.
+    #[error("{0:?} is not a token: tokens are numbers from 0 to 90")]
+    Token(String),
+    /// Not a move at all.
+    #[error("cannot read {0:?}: write a cell and a token (G9 4), draw, end, swap 14 32 or terminate")]
+    Syntax(String),
+    /// The token is not on the rack of the player to move.
+    #[error("{0} is not on your rack")]
+    NotOnRack(u8),
+    /// The equation rule refuses the placement.
+    #[error(transparent)]
+    Placement(#[from] PlacementError),
+    /// No extra draw is allowed now.
+    #[error("no extra draw now: it is allowed only right after a placement on a restriction square")]
+    NoDraw,
+    /// The bag is empty.
+    #[error("the bag is empty")]
+    BagEmpty,
+    /// Exchange after a placement this turn.
+    #[error("you cannot exchange after placing a token this turn")]
+    ExchangeAfterPlacement,
+    /// Exchange of no tokens or more than the rack holds.
+    #[error("exchange 1 to {0} tokens")]
+    ExchangeCount(usize),
+    /// Exchange of tokens that are not on the rack.
+    #[error("you can only exchange tokens on your rack ({0})")]
+    ExchangeNotOnRack(Tokens),
+    /// The bag holds fewer tokens than the exchange asks for.
+    #[error("the bag holds only {bag} tokens, fewer than the {wanted} you want to exchange")]
+    BagShort {
+        /// Tokens asked for.
+        wanted: usize,
+        /// Tokens in the bag.
+        bag: usize,
+    },
+}
+
+/// Why a saved position could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MathablePositionError {
+    /// Not valid JSON for the save format.
+    #[error("not a Mathable save: {0}")]
+    Json(#[from] serde_json::Error),
+    /// The settings are invalid.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// The save's settings differ from the expected variant.
+    #[error("the save is for other settings")]
+    OtherVariant,
+    /// Something inconsistent, described.
+    #[error("bad save: {0}")]
+    Invalid(String),
+}
+
+/// Why the game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndCause {
+    /// The bag is empty and a player emptied their rack.
+    RackEmptied,
+    /// The bag is empty and no player can place any token.
+    Blocked,
+    /// Every player passed or exchanged twice in a row.
+    Passes,
+    /// A player terminated the game.
+    Terminated,
+}
+
+impl EndCause {
+    /// Short text for messages and the save format.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndCause::RackEmptied => "rack emptied",
+            EndCause::Blocked => "bag empty and no player can place",
+            EndCause::Passes => "every player passed twice",
+            EndCause::Terminated => "terminated",
+        }
+    }
+
+    pub(crate) fn parse(text: &str) -> Option<EndCause> {
+        [EndCause::RackEmptied, EndCause::Blocked, EndCause::Passes, EndCause::Terminated]
+            .into_iter()
+            .find(|c| c.as_str() == text)
+    }
+}
+
+/// A Mathable position: settings, board, racks, bag with its seeded generator, scores and the
+/// state of the current turn.
+///
+/// ```
+/// use tabletop::games::mathable::{Mathable, MathableMove, Preset, Settings};
+/// use tabletop::{Game, Seat, Status};
+/// let mut game = Mathable::start(&Settings::preset(Preset::Classic).with_seed(7));
+/// assert_eq!(game.rack(Seat(0)).len(), 7);
+/// assert_eq!(game.bag().len(), 106 - 14);
+/// let best = game.placements().into_iter().max_by_key(|p| p.points);
+/// if let Some(p) = best {
+///     game.play(MathableMove::Place { cell: p.cell, token: p.token }).unwrap();
+///     assert_eq!(game.score(Seat(0)), p.points as i32);
+/// }
+/// game.play(MathableMove::EndTurn).unwrap();
+/// assert_eq!(game.status(), Status::ToMove(Seat(1)));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mathable {
+    pub(crate) settings: Settings,
+    pub(crate) board: Board,
+    pub(crate) racks: [Tokens; 4],
+    pub(crate) bag: Bag,
+    pub(crate) rng: ChaCha8Rng,
+    pub(crate) scores: [i32; 4],
+    pub(crate) to_move: u8,
+    pub(crate) placed: u8,
+    pub(crate) started_full: bool,
+    pub(crate) extra_draw: bool,
+    pub(crate) idle_turns: u8,
+    pub(crate) end: Option<EndCause>,
+    pub(crate) hash: u64,
+}
+
+impl Mathable {
+    /// Starts a game, or explains which setting is bad.
+    pub fn new(settings: &Settings) -> Result<Mathable, SettingsError> {
+        settings.validate()?;
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        let mut bag = Bag::filled(settings.tokens);
+        let mut racks = [Tokens::EMPTY; 4];
+        for rack in racks.iter_mut().take(settings.players as usize) {
+            bag.fill_rack(rack, settings.rack as usize, &mut rng);
+        }
+        let mut game = Mathable {
+            settings: *settings,
+            board: Board::new(settings),
+            racks,
+            bag,
+            rng,
+            scores: [0; 4],
+            to_move: 0,
+            placed: 0,
+            started_full: true,
+            extra_draw: false,
+            idle_turns: 0,
+            end: None,
+            hash: 0,
+        };
+        game.hash = game.recompute_hash();
+        Ok(game)
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// A seat's rack.
+    pub fn rack(&self, seat: Seat) -> &Tokens {
+        &self.racks[seat.index()]
+    }
+
+    /// The bag.
+    pub fn bag(&self) -> &Bag {
+        &self.bag
+    }
+
+    /// A seat's score (end-of-game deductions included once the game is over).
+    pub fn score(&self, seat: Seat) -> i32 {
+        self.scores[seat.index()]
+    }
+
+    /// Every seat's score.
+    pub fn scores(&self) -> &[i32] {
+        &self.scores[..self.settings.players as usize]
+    }
+
+    /// The seat whose turn it is (the last mover once the game is over).
+    pub fn turn(&self) -> Seat {
+        Seat(self.to_move)
+    }
+
+    /// Tokens placed so far in the current turn.
+    pub fn placed_this_turn(&self) -> usize {
+        self.placed as usize
+    }
+
+    /// Did the current turn begin with a full rack (a condition of the bonus)?
+    pub fn turn_started_full(&self) -> bool {
+        self.started_full
+    }
+
+    /// May the player to move take an extra token now (right after a restriction square)?
+    pub fn extra_draw_pending(&self) -> bool {
+        self.extra_draw
+    }
+
+    /// Consecutive turns without a placement.
+    pub fn idle_turns(&self) -> usize {
+        self.idle_turns as usize
+    }
+
+    /// Why the game ended, if it did.
+    pub fn end_cause(&self) -> Option<EndCause> {
+        self.end
+    }
+
+    /// May the player to move exchange now (no placement yet this turn)?
+    pub fn can_exchange(&self) -> bool {
+        self.end.is_none() && self.placed == 0 && !self.extra_draw
+    }
+
+    /// Every valid placement for the player to move, with points.
+    pub fn placements(&self) -> Vec<Placement> {
+        if self.end.is_some() {
+            return Vec::new();
+        }
+        self.board.placements(&self.racks[self.to_move as usize])
+    }
+
+    /// The bonus the player to move would get by ending the turn now.
+    pub fn pending_bonus(&self) -> u32 {
+        let rack = &self.racks[self.to_move as usize];
+        if self.settings.bonus > 0 && self.started_full && self.placed > 0 && rack.is_empty() {
+            self.settings.bonus as u32
+        } else {
+            0
+        }
+    }
+
+    fn start_turn(&mut self) {
+        self.placed = 0;
+        self.extra_draw = false;
+        self.started_full = self.racks[self.to_move as usize].len() >= self.settings.rack as usize;
+    }
+
+    fn finish(&mut self, cause: EndCause) {
+        self.end = Some(cause);
+        self.extra_draw = false;
+        if cause != EndCause::Terminated && self.settings.deductions {
+            for seat in 0..self.settings.players as usize {
+                self.scores[seat] -= self.racks[seat].sum() as i32;
+            }
+        }
+    }
+
+    /// Checks after a turn whether the game goes on; moves the turn to the next seat.
+    fn next_turn(&mut self) {
+        let players = self.settings.players;
+        let mover = self.to_move as usize;
+        if self.bag.is_empty() && self.racks[mover].is_empty() {
+            return self.finish(EndCause::RackEmptied);
+        }
+        if self.idle_turns >= 2 * players {
+            return self.finish(EndCause::Passes);
+        }
+        // While the bag holds tokens a stuck player can still exchange; once it is empty nothing
+        // can change the racks, so the program ends a blocked game.
+        if self.bag.is_empty() && (0..players as usize).all(|s| !self.board.can_place(&self.racks[s])) {
+            return self.finish(EndCause::Blocked);
+        }
+        self.to_move = (self.to_move + 1) % players;
+        self.start_turn();
+    }
+
+    fn outcome(&self) -> Outcome {
+        let scores = self.scores();
+        let best = *scores.iter().max().expect("at least two players");
+        let winners = SeatSet::from_seats((0..scores.len()).filter(|&s| scores[s] == best).map(|s| Seat(s as u8)));
+        match winners.seats().count() {
+            1 => Outcome::Win(winners.seats().next().expect("one winner")),
+            n if n == scores.len() => Outcome::Draw,
+            _ => Outcome::SharedWin(winners),
+        }
+    }
+
+    fn check_exchange(&self, tokens: &Tokens) -> Option<MathableMoveError> {
+        let rack = &self.racks[self.to_move as usize];
+        if !self.can_exchange() {
+            return Some(MathableMoveError::ExchangeAfterPlacement);
+        }
+        if tokens.is_empty() || tokens.len() > rack.len() {
+            return Some(MathableMoveError::ExchangeCount(rack.len().max(1)));
+        }
+        if !rack.contains_all(tokens) {
+            return Some(MathableMoveError::ExchangeNotOnRack(*rack));
+        }
+        if self.bag.len() < tokens.len() {
+            return Some(MathableMoveError::BagShort { wanted: tokens.len(), bag: self.bag.len() });
+        }
+        None
+    }
+
+    /// Plays an exchange and returns the new tokens in the order of the old ones (for messages
+    /// such as `Swapped 14 -> 32`).
+    pub fn exchange(&mut self, tokens: Tokens) -> Result<Vec<(u8, u8)>, MathableMoveError> {
+        if let Some(err) = self.illegal_reason(MathableMove::Exchange(tokens)) {
+            return Err(err);
+        }
+        Ok(self.do_exchange(tokens))
+    }
+
+    fn do_exchange(&mut self, tokens: Tokens) -> Vec<(u8, u8)> {
+        let mover = self.to_move as usize;
+        let new: Vec<u8> = tokens.as_slice().iter().filter_map(|_| self.bag.draw(&mut self.rng)).collect();
+        let mut pairs = Vec::new();
+        for (&old, &nv) in tokens.as_slice().iter().zip(&new) {
+            self.racks[mover].remove(old);
+            self.racks[mover].insert(nv);
+            pairs.push((old, nv));
+        }
+        for &old in tokens.as_slice() {
+            self.bag.put(old);
+        }
+        self.idle_turns += 1;
+        self.next_turn();
+        pairs
+    }
+
+    /// Rebuilds a position from its parts (used by the save format); checks consistency.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_parts(
+        settings: Settings,
+        board: Board,
+        racks: [Tokens; 4],
+        bag: Bag,
+        rng: ChaCha8Rng,
+        scores: [i32; 4],
+        to_move: u8,
+        turn: (u8, bool, bool, u8),
+        end: Option<EndCause>,
+    ) -> Mathable {
+        let (placed, started_full, extra_draw, idle_turns) = turn;
+        let mut game = Mathable {
+            settings,
+            board,
+            racks,
+            bag,
+            rng,
+            scores,
+            to_move,
+            placed,
+            started_full,
+            extra_draw,
+            idle_turns,
+            end,
+            hash: 0,
+        };
+        game.hash = game.recompute_hash();
+        game
+    }
+
+    /// Token conservation: the bag, the racks and the board (start tiles aside) hold exactly the
+    /// token set.
+    pub fn check_conservation(&self) -> Result<(), String> {
+        let mut counts = self.board.placed_counts();
+        for (v, &c) in self.bag.counts().iter().enumerate() {
+            counts[v] += c as u32;
+        }
+        for rack in &self.racks[..self.settings.players as usize] {
+            for &v in rack.as_slice() {
+                counts[v as usize] += 1;
+            }
+        }
+        let expected = self.settings.tokens.counts();
+        for v in 0..=MAX_TOKEN as usize {
+            if counts[v] != expected[v] as u32 {
+                return Err(format!("{} tokens of value {v} in play, the set has {}", counts[v], expected[v]));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// FNV-1a over bytes.
+fn fnv(hash: &mut u64, bytes: &[u8]) {
+    for &b in bytes {
+        *hash ^= b as u64;
+        *hash = hash.wrapping_mul(0x100_0000_01b3);
+    }
+}
+
+fn parse_token(text: &str) -> Result<u8, MathableMoveError> {
+    match text.trim().parse::<u8>() {
+        Ok(v) if v <= MAX_TOKEN => Ok(v),
+        _ => Err(MathableMoveError::Token(text.trim().to_string())),
+    }
+}
+
+impl Game for Mathable {
+    type Move = MathableMove;
+    type Variant = Settings;
+    type MoveError = MathableMoveError;
+    type PositionError = MathablePositionError;
+
+    const NAME: &'static str = "mathable";
+
+    /// Starts a game; invalid settings are clamped into range (use [`Mathable::new`] to get an
+    /// error instead).
+    fn start(variant: &Settings) -> Self {
+        let mut s = *variant;
+        s.size = s.size.clamp(8, 14) & !1;
+        s.players = s.players.clamp(2, 4);
+        s.rack = s.rack.clamp(4, 8);
+        Mathable::new(&s).expect("clamped settings are valid")
+    }
+
+    fn variant(&self) -> Settings {
+        self.settings
+    }
+
+    fn num_seats(&self) -> usize {
+        self.settings.players as usize
+    }
+
+    fn status(&self) -> Status {
+        match self.end {
+            None => Status::ToMove(Seat(self.to_move)),
+            Some(_) => Status::Over(self.outcome()),
+        }
+    }
+
+    fn legal_moves(&self, moves: &mut Vec<MathableMove>) {
+        moves.clear();
+        if self.end.is_some() {
+            return;
+        }
+        for p in self.placements() {
+            moves.push(MathableMove::Place { cell: p.cell, token: p.token });
+        }
+        if self.extra_draw && !self.bag.is_empty() {
+            moves.push(MathableMove::Draw);
+        }
+        moves.push(MathableMove::EndTurn);
+        if self.can_exchange() {
+            let rack = self.racks[self.to_move as usize];
+            let values = rack.as_slice();
+            let mut seen = std::collections::HashSet::new();
+            for subset in 1u32..(1 << values.len()) {
+                if subset.count_ones() as usize > self.bag.len() {
+                    continue;
+                }
+                let mut t = Tokens::EMPTY;
+                for (i, &v) in values.iter().enumerate() {
+                    if subset & (1 << i) != 0 {
+                        t.insert(v);
+                    }
+                }
+                if seen.insert(t) {
+                    moves.push(MathableMove::Exchange(t));
+                }
+            }
+        }
+        moves.push(MathableMove::Terminate);
+    }
+
+    fn play_unchecked(&mut self, mv: MathableMove) {
+        let mover = self.to_move as usize;
+        match mv {
+            MathableMove::Place { cell, token } => {
+                let points = self.board.score(cell, token).unwrap_or(0);
+                self.board.put(cell, token);
+                self.racks[mover].remove(token);
+                self.scores[mover] += points as i32;
+                self.placed += 1;
+                self.extra_draw = matches!(self.board.square(cell), Square::Restriction(_));
+            }
+            MathableMove::Draw => {
+                if let Some(v) = self.bag.draw(&mut self.rng) {
+                    self.racks[mover].insert(v);
+                }
+                self.extra_draw = false;
+            }
+            MathableMove::EndTurn => {
+                self.scores[mover] += self.pending_bonus() as i32;
+                self.idle_turns = if self.placed > 0 { 0 } else { self.idle_turns + 1 };
+                let size = self.settings.rack as usize;
+                self.bag.fill_rack(&mut self.racks[mover], size, &mut self.rng);
+                self.next_turn();
+            }
+            MathableMove::Exchange(tokens) => {
+                self.do_exchange(tokens);
+            }
+            MathableMove::Terminate => self.finish(EndCause::Terminated),
+        }
+        self.hash = self.recompute_hash();
+    }
+
+    fn illegal_reason(&self, mv: MathableMove) -> Option<MathableMoveError> {
+        if self.end.is_some() {
+            return Some(MathableMoveError::GameOver);
+        }
+        let rack = &self.racks[self.to_move as usize];
+        match mv {
+            MathableMove::Place { cell, token } => {
+                if let Err(e) = self.board.score(cell, token) {
+                    if matches!(e, PlacementError::OffBoard(_) | PlacementError::Occupied(_)) || rack.contains(token) {
+                        return Some(e.into());
+                    }
+                }
+                if !rack.contains(token) {
+                    return Some(MathableMoveError::NotOnRack(token));
+                }
+                None
+            }
+            MathableMove::Draw if !self.extra_draw => Some(MathableMoveError::NoDraw),
+            MathableMove::Draw if self.bag.is_empty() => Some(MathableMoveError::BagEmpty),
+            MathableMove::Exchange(tokens) => self.check_exchange(&tokens),
+            MathableMove::Draw | MathableMove::EndTurn | MathableMove::Terminate => None,
+        }
+    }
+
+    fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    fn recompute_hash(&self) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325;
+        fnv(&mut h, self.board.raw());
+        for rack in &self.racks {
+            fnv(&mut h, &[rack.len() as u8]);
+            fnv(&mut h, rack.as_slice());
+        }
+        fnv(&mut h, self.bag.counts());
+        for s in self.scores {
+            fnv(&mut h, &s.to_le_bytes());
+        }
+        let end = self.end.map_or(0, |e| e as u8 + 1);
+        fnv(&mut h, &[self.to_move, self.placed, self.started_full as u8, self.extra_draw as u8, self.idle_turns, end]);
+        fnv(&mut h, &self.rng.get_word_pos().to_le_bytes());
+        h
+    }
+
+    fn parse_move(&self, text: &str) -> Result<MathableMove, MathableMoveError> {
+        let t = text.trim();
+        let lower = t.to_ascii_lowercase();
+        match lower.as_str() {
+            "draw" | "d" => return Ok(MathableMove::Draw),
+            "end" | "e" => return Ok(MathableMove::EndTurn),
+            "terminate" | "t" => return Ok(MathableMove::Terminate),
+            _ => {}
+        }
+        let parts: Vec<&str> =
+            t.split(|c: char| c.is_whitespace() || c == ',' || c == '=').filter(|p| !p.is_empty()).collect();
+        match parts.as_slice() {
+            [word, tokens @ ..] if ["swap", "s", "exchange"].contains(&word.to_ascii_lowercase().as_str()) => {
+                if tokens.is_empty() || tokens.len() > MAX_RACK {
+                    return Err(MathableMoveError::ExchangeCount(self.settings.rack as usize));
+                }
+                let values = tokens.iter().map(|p| parse_token(p)).collect::<Result<Vec<u8>, _>>()?;
+                Ok(MathableMove::Exchange(
+                    Tokens::from_slice(&values).ok_or_else(|| MathableMoveError::Syntax(t.to_string()))?,
+                ))
+            }
+            [cell, token] => {
+                let cell: Cell = cell.parse()?;
+                let token = parse_token(token)?;
+                Ok(MathableMove::Place { cell, token })
+            }
+            [one] if one.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) => {
+                let _: Cell = one.parse()?;
+                Err(MathableMoveError::Syntax(t.to_string()))
+            }
+            _ => Err(MathableMoveError::Syntax(t.to_string())),
+        }
+    }
+
+    fn notation(&self) -> String {
+        super::save::SaveState::from_game(self, &[]).to_json(false)
+    }
+
+    fn from_notation(variant: &Settings, text: &str) -> Result<Self, MathablePositionError> {
+        let game = super::save::SaveState::from_json(text)?.to_game()?;
+        if game.settings != *variant {
+            return Err(MathablePositionError::OtherVariant);
+        }
+        Ok(game)
+    }
+
+    fn end_reason(&self) -> Option<String> {
+        self.end.map(|e| e.as_str().to_string())
+    }
+}
+
+impl FromStr for Settings {
+    type Err = SettingsError;
+
+    /// Reads a preset name (`classic`, `junior`, `simple`).
+    fn from_str(text: &str) -> Result<Settings, SettingsError> {
+        Ok(Settings::preset(text.parse()?))
+    }
+}

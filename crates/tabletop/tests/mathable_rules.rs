@@ -1,0 +1,369 @@
+//! Mathable rules: every scoring rule, restriction squares, zero and division, the bonus, the
+//! end of the game and its deductions, ties, exchanges, notation and the save format.
+
+use tabletop::games::mathable::{
+    Cell, EndCause, Layout, Mathable, MathableMove, MathableMoveError, Operations, PlacementError, Preset, SaveState,
+    Settings,
+};
+use tabletop::{Game, Outcome, Seat, SeatSet, Status};
+
+/// A position of `settings` with extra tokens on the board, the given racks and the rest of the
+/// token set in the bag.
+fn setup(settings: Settings, tokens: &[(&str, u8)], racks: &[&[u8]]) -> Mathable {
+    let game = Mathable::new(&settings).unwrap();
+    let mut save = SaveState::from_game(&game, &[]);
+    let mut grid: Vec<Vec<String>> = save.board.iter().map(|r| r.split(' ').map(String::from).collect()).collect();
+    for (cell, v) in tokens {
+        let c: Cell = cell.parse().unwrap();
+        grid[c.row as usize][c.col as usize] = v.to_string();
+    }
+    save.board = grid.iter().map(|r| r.join(" ")).collect();
+    save.racks = racks.iter().map(|r| r.to_vec()).collect();
+    save.bag = None;
+    save.to_game().unwrap()
+}
+
+fn classic() -> Settings {
+    Settings::preset(Preset::Classic)
+}
+
+fn simple() -> Settings {
+    Settings::preset(Preset::Simple)
+}
+
+fn place(cell: &str, token: u8) -> MathableMove {
+    MathableMove::Place { cell: cell.parse().unwrap(), token }
+}
+
+fn points(game: &Mathable, cell: &str, token: u8) -> Result<u32, PlacementError> {
+    game.board().score(cell.parse().unwrap(), token)
+}
+
+#[test]
+fn one_two_three_and_four_equations() {
+    // G9 is below G8=3, G7=1: 3+1 = 4 is one equation.
+    let g = setup(simple(), &[], &[&[4], &[]]);
+    assert_eq!(points(&g, "G9", 4), Ok(4));
+    // Left of G9: F9=2, E9=2 gives 4 by + and by x: one more direction, counted once.
+    let g = setup(simple(), &[("F9", 2), ("E9", 2)], &[&[4], &[]]);
+    assert_eq!(points(&g, "G9", 4), Ok(8));
+    // Right: H9=1, I9=4 (1x4).
+    let g = setup(simple(), &[("F9", 2), ("E9", 2), ("H9", 1), ("I9", 4)], &[&[4], &[]]);
+    assert_eq!(points(&g, "G9", 4), Ok(12));
+    // Down: G10=8, G11=2 (8/2).
+    let mut g = setup(simple(), &[("F9", 2), ("E9", 2), ("H9", 1), ("I9", 4), ("G10", 8), ("G11", 2)], &[&[4], &[]]);
+    assert_eq!(points(&g, "G9", 4), Ok(16));
+    g.play(place("G9", 4)).unwrap();
+    assert_eq!(g.score(Seat(0)), 16);
+}
+
+#[test]
+fn a_token_between_two_tokens_does_not_use_them() {
+    // F7 sits between E7 and G7: E7=3 and G7=1 do not make an equation for F7.
+    let g = setup(simple(), &[("E7", 3)], &[&[4], &[]]);
+    // F7's left pair is E7=3, D7 empty; its right pair is G7=1, H7=2 (3, 1, 2, 2).
+    assert!(points(&g, "F7", 4).is_err());
+    assert_eq!(points(&g, "F7", 3), Ok(3));
+}
+
+#[test]
+fn double_and_triple_squares() {
+    // E5 is 2x: E4=5, E3=2 above it.
+    let g = setup(classic(), &[("E4", 5), ("E3", 2)], &[&[7], &[]]);
+    assert_eq!(points(&g, "E5", 7), Ok(14));
+    // A1 is 3x: B1=6, C1=3 to its right give 9, 3, 18 and 2.
+    let g = setup(classic(), &[("B1", 6), ("C1", 3)], &[&[9], &[]]);
+    assert_eq!(points(&g, "A1", 9), Ok(27));
+    assert_eq!(points(&g, "A1", 2), Ok(6));
+    // Two equations on a 2x square: both apply.
+    let g = setup(classic(), &[("E4", 5), ("E3", 2), ("F5", 3), ("G5", 4)], &[&[7], &[]]);
+    assert_eq!(points(&g, "E5", 7), Ok(28));
+}
+
+#[test]
+fn each_restriction_square_takes_only_its_operation() {
+    // G4 is +: G5=3, G6=4 below it.
+    let g = setup(classic(), &[("G5", 3), ("G6", 4)], &[&[7, 12, 1], &[]]);
+    assert_eq!(points(&g, "G4", 7), Ok(7));
+    assert!(matches!(points(&g, "G4", 12), Err(PlacementError::Restriction { .. })));
+    assert!(matches!(points(&g, "G4", 1), Err(PlacementError::Restriction { .. })));
+    assert_eq!(
+        g.illegal_reason(place("G4", 12)).unwrap().to_string(),
+        "G4 is a + square: 12 must be the sum of the two tokens next to it"
+    );
+    // F3 is -: F4=9, F5=4.
+    let g = setup(classic(), &[("F4", 9), ("F5", 4)], &[&[5, 13], &[]]);
+    assert_eq!(points(&g, "F3", 5), Ok(5));
+    assert!(matches!(points(&g, "F3", 13), Err(PlacementError::Restriction { .. })));
+    // H4 is x: H5=3, H6=4.
+    let g = setup(classic(), &[("H5", 3), ("H6", 4)], &[&[12, 7], &[]]);
+    assert_eq!(points(&g, "H4", 12), Ok(12));
+    assert!(matches!(points(&g, "H4", 7), Err(PlacementError::Restriction { .. })));
+    // E2 is /: E3=8, E4=2.
+    let g = setup(classic(), &[("E3", 8), ("E4", 2)], &[&[4, 10], &[]]);
+    assert_eq!(points(&g, "E2", 4), Ok(4));
+    assert!(matches!(points(&g, "E2", 10), Err(PlacementError::Restriction { .. })));
+    // On a + square only + equations count: F4=14, E4=7 to the left of G4 give 7 by - only.
+    let g = setup(classic(), &[("G5", 3), ("G6", 4), ("F4", 14), ("E4", 7)], &[&[7], &[]]);
+    assert_eq!(points(&g, "G4", 7), Ok(7));
+    let g = setup(classic(), &[("G5", 3), ("G6", 4), ("F4", 3), ("E4", 4)], &[&[7], &[]]);
+    assert_eq!(points(&g, "G4", 7), Ok(14));
+}
+
+#[test]
+fn a_restriction_square_allows_one_extra_draw_at_once() {
+    let mut g = setup(classic(), &[("G5", 3), ("G6", 4)], &[&[7, 1, 1], &[]]);
+    let bag = g.bag().len();
+    assert_eq!(g.illegal_reason(MathableMove::Draw), Some(MathableMoveError::NoDraw));
+    g.play(place("G4", 7)).unwrap();
+    assert!(g.extra_draw_pending());
+    g.play(MathableMove::Draw).unwrap();
+    assert_eq!((g.rack(Seat(0)).len(), g.bag().len()), (3, bag - 1));
+    assert!(g.play(MathableMove::Draw).is_err(), "only one extra draw");
+    // The draw is optional and lapses with the next move.
+    let mut g = setup(classic(), &[("G5", 3), ("G6", 4)], &[&[7, 2], &[]]);
+    g.play(place("G4", 7)).unwrap();
+    g.play(place("G9", 2)).unwrap();
+    assert!(!g.extra_draw_pending() && g.play(MathableMove::Draw).is_err());
+}
+
+#[test]
+fn zero_and_division_edge_cases() {
+    // 5 and 5: 0 = 5-5 and 1 = 5/5.
+    let g = setup(simple(), &[("G9", 5), ("G10", 5)], &[&[0, 1], &[]]);
+    assert_eq!(points(&g, "G11", 0), Ok(0));
+    assert_eq!(points(&g, "G11", 1), Ok(1));
+    // 0 and 7 (0 nearer): 0 = 0x7 = 0/7, 7 = 7+0 = 7-0; 7/0 is never taken.
+    let g = setup(simple(), &[("G9", 0), ("G10", 7)], &[&[7], &[]]);
+    // G9=0 is below G8=3 too, but G9 is occupied; look below G10: pair (7, 0).
+    assert_eq!(points(&g, "G11", 0), Ok(0));
+    assert_eq!(points(&g, "G11", 7), Ok(7));
+    assert!(points(&g, "G11", 1).is_err());
+    // 7 nearer and 0 farther: 7/0 is never taken either.
+    let g = setup(simple(), &[("A2", 0), ("A1", 7)], &[&[], &[]]);
+    assert_eq!(points(&g, "A3", 7), Ok(7));
+    assert!(points(&g, "A3", 1).is_err());
+    // Inexact division is refused: 7 and 2 give 9, 5, 14 but not 3.
+    let g = setup(simple(), &[("G9", 7), ("G10", 2)], &[&[3], &[]]);
+    assert!(matches!(points(&g, "G11", 3), Err(PlacementError::NoEquation { .. })));
+    assert_eq!(points(&g, "G11", 14), Ok(14));
+}
+
+#[test]
+fn junior_allows_only_addition_and_subtraction() {
+    let junior = Settings::preset(Preset::Junior);
+    let g = setup(junior, &[], &[&[7, 12], &[]]);
+    // Junior's 10x10 board: start tiles E5=1, F5=2, E6=3, F6=4; F7 below F6, F5 is 4+2, 4-2.
+    assert_eq!(points(&g, "F7", 6), Ok(6));
+    assert!(points(&g, "F7", 8).is_err(), "4x2 is not allowed in junior");
+    assert_eq!(Operations::AddSub, junior.operations);
+}
+
+#[test]
+fn the_bonus_needs_a_full_rack_placed_in_one_turn() {
+    let settings = Settings { layout: Layout::Plain, ..classic() };
+    let pairs = [
+        ("A1", 1),
+        ("B1", 3),
+        ("A3", 2),
+        ("B3", 2),
+        ("A5", 8),
+        ("B5", 2),
+        ("A10", 5),
+        ("B10", 1),
+        ("A12", 9),
+        ("B12", 5),
+        ("A14", 6),
+        ("B14", 2),
+        ("N1", 12),
+        ("N2", 3),
+    ];
+    let spots = ["C1", "C3", "C5", "C10", "C12", "C14", "N3"];
+    let mut g = setup(settings, &pairs, &[&[4; 7], &[]]);
+    for spot in spots {
+        g.play(place(spot, 4)).unwrap();
+    }
+    assert_eq!(g.score(Seat(0)), 28);
+    assert_eq!(g.pending_bonus(), 50);
+    g.play(MathableMove::EndTurn).unwrap();
+    assert_eq!(g.score(Seat(0)), 78);
+    assert_eq!(g.rack(Seat(0)).len(), 7, "refilled");
+    // A turn that began with 6 tokens earns no bonus.
+    let mut g = setup(settings, &pairs, &[&[4; 6], &[]]);
+    for spot in &spots[..6] {
+        g.play(place(spot, 4)).unwrap();
+    }
+    g.play(MathableMove::EndTurn).unwrap();
+    assert_eq!(g.score(Seat(0)), 24);
+}
+
+#[test]
+fn end_of_game_deductions() {
+    // Nothing on either rack fits next to the start tiles (3 1 2 / 7 1 12 / 4 2 3 / 6 2 8), so
+    // both players pass twice and the game ends; each loses the face value left on the rack.
+    let racks: [&[u8]; 2] = [&[5, 9, 10, 11, 13, 14, 15], &[5, 9, 10, 16, 17, 18, 19]];
+    let mut g = setup(classic(), &[], &racks);
+    let mut save = SaveState::from_game(&g, &[]);
+    save.scores = vec![100, 90];
+    g = save.to_game().unwrap();
+    for _ in 0..4 {
+        assert_eq!(g.end_cause(), None);
+        g.play(MathableMove::EndTurn).unwrap();
+    }
+    assert_eq!(g.end_cause(), Some(EndCause::Passes));
+    assert_eq!(g.scores(), &[100 - 77, 90 - 94]);
+    assert_eq!(g.status(), Status::Over(Outcome::Win(Seat(0))));
+    // The simple preset has no deductions.
+    let mut g = setup(simple(), &[], &racks);
+    for _ in 0..4 {
+        g.play(MathableMove::EndTurn).unwrap();
+    }
+    assert_eq!(g.scores(), &[0, 0]);
+    assert_eq!(g.status(), Status::Over(Outcome::Draw));
+}
+
+#[test]
+fn greedy_games_end_by_the_rules_with_deductions() {
+    use tabletop::games::mathable::players::greedy_move;
+    let mut causes = Vec::new();
+    for seed in 0..6 {
+        let mut g = Mathable::new(&classic().with_seed(seed)).unwrap();
+        let mut before = [0; 2];
+        while g.status().to_move().is_some() {
+            before = [g.score(Seat(0)), g.score(Seat(1))];
+            let mv = greedy_move(&g);
+            g.play(mv).unwrap();
+        }
+        let cause = g.end_cause().unwrap();
+        causes.push(cause);
+        g.check_conservation().unwrap();
+        if matches!(cause, EndCause::Blocked | EndCause::RackEmptied) {
+            assert!(g.bag().is_empty());
+        }
+        // The last move scored nothing more (end of turn without bonus) and the racks were deducted.
+        for (s, &b) in before.iter().enumerate() {
+            let left = g.rack(Seat(s as u8)).sum() as i32;
+            assert!(g.score(Seat(s as u8)) <= b - left + 50, "seed {seed}");
+        }
+    }
+    assert!(causes.iter().any(|c| *c != EndCause::Terminated), "{causes:?}");
+}
+
+#[test]
+fn ties_are_draws_or_shared_wins() {
+    let mut save = SaveState::from_game(&Mathable::new(&classic()).unwrap(), &[]);
+    save.scores = vec![10, 10];
+    let mut g = save.to_game().unwrap();
+    g.play(MathableMove::Terminate).unwrap();
+    assert_eq!(g.status(), Status::Over(Outcome::Draw));
+    assert_eq!(g.scores(), &[10, 10], "terminate ranks by current scores, no deductions");
+    let three = Settings { players: 3, ..classic() };
+    let mut save = SaveState::from_game(&Mathable::new(&three).unwrap(), &[]);
+    save.scores = vec![10, 5, 10];
+    let mut g = save.to_game().unwrap();
+    g.play(MathableMove::Terminate).unwrap();
+    assert_eq!(g.status(), Status::Over(Outcome::SharedWin(SeatSet::from_seats([Seat(0), Seat(2)]))));
+}
+
+#[test]
+fn exchanges() {
+    let mut g = Mathable::new(&classic().with_seed(3)).unwrap();
+    let rack = *g.rack(Seat(0));
+    let two = tabletop::games::mathable::Tokens::from_slice(&rack.as_slice()[..2]).unwrap();
+    let swapped = g.exchange(two).unwrap();
+    assert_eq!(swapped.len(), 2);
+    assert_eq!(g.turn(), Seat(1), "an exchange ends the turn");
+    assert_eq!(g.bag().len(), 106 - 14);
+    // Not after a placement.
+    let mut g = setup(classic(), &[], &[&[4, 5], &[]]);
+    g.play(place("G9", 4)).unwrap();
+    let five = tabletop::games::mathable::Tokens::from_slice(&[5]).unwrap();
+    assert_eq!(g.illegal_reason(MathableMove::Exchange(five)), Some(MathableMoveError::ExchangeAfterPlacement));
+    // Not when the bag is short.
+    let g = Mathable::new(&classic()).unwrap();
+    let mut save = SaveState::from_game(&g, &[]);
+    let bag = save.bag.take().unwrap();
+    let rack0 = save.racks[0].clone();
+    // Move all but 3 bag tokens onto the board.
+    let mut grid: Vec<Vec<String>> = save.board.iter().map(|r| r.split(' ').map(String::from).collect()).collect();
+    let mut rest = bag.iter();
+    'fill: for row in grid.iter_mut() {
+        for cell in row.iter_mut() {
+            if rest.len() <= 3 {
+                break 'fill;
+            }
+            if cell == "." {
+                *cell = rest.next().unwrap().to_string();
+            }
+        }
+    }
+    save.board = grid.iter().map(|r| r.join(" ")).collect();
+    save.bag = Some(rest.copied().collect());
+    let g = save.to_game().unwrap();
+    let four = tabletop::games::mathable::Tokens::from_slice(&rack0[..4]).unwrap();
+    assert_eq!(
+        g.illegal_reason(MathableMove::Exchange(four)).unwrap().to_string(),
+        "the bag holds only 3 tokens, fewer than the 4 you want to exchange"
+    );
+}
+
+#[test]
+fn cells_and_moves_read_case_insensitively() {
+    let g = Mathable::new(&classic()).unwrap();
+    assert_eq!(g.parse_move("g9 4"), Ok(place("G9", 4)));
+    assert_eq!(g.parse_move("G9=4").unwrap().to_string(), "G9=4");
+    assert!(g.parse_move("Q9 4").unwrap_err().to_string().contains("off the board"));
+    assert!(g.parse_move("G9 x").unwrap_err().to_string().contains("not a token"));
+    assert_eq!(g.parse_move("swap 14 32").unwrap().to_string(), "swap=14,32");
+    assert_eq!(g.parse_move("E"), Ok(MathableMove::EndTurn));
+    let small = Mathable::new(&Settings { size: 8, ..simple() }).unwrap();
+    assert!(matches!(
+        small.illegal_reason(place("K2", 3)),
+        Some(MathableMoveError::Placement(PlacementError::OffBoard(_)))
+    ));
+}
+
+#[test]
+fn settings_are_validated() {
+    for bad in [
+        Settings { size: 9, ..classic() },
+        Settings { size: 16, ..classic() },
+        Settings { players: 5, ..classic() },
+        Settings { rack: 3, ..classic() },
+    ] {
+        assert!(Mathable::new(&bad).is_err());
+    }
+    assert_eq!("Junior".parse::<Preset>(), Ok(Preset::Junior));
+    assert!("blitz".parse::<Preset>().unwrap_err().to_string().contains("valid presets"));
+}
+
+#[test]
+fn a_game_replays_from_its_seed_and_saves_round_trip() {
+    let settings = classic().with_seed(11);
+    let mut a = Mathable::new(&settings).unwrap();
+    let mut moves = Vec::new();
+    for _ in 0..30 {
+        if a.status().to_move().is_none() {
+            break;
+        }
+        let mv = tabletop::games::mathable::players::greedy_move(&a);
+        a.play(mv).unwrap();
+        moves.push(mv);
+    }
+    let mut b = Mathable::new(&settings).unwrap();
+    for mv in &moves {
+        b.play(*mv).unwrap();
+    }
+    assert_eq!(a, b);
+    let history: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    let text = SaveState::from_game(&a, &history).to_json(true);
+    let loaded = SaveState::from_json(&text).unwrap();
+    assert_eq!(loaded.history, history);
+    let c = loaded.to_game().unwrap();
+    assert_eq!(c, a);
+    // The bag goes on identically after loading.
+    let (mut a2, mut c2) = (a.clone(), c.clone());
+    a2.play(MathableMove::EndTurn).unwrap();
+    c2.play(MathableMove::EndTurn).unwrap();
+    assert_eq!(a2, c2);
+}
