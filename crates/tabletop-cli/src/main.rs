@@ -108,6 +108,61 @@ enum BenchGame {
     Connect(connect::BenchArgs),
     /// Mathable move generation and computer-turn benchmarks.
     Mathable(mathable::BenchArgs),
+    /// Load benchmark of `tabletop serve`: many games at once over loopback.
+    Serve(ServeBenchArgs),
+}
+
+/// Options of `tabletop bench serve`.
+#[derive(clap::Args)]
+struct ServeBenchArgs {
+    /// Games played at once.
+    #[arg(long, default_value_t = 200)]
+    games: usize,
+    /// Moves per game at most.
+    #[arg(long, default_value_t = 40)]
+    moves: usize,
+    /// Seconds at most for the playing phase.
+    #[arg(long, default_value_t = 30)]
+    seconds: u64,
+    /// Milliseconds each client waits before each move (0: back to back).
+    #[arg(long, default_value_t = 100)]
+    think_ms: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
+    let dir = std::env::temp_dir().join(format!("tabletop-bench-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let db = dir.join("bench.db");
+    let report = tabletop_web::bench::load_benchmark_blocking(
+        args.games,
+        args.moves,
+        std::time::Duration::from_secs(args.seconds),
+        std::time::Duration::from_millis(args.think_ms),
+        &db,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let report = report?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!(
+            "{} games at once: {} moves in {:.2} s = {:.0} moves/s; move latency p50 {:.2} ms, p99 {:.2} ms; lost {}",
+            report.games,
+            report.moves,
+            report.seconds,
+            report.moves_per_second,
+            report.p50_ms,
+            report.p99_ms,
+            report.lost
+        );
+    }
+    if report.lost > 0 {
+        anyhow::bail!("{} acknowledged moves are missing from the database", report.lost);
+    }
+    Ok(())
 }
 
 #[derive(Subcommand)]
@@ -143,6 +198,7 @@ fn main() {
         Command::Bench(BenchGame::Reversi(a)) => reversi::bench(a),
         Command::Bench(BenchGame::Connect(a)) => connect::bench(a),
         Command::Bench(BenchGame::Mathable(a)) => mathable::bench(a),
+        Command::Bench(BenchGame::Serve(a)) => bench_serve(a),
         Command::Book(BookGame::Connect(a)) => connect::book(a),
         Command::Moves(MovesGame::Mathable(a)) => mathable::moves(a),
         Command::Serve(a) => tabletop_web::serve_blocking(a.addr, &a.db).map_err(anyhow::Error::from),

@@ -3,9 +3,11 @@
 //! - [`sessions`]: a uniform [`sessions::Session`] over any game, with a small adapter per game.
 //! - [`store`]: the SQLite database (every move committed before the answer).
 //! - [`server`]: the axum router, the page (embedded in the binary) and the API handlers.
+//! - [`bench`]: the load benchmark behind `tabletop bench serve`.
 
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod server;
 pub mod sessions;
 pub mod store;

@@ -184,3 +184,14 @@ fn rand_suffix() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn load_benchmark_loses_nothing() {
+    let dir = tempdir();
+    let report =
+        tabletop_web::bench::load_benchmark(20, 10, Duration::from_secs(20), Duration::ZERO, &dir.join("load.db"))
+            .await
+            .unwrap();
+    assert_eq!(report.lost, 0);
+    assert_eq!(report.moves, 200, "20 games of 10 moves each (4x4 with 2 empty cannot end sooner)");
+}
