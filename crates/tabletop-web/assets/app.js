@@ -35,10 +35,15 @@ function anyToken() {
   return tokens(gameId).find(Boolean) || null;
 }
 
-function seatName(seat) {
-  if (current.game === "slide") return seat === 0 ? "Blue (b)" : "Orange (o)";
-  return "Seat " + (seat + 1);
+function seatName(seat, game) {
+  if ((game || current.game) === "slide") return seat === 0 ? "Blue (b)" : "Orange (o)";
+  return "Player " + (seat + 1);
 }
+
+const SEAT_CHOICES = {
+  slide: [["human", "Person"], ["engine", "Computer (engine)"], ["classic:levels=2", "Computer (classic, easy)"], ["random", "Computer (random)"]],
+  mathable: [["human", "Person"], ["engine", "Computer (engine)"], ["greedy", "Computer (greedy)"], ["random", "Computer (random)"]],
+};
 
 function render(state) {
   current = state;
@@ -61,7 +66,10 @@ function render(state) {
   $("undo").disabled = !anyToken() || status.over || state.moves.length === 0;
   $("hint").disabled = !playable;
   $("resign").disabled = !anyToken() || status.over;
+  $("scores").replaceChildren();
+  $("rack-area").replaceChildren();
   if (state.game === "slide") renderSlide(state, playable);
+  if (state.game === "mathable") renderMathable(state, playable);
   const waiting = !status.over && (state.thinking || state.seats[status.to_move] !== "human");
   clearTimeout(pollTimer);
   if (waiting) pollTimer = setTimeout(refresh, 400);
@@ -95,6 +103,80 @@ function renderSlide(state, playable) {
     return button;
   });
   grid.replaceChildren(...cells);
+}
+
+let chosenToken = null;   // Mathable: the rack token chosen to place
+let swapMode = false;     // Mathable: choosing tokens to exchange
+let swapping = new Set(); // Mathable: rack indexes chosen to exchange
+
+function renderMathable(state, playable) {
+  const board = state.board;
+  const grid = $("board");
+  grid.className = "mathable";
+  grid.style.gridTemplateColumns = `repeat(${board.size}, 1fr)`;
+  const seat = state.status.to_move;
+  $("scores").replaceChildren(...board.scores.slice(0, state.seats.length).map((score, i) => {
+    const span = document.createElement("span");
+    span.textContent = `${seatName(i)}: ${score}${i === seat ? " ◀" : ""}`;
+    return span;
+  }), Object.assign(document.createElement("span"), { textContent: `Bag: ${board.bag}` }));
+  const targets = new Set(chosenToken === null ? [] :
+    state.legal.filter((m) => m.endsWith("=" + chosenToken) && !m.startsWith("swap")).map((m) => m.split("=")[0]));
+  grid.replaceChildren(...board.cells.map((c) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "m-cell" + (c.token !== null ? " token" : "") + (board.recent.includes(c.cell) ? " recent" : "");
+    button.textContent = c.token !== null ? c.token : (c.mark || "");
+    button.setAttribute("aria-label", `${c.cell}, ${c.token !== null ? "token " + c.token : c.mark ? "square " + c.mark : "empty"}`);
+    if (targets.has(c.cell)) button.classList.add("target");
+    button.disabled = !playable || !targets.has(c.cell);
+    button.addEventListener("click", () => { const t = chosenToken; chosenToken = null; play(`${c.cell}=${t}`); });
+    return button;
+  }));
+  const rack = board.racks[seat];
+  const area = $("rack-area");
+  if (!Array.isArray(rack)) return;
+  const rackDiv = Object.assign(document.createElement("div"), { className: "rack" });
+  rackDiv.setAttribute("aria-label", "your rack");
+  rack.forEach((token, i) => {
+    const button = Object.assign(document.createElement("button"), { type: "button", textContent: token });
+    button.setAttribute("aria-pressed", String(swapMode ? swapping.has(i) : chosenToken === token));
+    button.disabled = !playable;
+    button.addEventListener("click", () => {
+      if (swapMode) {
+        if (swapping.has(i)) swapping.delete(i); else swapping.add(i);
+      } else {
+        chosenToken = chosenToken === token ? null : token;
+      }
+      render(current);
+    });
+    rackDiv.append(button);
+  });
+  const action = (label, handler, enabled) => {
+    const b = Object.assign(document.createElement("button"), { type: "button", textContent: label });
+    b.disabled = !playable || !enabled;
+    b.addEventListener("click", handler);
+    return b;
+  };
+  const controls = Object.assign(document.createElement("div"), { className: "controls" });
+  controls.append(
+    action("End turn", () => play("end"), state.legal.includes("end")),
+    action("Draw extra token", () => play("draw"), board.extra_draw),
+    action(swapMode ? `Swap ${swapping.size} chosen` : "Swap tokens…", () => {
+      if (!swapMode) {
+        swapMode = true;
+        chosenToken = null;
+        $("message").textContent = "Choose the tokens to swap on your rack, then press Swap.";
+        return render(current);
+      }
+      const chosen = [...swapping].map((i) => rack[i]);
+      swapMode = false;
+      swapping = new Set();
+      if (chosen.length) play("swap=" + chosen.join(",")); else render(current);
+    }, board.can_exchange),
+    action("Terminate game", () => play("terminate"), true),
+  );
+  area.append(rackDiv, controls);
 }
 
 function clickSlide(square, phase, targets, sources) {
@@ -148,12 +230,33 @@ async function showGame() {
 
 async function showStart() {
   $("start").hidden = false;
+  const seatsFor = () => {
+    const game = $("game").value;
+    const count = game === "mathable" ? Math.min(4, Math.max(2, Number($("players").value) || 2)) : 2;
+    $("slide-options").hidden = game !== "slide";
+    $("mathable-options").hidden = game !== "mathable";
+    $("seats").replaceChildren(...Array.from({ length: count }, (_, i) => {
+      const label = document.createElement("label");
+      label.append(seatName(i, game) + (i === 0 ? " (moves first) " : " "));
+      const select = Object.assign(document.createElement("select"), { id: "seat" + i });
+      for (const [value, text] of SEAT_CHOICES[game]) select.append(new Option(text, value));
+      select.value = i === 0 ? "human" : "engine";
+      label.append(select);
+      return label;
+    }));
+  };
+  $("game").addEventListener("change", seatsFor);
+  $("players").addEventListener("change", seatsFor);
+  seatsFor();
   $("new-game").addEventListener("submit", async (event) => {
     event.preventDefault();
     const game = $("game").value;
-    const options = { size: Number($("size").value), empty: Number($("empty").value) };
+    const options = game === "slide"
+      ? { size: Number($("size").value), empty: Number($("empty").value) }
+      : { preset: $("preset").value, players: Number($("players").value) };
+    const seats = [...$("seats").querySelectorAll("select")].map((s) => s.value);
     try {
-      const created = await api("POST", "/api/games", { game, options, seats: [$("seat0").value, $("seat1").value] });
+      const created = await api("POST", "/api/games", { game, options, seats });
       localStorage.setItem("tabletop:" + created.id, JSON.stringify(created.tokens));
       location.search = `?game=${created.id}`;
     } catch (error) {

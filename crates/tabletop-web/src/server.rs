@@ -224,7 +224,11 @@ async fn create_game(
     body: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let options = if request.options.is_null() { json!({}) } else { request.options };
+    let mut options = if request.options.is_null() { json!({}) } else { request.options };
+    if !options.is_object() {
+        return Err(ApiError::BadRequest("options must be a JSON object".into()));
+    }
+    crate::sessions::complete_options(&request.game, &mut options);
     let session = new_session(&request.game, &options).map_err(ApiError::BadRequest)?;
     let seats_needed = session.num_seats();
     let mut seats = request.seats;

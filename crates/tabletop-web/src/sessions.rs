@@ -3,9 +3,10 @@
 //! its players and hints).
 
 use serde_json::{json, Value};
+use tabletop::games::mathable::{players::from_spec as mathable_player, Mathable, MathableMove, Settings, Square};
 use tabletop::games::slide::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
 use tabletop::games::slide::{Cell, Slide, SlideVariant};
-use tabletop::{EndReason, Game, Outcome, PlayerKind, PlayerSpec, Record, Status};
+use tabletop::{EndReason, Game, Outcome, PlayerKind, PlayerSpec, Record, Seat, Status};
 
 /// A game in progress, whatever the game.
 pub trait Session: Send {
@@ -48,6 +49,11 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     fn hint(record: &Record<G>) -> Option<Value>;
     /// A move chosen by the player a spec names.
     fn choose(record: &Record<G>, spec: &PlayerSpec) -> Result<G::Move, String>;
+    /// Does the position hold information some seats must not see (Mathable's racks)? Then the
+    /// legal moves and the position notation go only to the seat to move.
+    const HIDDEN_INFORMATION: bool = false;
+    /// Fills in options the game needs fixed for replay (a random bag seed), before storing.
+    fn complete_options(_options: &mut Value) {}
 }
 
 /// A [`Session`] for any game with an [`Adapter`].
@@ -110,8 +116,10 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
     }
 
     fn view(&self, viewer: Option<usize>) -> Value {
+        let to_move = self.to_move();
+        let may_see = !A::HIDDEN_INFORMATION || (viewer.is_some() && viewer == to_move);
         let mut legal = Vec::new();
-        if self.record.status().to_move().is_some() {
+        if to_move.is_some() && may_see {
             self.record.current().legal_moves(&mut legal);
         }
         json!({
@@ -120,7 +128,7 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
             "board": A::board(&self.record, viewer),
             "legal": legal.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
             "moves": self.moves(),
-            "position": self.record.current().notation(),
+            "position": if may_see { Value::from(self.record.current().notation()) } else { Value::Null },
         })
     }
 
@@ -133,7 +141,10 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
     }
 
     fn check_spec(&self, spec: &PlayerSpec) -> Result<(), String> {
-        spec.check(A::player_kinds()).map(|_| ()).map_err(|e| e.to_string())
+        if spec.name == "human" && spec.settings.is_empty() {
+            return Ok(()); // every game can be played by people
+        }
+        spec.check(A::player_kinds()).map(|_| ()).map_err(|e| format!("{e} (or human)"))
     }
 
     fn boxed_clone(&self) -> Box<dyn Session> {
@@ -141,11 +152,24 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
     }
 }
 
+/// The games the server offers.
+pub const GAMES: &[&str] = &["slide", "mathable"];
+
 /// Starts a session of a named game.
 pub fn new_session(game: &str, options: &Value) -> Result<Box<dyn Session>, String> {
     match game {
         "slide" => Ok(Box::new(GenericSession::<Slide, SlideAdapter>::new(options)?)),
-        other => Err(format!("unknown game {other:?}; available: slide")),
+        "mathable" => Ok(Box::new(GenericSession::<Mathable, MathableAdapter>::new(options)?)),
+        other => Err(format!("unknown game {other:?}; available: {}", GAMES.join(", "))),
+    }
+}
+
+/// Fills in the options a game needs fixed before they are stored (see [`Adapter::complete_options`]).
+pub fn complete_options(game: &str, options: &mut Value) {
+    match game {
+        "slide" => SlideAdapter::complete_options(options),
+        "mathable" => MathableAdapter::complete_options(options),
+        _ => {}
     }
 }
 
@@ -194,6 +218,97 @@ impl Adapter<Slide> for SlideAdapter {
 
     fn choose(record: &Record<Slide>, spec: &PlayerSpec) -> Result<tabletop::games::slide::SlideMove, String> {
         let mut player = slide_player(spec).map_err(|e| e.to_string())?;
+        Ok(player.choose_move(record))
+    }
+}
+
+/// Mathable on the web: racks are hidden information.
+pub struct MathableAdapter;
+
+impl Adapter<Mathable> for MathableAdapter {
+    const NAME: &'static str = "mathable";
+    const HIDDEN_INFORMATION: bool = true;
+
+    fn player_kinds() -> &'static [PlayerKind] {
+        tabletop::games::mathable::PLAYER_KINDS
+    }
+
+    fn complete_options(options: &mut Value) {
+        if options.get("seed").and_then(Value::as_u64).is_none() {
+            use rand::RngCore;
+            options["seed"] = json!(rand::rngs::OsRng.next_u64() >> 11);
+        }
+    }
+
+    fn start(options: &Value) -> Result<Mathable, String> {
+        let preset = options.get("preset").and_then(Value::as_str).unwrap_or("classic");
+        let mut settings: Settings =
+            preset.parse().map_err(|e: tabletop::games::mathable::SettingsError| e.to_string())?;
+        if let Some(players) = options.get("players").filter(|v| !v.is_null()) {
+            settings.players = players.as_u64().filter(|&p| p <= 8).ok_or("option \"players\" must be 2 to 4")? as u8;
+        }
+        settings.seed = options.get("seed").and_then(Value::as_u64).unwrap_or(1);
+        Mathable::new(&settings).map_err(|e| e.to_string())
+    }
+
+    fn board(record: &Record<Mathable>, viewer: Option<usize>) -> Value {
+        let game = record.current();
+        let board = game.board();
+        let n = board.size();
+        let cells: Vec<Value> = board
+            .cells()
+            .map(|cell| {
+                let mark = match board.square(cell) {
+                    Square::Normal | Square::Start => None,
+                    square => square.mark(),
+                };
+                json!({"cell": cell.to_string(), "token": board.get(cell), "mark": mark})
+            })
+            .collect();
+        let seats = game.num_seats();
+        let racks: Vec<Value> = (0..seats)
+            .map(|s| {
+                let rack = game.rack(Seat(s as u8));
+                if viewer == Some(s) {
+                    json!(rack.as_slice())
+                } else {
+                    json!(rack.len())
+                }
+            })
+            .collect();
+        // The placements of the current turn, to highlight them.
+        let recent: Vec<String> = record
+            .moves()
+            .iter()
+            .rev()
+            .take(game.placed_this_turn())
+            .filter_map(|m| match m {
+                MathableMove::Place { cell, .. } => Some(cell.to_string()),
+                _ => None,
+            })
+            .collect();
+        json!({
+            "size": n,
+            "cells": cells,
+            "racks": racks,
+            "scores": game.scores(),
+            "bag": game.bag().len(),
+            "placed_this_turn": game.placed_this_turn(),
+            "can_exchange": game.can_exchange(),
+            "extra_draw": game.extra_draw_pending(),
+            "recent": recent,
+        })
+    }
+
+    fn hint(record: &Record<Mathable>) -> Option<Value> {
+        let game = record.current();
+        let best = game.placements().into_iter().max_by_key(|p| p.points)?;
+        Some(json!({"move": format!("{}={}", best.cell, best.token), "value": format!("{} points", best.points)}))
+    }
+
+    fn choose(record: &Record<Mathable>, spec: &PlayerSpec) -> Result<MathableMove, String> {
+        let seed = record.current().settings().seed ^ record.moves().len() as u64;
+        let mut player = mathable_player(spec, seed).map_err(|e| e.to_string())?;
         Ok(player.choose_move(record))
     }
 }

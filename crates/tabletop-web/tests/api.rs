@@ -195,3 +195,33 @@ async fn load_benchmark_loses_nothing() {
     assert_eq!(report.lost, 0);
     assert!(report.moves > 100 && report.moves <= 200, "20 seeded games of at most 10 moves: {}", report.moves);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mathable_racks_are_shown_only_to_their_seat() {
+    let dir = tempdir();
+    let addr = start(&dir.join("mathable.db")).await;
+    let body = json!({"game": "mathable", "options": {"preset": "classic", "players": 3}, "seats": ["human", "human", "human"]});
+    let (status, created) = request(addr, "POST", "/api/games", Some(&body.to_string())).await;
+    assert_eq!(status, 200, "{created}");
+    let id = created["id"].as_str().unwrap();
+    assert!(created["state"]["options"]["seed"].is_u64(), "a random seed is fixed at creation, for replay");
+    let tokens: Vec<&str> = created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    let (_, spectator) = request(addr, "GET", &format!("/api/games/{id}"), None).await;
+    assert_eq!(spectator["board"]["racks"], json!([7, 7, 7]));
+    assert_eq!(spectator["legal"], json!([]));
+    assert!(spectator["position"].is_null(), "the notation would reveal the racks");
+    let (_, seat1) = request(addr, "GET", &format!("/api/games/{id}?token={}", tokens[1]), None).await;
+    assert!(seat1["board"]["racks"][1].is_array() && seat1["board"]["racks"][0].is_u64());
+    assert_eq!(seat1["legal"], json!([]), "seat 1 is not to move");
+    let (_, seat0) = request(addr, "GET", &format!("/api/games/{id}?token={}", tokens[0]), None).await;
+    let legal = seat0["legal"].as_array().unwrap();
+    let placement =
+        legal.iter().find(|m| m.as_str().unwrap().contains('=') && !m.as_str().unwrap().starts_with("swap")).unwrap();
+    let mv = json!({"move": placement, "token": tokens[0], "ply": 0}).to_string();
+    let (status, after) = request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&mv)).await;
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["board"]["racks"][0].as_array().unwrap().len(), 6);
+    let bad = json!({"move": "A1=90", "token": tokens[0]}).to_string();
+    let (status, err) = request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&bad)).await;
+    assert_eq!(status, 422, "{err}");
+}
