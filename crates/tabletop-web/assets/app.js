@@ -95,7 +95,7 @@ function renderSlide(state, playable) {
     button.textContent = cell === "g" ? square : cell.toUpperCase();
     const what = cell === "g" ? "empty" : cell === "b" ? "blue tile" : "orange tile";
     button.setAttribute("aria-label", `square ${square}, ${what}`);
-    if (targets.has(square)) button.classList.add("legal");
+    if (playable && targets.has(square)) button.classList.add("legal");
     if (selected === square) button.classList.add("selected");
     if (lastSquares.includes(square) && board.last_move) button.classList.add("last");
     button.disabled = !playable || !(targets.has(square) || sources.has(square));
