@@ -136,13 +136,13 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("tabletop-bench-serve-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let db = dir.join("bench.db");
-    let report = tabletop_web::bench::load_benchmark_blocking(
-        args.games,
-        args.moves,
-        std::time::Duration::from_secs(args.seconds),
-        std::time::Duration::from_millis(args.think_ms),
-        &db,
-    );
+    let settings = tabletop_web::bench::LoadSettings {
+        games: args.games,
+        max_moves: args.moves,
+        max_time: std::time::Duration::from_secs(args.seconds),
+        think: std::time::Duration::from_millis(args.think_ms),
+    };
+    let report = tabletop_web::bench::load_benchmark_blocking(settings, &db);
     let _ = std::fs::remove_dir_all(&dir);
     let report = report?;
     if args.json {

@@ -113,17 +113,23 @@ async fn play_one(
     Ok((id, acknowledged, latencies))
 }
 
-/// Runs `games` games at once against a server on a free loopback port using the database file
-/// `db`, each for at most `max_moves` moves and `max_time` overall, each client waiting `think`
-/// before each move (as a person would; zero makes every client hammer the server); then checks
-/// the database.
-pub async fn load_benchmark(
-    games: usize,
-    max_moves: usize,
-    max_time: Duration,
-    think: Duration,
-    db: &Path,
-) -> Result<LoadReport, BenchError> {
+/// How hard the load benchmark pushes.
+#[derive(Clone, Copy, Debug)]
+pub struct LoadSettings {
+    /// Games played at once.
+    pub games: usize,
+    /// Moves per game at most.
+    pub max_moves: usize,
+    /// Time for the playing phase at most.
+    pub max_time: Duration,
+    /// What each client waits before each move, as a person would (zero: back to back).
+    pub think: Duration,
+}
+
+/// Plays [`LoadSettings::games`] games at once against a server on a free loopback port using
+/// the database file `db`, then checks that the database holds every acknowledged move.
+pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadReport, BenchError> {
+    let LoadSettings { games, max_moves, max_time, think } = settings;
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let app = router(AppState::new(Store::open(db)?));
@@ -168,12 +174,6 @@ pub async fn load_benchmark(
 }
 
 /// Runs [`load_benchmark`] on a new multi-threaded runtime (for the command line).
-pub fn load_benchmark_blocking(
-    games: usize,
-    max_moves: usize,
-    max_time: Duration,
-    think: Duration,
-    db: &Path,
-) -> Result<LoadReport, BenchError> {
-    tokio::runtime::Runtime::new()?.block_on(load_benchmark(games, max_moves, max_time, think, db))
+pub fn load_benchmark_blocking(settings: LoadSettings, db: &Path) -> Result<LoadReport, BenchError> {
+    tokio::runtime::Runtime::new()?.block_on(load_benchmark(settings, db))
 }

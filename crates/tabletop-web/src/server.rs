@@ -76,6 +76,11 @@ impl LiveGame {
         self.row.tokens.iter().position(|t| t == token)
     }
 
+    /// The seat a request's token holds, or 403.
+    fn require_seat(&self, token: &str) -> Result<usize, ApiError> {
+        self.seat_of(Some(token)).ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))
+    }
+
     fn is_computer(&self, seat: usize) -> bool {
         self.row.seats.get(seat).is_some_and(|s| s != "human")
     }
@@ -298,9 +303,7 @@ async fn submit_move(
     let Json(request) = body.map_err(bad_body)?;
     let live = state.game(&id)?;
     let mut game = live.lock().await;
-    let seat = game
-        .seat_of(Some(&request.token))
-        .ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))?;
+    let seat = game.require_seat(&request.token)?;
     let ply = game.session.moves().len();
     if request.ply.is_some_and(|p| p != ply) {
         return Err(ApiError::Conflict(format!(
@@ -386,9 +389,7 @@ async fn undo(
     let Json(request) = body.map_err(bad_body)?;
     let live = state.game(&id)?;
     let mut game = live.lock().await;
-    let seat = game
-        .seat_of(Some(&request.token))
-        .ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))?;
+    let seat = game.require_seat(&request.token)?;
     if game.row.ended.is_some() {
         return Err(ApiError::Illegal("the game has ended".into()));
     }
@@ -412,9 +413,7 @@ async fn resign(
     let Json(request) = body.map_err(bad_body)?;
     let live = state.game(&id)?;
     let mut game = live.lock().await;
-    let seat = game
-        .seat_of(Some(&request.token))
-        .ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))?;
+    let seat = game.require_seat(&request.token)?;
     if game.to_move().is_none() {
         return Err(ApiError::Illegal("the game is already over".into()));
     }

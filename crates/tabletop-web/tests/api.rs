@@ -188,10 +188,13 @@ fn rand_suffix() -> u64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn load_benchmark_loses_nothing() {
     let dir = tempdir();
-    let report =
-        tabletop_web::bench::load_benchmark(20, 10, Duration::from_secs(20), Duration::ZERO, &dir.join("load.db"))
-            .await
-            .unwrap();
+    let settings = tabletop_web::bench::LoadSettings {
+        games: 20,
+        max_moves: 10,
+        max_time: Duration::from_secs(20),
+        think: Duration::ZERO,
+    };
+    let report = tabletop_web::bench::load_benchmark(settings, &dir.join("load.db")).await.unwrap();
     assert_eq!(report.lost, 0);
     assert!(report.moves > 100 && report.moves <= 200, "20 seeded games of at most 10 moves: {}", report.moves);
 }

@@ -466,9 +466,12 @@ impl<G: TwoPlayer, E: Evaluator<G>, O: MoveOrder<G>> Search<G, E, O> {
     }
 }
 
-/// Decisive values are stored relative to the node, so they stay right at any ply.
-fn to_table(value: i32, ply: u32) -> i32 {
-    if value >= DECISIVE {
+/// Decisive values are stored relative to the node, so they stay right at any ply. Values
+/// beyond [`WIN`] (the [`INFINITY`] sentinel of an open bound) pass unchanged.
+pub(crate) fn to_table(value: i32, ply: u32) -> i32 {
+    if value.abs() > WIN {
+        value
+    } else if value >= DECISIVE {
         value + ply as i32
     } else if value <= -DECISIVE {
         value - ply as i32
@@ -477,8 +480,11 @@ fn to_table(value: i32, ply: u32) -> i32 {
     }
 }
 
-fn from_table(value: i32, ply: u32) -> i32 {
-    if value >= DECISIVE {
+/// The inverse of [`to_table`].
+pub(crate) fn from_table(value: i32, ply: u32) -> i32 {
+    if value.abs() > WIN {
+        value
+    } else if value >= DECISIVE {
         value - ply as i32
     } else if value <= -DECISIVE {
         value + ply as i32

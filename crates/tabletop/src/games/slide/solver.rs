@@ -18,6 +18,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::rules::{Side, Slide, SlideMove, SlideVariant};
 use crate::game::{Game, Outcome, Status};
+// Values use the generic search's scale: a win p plies away is WIN - p.
+use crate::search::{from_table, to_table, DECISIVE as DECISIVE_MIN, INFINITY as INFINITE, WIN as DECISIVE};
 
 /// A multiply-and-fold hasher for integer keys: the solver's tables hold millions of bitboard
 /// keys, where the standard library's DoS-resistant hasher costs several times more.
@@ -443,10 +445,6 @@ impl Symmetries {
     }
 }
 
-const DECISIVE: i32 = 1_000_000;
-const DECISIVE_MIN: i32 = DECISIVE - 1_000;
-const INFINITE: i32 = DECISIVE + 1;
-
 fn encode(value: SlideValue) -> i32 {
     match value {
         SlideValue::Win(d) => DECISIVE - d as i32,
@@ -462,30 +460,6 @@ fn decode(value: i32) -> SlideValue {
         SlideValue::Loss((DECISIVE + value) as u32)
     } else {
         SlideValue::Draw
-    }
-}
-
-/// Decisive values in the bounds table are stored relative to their node, so they hold at any
-/// ply; during search they count plies from the root.
-fn to_node(value: i32, ply: u32) -> i32 {
-    if value >= DECISIVE_MIN {
-        value + ply as i32
-    } else if value <= -DECISIVE_MIN {
-        value - ply as i32
-    } else {
-        value
-    }
-}
-
-fn from_node(value: i32, ply: u32) -> i32 {
-    if value.abs() == INFINITE {
-        value
-    } else if value >= DECISIVE_MIN {
-        value - ply as i32
-    } else if value <= -DECISIVE_MIN {
-        value + ply as i32
-    } else {
-        value
     }
 }
 
@@ -564,11 +538,11 @@ impl SlideSolver {
         if !position.is_placement_phase() {
             let table = self.table.as_ref().expect("slide phase exists only with k > 0");
             let value = table.value(position).expect("every slide-phase board is in the table");
-            return from_node(encode(value), ply);
+            return from_table(encode(value), ply);
         }
         let key = self.symmetry.canonical(position.tiles(Side::Blue), position.tiles(Side::Orange));
         let (mut low, mut high) = match self.bounds.get(&key) {
-            Some(&(l, h)) => (from_node(l, ply), from_node(h, ply)),
+            Some(&(l, h)) => (from_table(l, ply), from_table(h, ply)),
             None => (-INFINITE, INFINITE),
         };
         if low == high || low >= beta {
@@ -617,8 +591,7 @@ impl SlideSolver {
             low = best;
             high = best;
         }
-        let stored = |v: i32| if v.abs() == INFINITE { v } else { to_node(v, ply) };
-        self.bounds.insert(key, (stored(low), stored(high)));
+        self.bounds.insert(key, (to_table(low, ply), to_table(high, ply)));
         best
     }
 }
