@@ -1,1 +1,27 @@
-//! reversi: see its issue. (Being built.)
+//! Reversi / Othello: exact rules on bitboards, a fast perft, an exact endgame solver, the
+//! origin document's "classic" player and the engine's player.
+//!
+//! - [`rules`]: squares, moves, positions ([`Reversi`]), the OBF notation, transcripts and the
+//!   game-logic operations (turn, discs, open squares, winner, legality, occupant, place, flips,
+//!   pass; undo lives in [`Record`](crate::Record)).
+//! - [`bitboard`]: move generation and flips on two `u64`s.
+//!
+//! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
+//!
+//! ```
+//! use tabletop::games::reversi::Reversi;
+//! use tabletop::{Game, Record};
+//! let mut record = Record::new(Reversi::new());
+//! record.play("f5".parse().unwrap()).unwrap();
+//! assert_eq!(record.undo().map(|m| m.to_string()), Some("f5".to_string()));
+//! assert_eq!(*record.current(), Reversi::new());
+//! ```
+
+pub mod bitboard;
+pub mod conformance;
+pub mod perft;
+pub mod rules;
+
+pub use rules::{
+    Color, ColorError, Reversi, ReversiMove, ReversiMoveError, ReversiPositionError, Square, TranscriptError,
+};
