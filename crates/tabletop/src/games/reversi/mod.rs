@@ -21,6 +21,7 @@ pub mod bitboard;
 pub mod conformance;
 pub mod perft;
 pub mod rules;
+pub mod solver;
 
 pub use rules::{
     Color, ColorError, Reversi, ReversiMove, ReversiMoveError, ReversiPositionError, Square, TranscriptError,
