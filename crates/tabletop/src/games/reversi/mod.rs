@@ -5,6 +5,11 @@
 //!   game-logic operations (turn, discs, open squares, winner, legality, occupant, place, flips,
 //!   pass; undo lives in [`Record`](crate::Record)).
 //! - [`bitboard`]: move generation and flips on two `u64`s.
+//! - [`perft`]: the specialised move-path counter (bulk counting at the last ply).
+//! - [`solver`]: the exact endgame solver.
+//! - [`classic`]: the origin document's fixed-depth square-weight player.
+//! - [`eval`] and [`engine`]: the engine's evaluation and search.
+//! - [`players`]: the player table (`engine`, `classic`, `random`) for specs.
 //!
 //! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
 //!
@@ -18,8 +23,12 @@
 //! ```
 
 pub mod bitboard;
+pub mod classic;
 pub mod conformance;
+pub mod engine;
+pub mod eval;
 pub mod perft;
+pub mod players;
 pub mod rules;
 pub mod solver;
 
