@@ -402,6 +402,9 @@ impl Solver {
     /// The last few empties: plain alpha-beta over the empty squares, odd quadrants first.
     fn small(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empty: u64, passed: bool) -> i32 {
         self.nodes += 1;
+        if empty == 0 {
+            return final_score(p, o);
+        }
         if empty & (empty - 1) == 0 {
             return last_one(p, o, empty.trailing_zeros() as usize);
         }
@@ -503,7 +506,7 @@ mod tests {
         while checked < 30 {
             let mut pos = Reversi::new();
             let mut list = Vec::new();
-            let stop = rng.gen_range(53..=55);
+            let stop = if checked % 2 == 0 { rng.gen_range(53..=55) } else { rng.gen_range(58..=63) };
             while pos.open_squares() > 64 - stop && !pos.is_over() {
                 pos.legal_moves(&mut list);
                 pos.play_unchecked(list[rng.gen_range(0..list.len())]);
