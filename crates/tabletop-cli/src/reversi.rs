@@ -386,6 +386,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         } else if pos.placements() == 0 {
             println!("{} has no legal move and passes.", capitalised(side));
             session.record.play(ReversiMove::Pass).map_err(|e| anyhow::anyhow!("{e}"))?;
+            shown = Some(session.record.moves().len());
             continue;
         } else if !session.humans[side as usize] {
             let t = Instant::now();
