@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use tabletop::games::reversi::perft::perft as fast_perft;
+use tabletop::games::reversi::perft::{perft as fast_perft, perft_hashed};
 use tabletop::games::reversi::players::make_player;
 use tabletop::games::reversi::solver::Solver;
 use tabletop::games::reversi::{Color, Reversi, ReversiMove, Square};
@@ -58,6 +58,9 @@ pub struct PerftArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Count every path without the transposition table (plain bulk-counting perft).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 /// Options of `tabletop solve reversi`.
@@ -87,7 +90,11 @@ pub fn perft(args: PerftArgs) -> Result<()> {
         bail!("depth {} is too deep: at most 20", args.depth);
     }
     let start = Instant::now();
-    let nodes = fast_perft(&position, args.depth);
+    let nodes = if args.plain || args.depth < 8 {
+        fast_perft(&position, args.depth)
+    } else {
+        perft_hashed(&position, args.depth, 20)
+    };
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
         println!("{}", serde_json::json!({"game": "reversi", "depth": args.depth, "nodes": nodes, "seconds": seconds}));
@@ -173,7 +180,11 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         let t = Instant::now();
         let nodes = fast_perft(&start, depth);
         let s = t.elapsed().as_secs_f64();
-        println!("perft {depth:>2}: {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
+        println!("perft {depth:>2} plain : {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
+        let t = Instant::now();
+        let nodes = perft_hashed(&start, depth, 20);
+        let s = t.elapsed().as_secs_f64();
+        println!("perft {depth:>2} hashed: {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
     }
     if !args.no_ffo {
         let text = std::fs::read_to_string(FFO_FILE).with_context(|| format!("reading {FFO_FILE}"))?;

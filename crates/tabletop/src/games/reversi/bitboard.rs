@@ -87,26 +87,22 @@ const fn make_rays() -> [[u64; 64]; 8] {
 pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     let mut f = 0;
     let not_o = !o;
-    let mut d = 0;
-    while d < 4 {
-        let ray = RAYS[d][sq];
+    let rays = &RAYS;
+    // Towards higher bits: the first non-opponent square is the lowest set bit.
+    for dir in &rays[..4] {
+        let ray = dir[sq];
         let blockers = ray & not_o;
         let b = blockers & blockers.wrapping_neg();
-        if b & p != 0 {
-            f |= ray & (b - 1);
-        }
-        d += 1;
+        let closed = ((b & p != 0) as u64).wrapping_neg();
+        f |= ray & b.wrapping_sub(1) & closed;
     }
-    while d < 8 {
-        let ray = RAYS[d][sq];
+    // Towards lower bits: the highest set bit (no blocker gives b = 1 << 63, which masks to 0).
+    for dir in &rays[4..] {
+        let ray = dir[sq];
         let blockers = ray & not_o;
-        if blockers != 0 {
-            let b = 1u64 << (63 - blockers.leading_zeros());
-            if b & p != 0 {
-                f |= ray & !((b << 1) - 1);
-            }
-        }
-        d += 1;
+        let b = (1u64 << 63).wrapping_shr(blockers.leading_zeros());
+        let closed = ((b & p != 0) as u64).wrapping_neg();
+        f |= ray & !(b << 1).wrapping_sub(1) & closed;
     }
     f
 }

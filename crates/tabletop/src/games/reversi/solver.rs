@@ -201,7 +201,7 @@ impl Solver {
         None
     }
 
-    fn store(&mut self, p: u64, o: u64, empties: u32, alpha: i32, beta: i32, value: i32, best: u8) {
+    fn store(&mut self, p: u64, o: u64, empties: u32, (alpha, beta): (i32, i32), value: i32, best: u8) {
         let (mut lower, mut upper) = if value <= alpha {
             (-64, value)
         } else if value >= beta {
@@ -362,7 +362,7 @@ impl Solver {
                 }
             }
         }
-        self.store(p, o, empties, alpha_start, beta, best, best_sq);
+        self.store(p, o, empties, (alpha_start, beta), best, best_sq);
         best
     }
 
