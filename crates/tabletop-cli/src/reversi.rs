@@ -45,6 +45,15 @@ pub struct BenchArgs {
     /// Skip the FFO endgames.
     #[arg(long)]
     pub no_ffo: bool,
+    /// Solve only the first N FFO positions.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub ffo_count: usize,
+    /// Skip perft.
+    #[arg(long)]
+    pub no_perft: bool,
+    /// Skip the midgame depth benchmark.
+    #[arg(long)]
+    pub no_midgame: bool,
 }
 
 /// Options of `tabletop perft reversi`.
@@ -175,7 +184,13 @@ const FFO_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/dat
 pub fn bench(args: BenchArgs) -> Result<()> {
     println!("Reversi benchmarks (one thread)");
     let start = Reversi::new();
-    let depths: &[u32] = if args.quick { &[11] } else { &[11, 12] };
+    let depths: &[u32] = if args.no_perft {
+        &[]
+    } else if args.quick {
+        &[11]
+    } else {
+        &[11, 12]
+    };
     for &depth in depths {
         let t = Instant::now();
         let nodes = fast_perft(&start, depth);
@@ -192,7 +207,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         let mut total_time = 0.0;
         let mut total_nodes = 0u64;
         let mut solver = Solver::new(22);
-        for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+        for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).take(args.ffo_count).enumerate() {
             let position: Reversi = line.parse().with_context(|| format!("FFO line {}", i + 1))?;
             let scores: Vec<(String, i32)> = line
                 .split(';')
@@ -221,6 +236,9 @@ pub fn bench(args: BenchArgs) -> Result<()> {
             );
         }
         println!("  total: {total_nodes} nodes in {total_time:.2} s");
+    }
+    if args.no_midgame {
+        return Ok(());
     }
     println!("Midgame search depth reached in 1 s (engine, exact solve off):");
     for opening in MIDGAME_OPENINGS {

@@ -292,7 +292,7 @@ impl Solver {
         let mut list = [(0u8, 0i32, 0u64); 32];
         let mut n = 0;
         let odd = odd_empties(!(p | o));
-        let shallow_depth = if empties >= SHALLOW_MIN { 1 + (empties - SHALLOW_MIN) / 3 } else { 0 };
+        let shallow_depth = if empties >= SHALLOW_MIN { 1 + (empties - SHALLOW_MIN) / 4 } else { 0 };
         for sq in Bits(m) {
             let f = flips(p, o, sq);
             let np = p | f | (1 << sq);
