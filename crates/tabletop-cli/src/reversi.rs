@@ -241,13 +241,18 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         return Ok(());
     }
     println!("Midgame search depth reached in 1 s (engine, exact solve off):");
-    for opening in MIDGAME_OPENINGS {
+    for seed in 1..=4u64 {
+        // Seeded random openings of 22-28 plies.
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+        let plies = 20 + 2 * seed as usize;
         let mut position = Reversi::new();
-        position.play_transcript(opening).map_err(|e| anyhow::anyhow!("{e}"))?;
+        for mv in tabletop::arena::random_opening(&position, plies, &mut rng) {
+            position.play_unchecked(mv);
+        }
         let mut engine = tabletop::games::reversi::engine::Engine::new(Some(Duration::from_secs(1)), None);
         let a = engine.analyse(&position);
         println!(
-            "  {} empties: depth {:>2}, {:>9} nodes in {:.2} s, best {} ({})",
+            "  {position}  {} empties: depth {:>2}, {:>9} nodes in {:.2} s, best {} ({})",
             position.open_squares(),
             a.depth,
             a.nodes,
@@ -258,14 +263,6 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     }
     Ok(())
 }
-
-/// Midgame positions for the depth benchmark: openings of 20-30 plies.
-const MIDGAME_OPENINGS: [&str; 4] = [
-    "f5d6c3d3c4f4f6f3e6e7d7c5b6c6b5e3",
-    "f5f6e6f4e3c5c4d3c3d6f3e2d2b4b5c6",
-    "d3c5f6f5e6e3c3f3c4b4b5d6a3a4a5e7",
-    "c4e3f6e6f5c5c3c6d3d2e2b3b4f4f3g4d6",
-];
 
 const HELP: &str = "Commands: a move (f5), hint, hints (toggle legal-move marks), undo, new, save FILE, load FILE, \
 help, quit";
