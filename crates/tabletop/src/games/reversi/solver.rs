@@ -302,7 +302,7 @@ impl Solver {
             } else if shallow_depth > 0 {
                 // A shallow search of the reply, scored for the opponent: low is good for us.
                 self.nodes += 1;
-                shallow(no, np, shallow_depth, -10_000, 10_000)
+                shallow(no, np, shallow_depth, -10_000, 10_000) + 24 * moves(no, np).count_ones() as i32
             } else {
                 let om = moves(no, np);
                 let mut k = (om.count_ones() as i32 + (om & CORNERS).count_ones() as i32) * 16;
