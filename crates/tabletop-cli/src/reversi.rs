@@ -240,6 +240,37 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     if args.no_midgame {
         return Ok(());
     }
+    println!("Exact solve at 20 empties (positions from classic:depth=4 self-play after seeded openings):");
+    let mut solver = Solver::new(22);
+    let mut within = 0;
+    let count = 8;
+    for seed in 1..=count {
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(100 + seed);
+        let mut position = Reversi::new();
+        for mv in tabletop::arena::random_opening(&position, 6, &mut rng) {
+            position.play_unchecked(mv);
+        }
+        while position.open_squares() > 20 && !position.is_over() {
+            let (mv, _) = tabletop::games::reversi::classic::classic_move(&position, 4);
+            position.play_unchecked(mv);
+        }
+        if position.is_over() {
+            continue;
+        }
+        solver.clear();
+        let t = Instant::now();
+        let sol = solver.solve(&position);
+        let s = t.elapsed().as_secs_f64();
+        within += (s <= 1.0) as u32;
+        println!(
+            "  {position}  score {:+3} best {}  {:>10} nodes {:6.2} s",
+            sol.score,
+            sol.best.map(|m| m.to_string()).unwrap_or_default(),
+            sol.nodes,
+            s
+        );
+    }
+    println!("  {within} of {count} solved within 1 s");
     println!("Midgame search depth reached in 1 s (engine, exact solve off):");
     for seed in 1..=4u64 {
         // Seeded random openings of 22-28 plies.
