@@ -107,8 +107,13 @@ pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     f
 }
 
-/// The empty squares next to at least one disc of `o` (the frontier `p` could play into):
-/// the potential mobility of `p`.
+/// Every square next to at least one square of `bits` (in any of the 8 directions). Masked
+/// with the empty squares, the neighbours of the opponent's discs give potential mobility.
+///
+/// ```
+/// use tabletop::games::reversi::bitboard::adjacent;
+/// assert_eq!(adjacent(1).count_ones(), 3); // a1 touches b1, a2, b2
+/// ```
 #[inline]
 pub fn adjacent(bits: u64) -> u64 {
     let west = bits & 0xFEFE_FEFE_FEFE_FEFE; // can shift towards lower files

@@ -98,8 +98,8 @@ impl Solver {
         self.nodes
     }
 
-    /// Stops searching at `deadline` (the next solve returns `None`-like results through
-    /// [`Solver::solve_window`] being marked stopped). `None` removes the limit.
+    /// Stops searching at `deadline`: [`Solver::solve_window`] then returns `None`. `None`
+    /// removes the limit ([`Solver::solve`] must only be used without one).
     pub fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
     }
@@ -302,7 +302,7 @@ impl Solver {
             } else if shallow_depth > 0 {
                 // A shallow search of the reply, scored for the opponent: low is good for us.
                 self.nodes += 1;
-                shallow(no, np, shallow_depth, -10_000, 10_000) + 24 * moves(no, np).count_ones() as i32
+                shallow(no, np, shallow_depth, -10_000, 10_000)
             } else {
                 let om = moves(no, np);
                 let mut k = (om.count_ones() as i32 + (om & CORNERS).count_ones() as i32) * 16;
