@@ -1,41 +1,527 @@
-//! `tabletop ... reversi`: being built (see its issue).
+//! `tabletop ... reversi`: terminal play, matches, perft, the endgame solver and benchmarks.
 
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
 use clap::Args;
+use tabletop::games::reversi::perft::{perft as fast_perft, perft_hashed};
+use tabletop::games::reversi::players::make_player;
+use tabletop::games::reversi::solver::Solver;
+use tabletop::games::reversi::{Color, Reversi, ReversiMove, Square};
+use tabletop::{Game, Player, PlayerSpec, Record, Status};
+
+use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 
 /// Options of `tabletop play reversi`.
 #[derive(Args)]
-pub struct PlayArgs {}
+pub struct PlayArgs {
+    /// Who is human: black (default), white, both or none.
+    #[arg(long, default_value = "black")]
+    pub human: String,
+    /// The computer player, e.g. `engine:time=2s`, `classic:depth=8`, `random`.
+    #[arg(long, value_name = "SPEC", default_value = "engine")]
+    pub player: PlayerSpec,
+    /// Start from this position (64 squares X/O/- and the side to move, OBF form).
+    #[arg(long, value_name = "POS", allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// No colours, even on a terminal.
+    #[arg(long)]
+    pub no_color: bool,
+}
+
 /// Options of `tabletop match reversi`.
 #[derive(Args)]
-pub struct MatchArgs {}
+pub struct MatchArgs {
+    #[command(flatten)]
+    pub options: MatchOptions,
+}
+
 /// Options of `tabletop bench reversi`.
 #[derive(Args)]
-pub struct BenchArgs {}
-
-fn not_yet() -> anyhow::Result<()> {
-    anyhow::bail!("reversi is not available yet")
-}
-
-pub fn play(_: PlayArgs) -> anyhow::Result<()> {
-    not_yet()
-}
-pub fn run_match(_: MatchArgs) -> anyhow::Result<()> {
-    not_yet()
-}
-pub fn bench(_: BenchArgs) -> anyhow::Result<()> {
-    not_yet()
+pub struct BenchArgs {
+    /// Skip perft 12 (about 4 s).
+    #[arg(long)]
+    pub quick: bool,
+    /// Skip the FFO endgames.
+    #[arg(long)]
+    pub no_ffo: bool,
+    /// Solve only the first N FFO positions.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub ffo_count: usize,
+    /// Skip perft.
+    #[arg(long)]
+    pub no_perft: bool,
+    /// Skip the midgame depth benchmark.
+    #[arg(long)]
+    pub no_midgame: bool,
 }
 
 /// Options of `tabletop perft reversi`.
 #[derive(Args)]
-pub struct PerftArgs {}
+pub struct PerftArgs {
+    /// Depth in plies.
+    pub depth: u32,
+    /// Start from this position (OBF form) instead of the initial one.
+    #[arg(long, value_name = "POS", allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Count every path without the transposition table (plain bulk-counting perft).
+    #[arg(long)]
+    pub plain: bool,
+}
+
 /// Options of `tabletop solve reversi`.
 #[derive(Args)]
-pub struct SolveArgs {}
-
-pub fn perft(_: PerftArgs) -> anyhow::Result<()> {
-    not_yet()
+pub struct SolveArgs {
+    /// The position (OBF form: 64 squares X/O/- from a1 to h8, a space, X or O to move).
+    #[arg(long, value_name = "POS", allow_hyphen_values = true)]
+    pub position: String,
+    /// Give the exact score of every legal move.
+    #[arg(long)]
+    pub all_moves: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
-pub fn solve(_: SolveArgs) -> anyhow::Result<()> {
-    not_yet()
+
+fn parse_position(text: Option<&str>) -> Result<Reversi> {
+    match text {
+        None => Ok(Reversi::new()),
+        Some(t) => t.parse::<Reversi>().with_context(|| format!("bad position {t:?}")),
+    }
+}
+
+pub fn perft(args: PerftArgs) -> Result<()> {
+    let position = parse_position(args.position.as_deref())?;
+    if args.depth > 20 {
+        bail!("depth {} is too deep: at most 20", args.depth);
+    }
+    let start = Instant::now();
+    let nodes = if args.plain || args.depth < 8 {
+        fast_perft(&position, args.depth)
+    } else {
+        perft_hashed(&position, args.depth, 20)
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        println!("{}", serde_json::json!({"game": "reversi", "depth": args.depth, "nodes": nodes, "seconds": seconds}));
+    } else {
+        println!(
+            "perft {}: {nodes} nodes in {seconds:.3} s ({:.1} M nodes/s)",
+            args.depth,
+            nodes as f64 / seconds.max(1e-9) / 1e6
+        );
+    }
+    Ok(())
+}
+
+pub fn solve(args: SolveArgs) -> Result<()> {
+    let position = parse_position(Some(&args.position))?;
+    if position.is_over() {
+        bail!(
+            "the game is over in this position (score {} for the side to move)",
+            position.final_score(position.side_to_move())
+        );
+    }
+    if position.open_squares() > 36 {
+        bail!("{} empty squares is too many to solve exactly (at most 36)", position.open_squares());
+    }
+    let mut solver = Solver::new(22);
+    let start = Instant::now();
+    let (score, best, nodes, all) = if args.all_moves {
+        let all = solver.solve_all(&position);
+        let score = all[0].1;
+        let best: Vec<ReversiMove> = all.iter().filter(|m| m.1 == score).map(|m| m.0).collect();
+        (score, best, solver.nodes(), Some(all))
+    } else {
+        let s = solver.solve(&position);
+        (s.score, s.best.into_iter().collect(), s.nodes, None)
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        let mut out = serde_json::json!({
+            "game": "reversi",
+            "position": position.to_string(),
+            "score": score,
+            "best": best.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            "nodes": nodes,
+            "seconds": seconds,
+        });
+        if let Some(all) = &all {
+            out["moves"] = all.iter().map(|(m, s)| serde_json::json!({"move": m.to_string(), "score": s})).collect();
+        }
+        println!("{out}");
+    } else {
+        let best: Vec<String> = best.iter().map(|m| m.to_string()).collect();
+        println!(
+            "{} to move: score {score:+} with {} ({nodes} nodes, {seconds:.2} s)",
+            position.side_to_move(),
+            best.join(" or ")
+        );
+        if let Some(all) = all {
+            for (m, s) in all {
+                println!("  {m:<5} {s:+}");
+            }
+        }
+    }
+    Ok(())
+}
+
+pub fn run_match(args: MatchArgs) -> Result<()> {
+    let [a, b] = args.options.specs()?;
+    let settings = args.options.settings(4..=8)?;
+    let mut pa = make_player(&a, 1)?;
+    let mut pb = make_player(&b, 2)?;
+    let names = [a.to_string(), b.to_string()];
+    run_match_cli(&Reversi::new(), names, pa.as_mut(), pb.as_mut(), &settings, args.options.json)?;
+    Ok(())
+}
+
+const FFO_FILE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-40-49.obf");
+
+pub fn bench(args: BenchArgs) -> Result<()> {
+    println!("Reversi benchmarks (one thread)");
+    let start = Reversi::new();
+    let depths: &[u32] = if args.no_perft {
+        &[]
+    } else if args.quick {
+        &[11]
+    } else {
+        &[11, 12]
+    };
+    for &depth in depths {
+        let t = Instant::now();
+        let nodes = fast_perft(&start, depth);
+        let s = t.elapsed().as_secs_f64();
+        println!("perft {depth:>2} plain : {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
+        let t = Instant::now();
+        let nodes = perft_hashed(&start, depth, 20);
+        let s = t.elapsed().as_secs_f64();
+        println!("perft {depth:>2} hashed: {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
+    }
+    if !args.no_ffo {
+        let text = std::fs::read_to_string(FFO_FILE).with_context(|| format!("reading {FFO_FILE}"))?;
+        println!("FFO endgames #40-#49 (exact solve, best move checked against the file):");
+        let mut total_time = 0.0;
+        let mut total_nodes = 0u64;
+        let mut solver = Solver::new(22);
+        for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).take(args.ffo_count).enumerate() {
+            let position: Reversi = line.parse().with_context(|| format!("FFO line {}", i + 1))?;
+            let scores: Vec<(String, i32)> = line
+                .split(';')
+                .skip(1)
+                .filter_map(|p| p.trim().split_once(':'))
+                .filter_map(|(m, s)| Some((m.to_ascii_lowercase(), s.trim_start_matches('+').parse().ok()?)))
+                .collect();
+            let expected = scores.iter().map(|s| s.1).max().unwrap_or(0);
+            solver.clear();
+            let t = Instant::now();
+            let sol = solver.solve(&position);
+            let s = t.elapsed().as_secs_f64();
+            total_time += s;
+            total_nodes += sol.nodes;
+            let best = sol.best.map(|m| m.to_string()).unwrap_or_default();
+            let ok = sol.score == expected && scores.iter().any(|(m, v)| *v == expected && *m == best);
+            println!(
+                "  #{}: {:>2} empties  score {:+3} best {best}  {:>11} nodes {:7.2} s {:6.1} M nodes/s  {}",
+                40 + i,
+                position.open_squares(),
+                sol.score,
+                sol.nodes,
+                s,
+                sol.nodes as f64 / s / 1e6,
+                if ok { "ok" } else { "WRONG" }
+            );
+        }
+        println!("  total: {total_nodes} nodes in {total_time:.2} s");
+    }
+    if args.no_midgame {
+        return Ok(());
+    }
+    println!("Exact solve at 20 empties (positions from classic:depth=4 self-play after seeded openings):");
+    let mut solver = Solver::new(22);
+    let mut within = 0;
+    let count = 8;
+    for seed in 1..=count {
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(100 + seed);
+        let mut position = Reversi::new();
+        for mv in tabletop::arena::random_opening(&position, 6, &mut rng) {
+            position.play_unchecked(mv);
+        }
+        while position.open_squares() > 20 && !position.is_over() {
+            let (mv, _) = tabletop::games::reversi::classic::classic_move(&position, 4);
+            position.play_unchecked(mv);
+        }
+        if position.is_over() {
+            continue;
+        }
+        solver.clear();
+        let t = Instant::now();
+        let sol = solver.solve(&position);
+        let s = t.elapsed().as_secs_f64();
+        within += (s <= 1.0) as u32;
+        println!(
+            "  {position}  score {:+3} best {}  {:>10} nodes {:6.2} s",
+            sol.score,
+            sol.best.map(|m| m.to_string()).unwrap_or_default(),
+            sol.nodes,
+            s
+        );
+    }
+    println!("  {within} of {count} solved within 1 s");
+    println!("Midgame search depth reached in 1 s (engine, exact solve off):");
+    for seed in 1..=4u64 {
+        // Seeded random openings of 22-28 plies.
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+        let plies = 20 + 2 * seed as usize;
+        let mut position = Reversi::new();
+        for mv in tabletop::arena::random_opening(&position, plies, &mut rng) {
+            position.play_unchecked(mv);
+        }
+        let mut engine = tabletop::games::reversi::engine::Engine::new(Some(Duration::from_secs(1)), None);
+        let a = engine.analyse(&position);
+        println!(
+            "  {position}  {} empties: depth {:>2}, {:>9} nodes in {:.2} s, best {} ({})",
+            position.open_squares(),
+            a.depth,
+            a.nodes,
+            a.elapsed.as_secs_f64(),
+            a.best,
+            a.describe()
+        );
+    }
+    Ok(())
+}
+
+const HELP: &str = "Commands: a move (f5), hint, hints (toggle legal-move marks), undo, new, save FILE, load FILE, \
+help, quit";
+
+/// The state of a terminal game.
+struct Session {
+    record: Record<Reversi>,
+    start: Reversi,
+    humans: [bool; 2],
+    show_hints: bool,
+    color: bool,
+    computer: Box<dyn Player<Reversi>>,
+    computer_name: String,
+    helper: tabletop::games::reversi::engine::Engine,
+}
+
+impl Session {
+    fn board(&self) -> String {
+        let pos = self.record.current();
+        let legal = if self.show_hints && self.humans[pos.side_to_move() as usize] { pos.placements() } else { 0 };
+        let mut out = String::from("    a b c d e f g h\n");
+        for row in 0..8 {
+            out.push_str(&format!("  {} ", row + 1));
+            for col in 0..8 {
+                let sq = Square::new(row, col).expect("on the board");
+                let cell = match pos.at(sq) {
+                    Some(Color::Black) => paint("X", 39, self.color),
+                    Some(Color::White) => paint("O", 226, self.color),
+                    None if legal & sq.bit() != 0 => paint("*", 244, self.color),
+                    None => ".".to_string(),
+                };
+                out.push_str(&cell);
+                out.push(' ');
+            }
+            out.push_str(&format!("{}\n", row + 1));
+        }
+        out.push_str("    a b c d e f g h\n");
+        out.push_str(&format!(
+            "  black (X) {}  white (O) {}  empty {}",
+            pos.discs(Color::Black),
+            pos.discs(Color::White),
+            pos.open_squares()
+        ));
+        out
+    }
+
+    fn legal_list(&self) -> String {
+        let list: Vec<String> = self.record.current().legal_placements().iter().map(|s| s.to_string()).collect();
+        list.join(" ")
+    }
+
+    fn result(&self) -> String {
+        let pos = self.record.current();
+        let (b, w) = (pos.discs(Color::Black), pos.discs(Color::White));
+        let score = pos.final_score(Color::Black);
+        let reason = pos.end_reason().unwrap_or_default();
+        let verdict = match score.cmp(&0) {
+            std::cmp::Ordering::Greater => format!("black wins by {score}"),
+            std::cmp::Ordering::Less => format!("white wins by {}", -score),
+            std::cmp::Ordering::Equal => "draw".to_string(),
+        };
+        format!("Game over ({reason}): black {b}, white {w}: {verdict}.")
+    }
+
+    fn undo(&mut self) -> bool {
+        let mut undone = false;
+        while self.record.undo().is_some() {
+            undone = true;
+            let pos = self.record.current();
+            if self.humans[pos.side_to_move() as usize] && pos.placements() != 0 {
+                break;
+            }
+        }
+        undone
+    }
+
+    fn save(&self, file: &str) -> Result<()> {
+        let mut text = String::new();
+        if self.start != Reversi::new() {
+            text.push_str(&format!("{}\n", self.start));
+        }
+        text.push_str(&Reversi::transcript(self.record.moves()));
+        text.push('\n');
+        std::fs::write(file, text).with_context(|| format!("cannot write {file}"))
+    }
+
+    fn load(&mut self, file: &str) -> Result<()> {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+        let mut start = Reversi::new();
+        let mut transcript = String::new();
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
+            if line.len() >= 64 && line.chars().take(64).all(|c| "XO-xo*.".contains(c)) {
+                start = line.parse().with_context(|| format!("bad position in {file}"))?;
+            } else {
+                transcript.push_str(line);
+            }
+        }
+        let mut end = start;
+        let moves = end.play_transcript(&transcript).with_context(|| format!("bad transcript in {file}"))?;
+        let mut record = Record::new(start);
+        for mv in moves {
+            record.play(mv).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        self.start = start;
+        self.record = record;
+        Ok(())
+    }
+}
+
+fn parse_humans(text: &str) -> Result<[bool; 2]> {
+    Ok(match text.trim().to_ascii_lowercase().as_str() {
+        "black" | "b" | "x" => [true, false],
+        "white" | "w" | "o" => [false, true],
+        "both" => [true, true],
+        "none" => [false, false],
+        other => bail!("--human {other:?}: expected black, white, both or none"),
+    })
+}
+
+pub fn play(args: PlayArgs) -> Result<()> {
+    let humans = parse_humans(&args.human)?;
+    let computer = make_player(&args.player, 1)?;
+    let start = parse_position(args.position.as_deref())?;
+    let mut session = Session {
+        record: Record::new(start),
+        start,
+        humans,
+        show_hints: true,
+        color: use_color(args.no_color),
+        computer_name: computer.describe(),
+        computer,
+        helper: tabletop::games::reversi::engine::Engine::new(Some(Duration::from_millis(500)), None),
+    };
+    let mut input = Input::new();
+    println!("Reversi: black (X) moves first. {HELP}.");
+    let mut shown = None;
+    loop {
+        let pos = *session.record.current();
+        if shown != Some(session.record.moves().len()) {
+            println!("{}", session.board());
+            shown = Some(session.record.moves().len());
+        }
+        let side = pos.side_to_move();
+        let over = matches!(session.record.status(), Status::Over(_));
+        if over {
+            println!("{}", session.result());
+        } else if pos.placements() == 0 {
+            println!("{} has no legal move and passes.", capitalised(side));
+            session.record.play(ReversiMove::Pass).map_err(|e| anyhow::anyhow!("{e}"))?;
+            shown = Some(session.record.moves().len());
+            continue;
+        } else if !session.humans[side as usize] {
+            let t = Instant::now();
+            let mv = session.computer.choose_move(&session.record);
+            println!(
+                "{} ({}) plays {mv} after {:.2} s.",
+                capitalised(side),
+                session.computer_name,
+                t.elapsed().as_secs_f64()
+            );
+            session.record.play(mv).map_err(|e| anyhow::anyhow!("computer played {mv}: {e}"))?;
+            continue;
+        }
+        let prompt = if over {
+            "new, undo, load FILE or quit> ".to_string()
+        } else {
+            format!("{} to move ({})> ", capitalised(side), session.legal_list())
+        };
+        let Some(line) = input.ask(&prompt) else { return Ok(()) };
+        let (command, rest) = match line.split_once(char::is_whitespace) {
+            Some((c, r)) => (c.to_ascii_lowercase(), r.trim().to_string()),
+            None => (line.to_ascii_lowercase(), String::new()),
+        };
+        match command.as_str() {
+            "" => {}
+            "quit" | "exit" | "q" => return Ok(()),
+            "help" | "?" => println!("{HELP}."),
+            "new" => {
+                session.record = Record::new(session.start);
+                session.computer.reset();
+                shown = None;
+                println!("New game.");
+            }
+            "undo" => {
+                if session.undo() {
+                    println!("Move(s) taken back.");
+                    shown = None;
+                } else {
+                    println!("Nothing to undo.");
+                }
+            }
+            "hints" => {
+                session.show_hints = !session.show_hints;
+                println!("Legal-move marks {}.", if session.show_hints { "on" } else { "off" });
+                shown = None;
+            }
+            "hint" if !over => {
+                let a = session.helper.analyse(&pos);
+                println!("Hint: {} ({}, depth {}).", a.best, a.describe(), a.depth);
+            }
+            "save" | "load" if rest.is_empty() => println!("Usage: {command} FILE"),
+            "save" => match session.save(&rest) {
+                Ok(()) => println!("Saved to {rest}."),
+                Err(e) => println!("Could not save: {e:#}"),
+            },
+            "load" => match session.load(&rest) {
+                Ok(()) => {
+                    println!("Loaded {rest} ({} moves).", session.record.moves().len());
+                    shown = None;
+                }
+                Err(e) => println!("Could not load: {e:#}"),
+            },
+            _ if over => println!("The game is over: type new, undo, load FILE or quit."),
+            _ => match pos.parse_move(&line) {
+                Err(e) => println!("{e}. Legal moves: {}.", session.legal_list()),
+                Ok(mv) => {
+                    if let Err(e) = session.record.play(mv) {
+                        println!("Illegal move: {e}. Legal moves: {}.", session.legal_list());
+                    }
+                }
+            },
+        }
+    }
+}
+
+fn capitalised(color: Color) -> &'static str {
+    match color {
+        Color::Black => "Black",
+        Color::White => "White",
+    }
 }

@@ -1,1 +1,37 @@
-//! reversi: see its issue. (Being built.)
+//! Reversi / Othello: exact rules on bitboards, a fast perft, an exact endgame solver, the
+//! origin document's "classic" player and the engine's player.
+//!
+//! - [`rules`]: squares, moves, positions ([`Reversi`]), the OBF notation, transcripts and the
+//!   game-logic operations (turn, discs, open squares, winner, legality, occupant, place, flips,
+//!   pass; undo lives in [`Record`](crate::Record)).
+//! - [`bitboard`]: move generation and flips on two `u64`s.
+//! - [`perft`]: the specialised move-path counter (bulk counting at the last ply).
+//! - [`solver`]: the exact endgame solver.
+//! - [`classic`]: the origin document's fixed-depth square-weight player.
+//! - [`eval`] and [`engine`]: the engine's evaluation and search.
+//! - [`players`]: the player table (`engine`, `classic`, `random`) for specs.
+//!
+//! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
+//!
+//! ```
+//! use tabletop::games::reversi::Reversi;
+//! use tabletop::{Game, Record};
+//! let mut record = Record::new(Reversi::new());
+//! record.play("f5".parse().unwrap()).unwrap();
+//! assert_eq!(record.undo().map(|m| m.to_string()), Some("f5".to_string()));
+//! assert_eq!(*record.current(), Reversi::new());
+//! ```
+
+pub mod bitboard;
+pub mod classic;
+pub mod conformance;
+pub mod engine;
+pub mod eval;
+pub mod perft;
+pub mod players;
+pub mod rules;
+pub mod solver;
+
+pub use rules::{
+    Color, ColorError, Reversi, ReversiMove, ReversiMoveError, ReversiPositionError, Square, TranscriptError,
+};

@@ -1,0 +1,68 @@
+//! A scripted terminal game of Reversi: an illegal move, a hint, an automatic pass, undo,
+//! save/load and the end-of-game result.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Black to move with 6 empties: h8 leaves white without a move (white passes automatically);
+/// then a2, (white b4, forced), b2, (white passes), g7, (white h7) ends the game 40-24.
+const POSITION: &str = "OOOOOOOO--OOXOXOXOOXXXOOX-OXXOOOXXOXOOOOXXOXOOOOXXXXOO--XXXXXOO- X";
+
+fn run(args: &[&str], script: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the tabletop binary runs");
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn scripted_game_with_illegal_move_pass_undo_hint_and_result() {
+    let file = std::env::temp_dir().join(format!("reversi-play-{}.txt", std::process::id()));
+    let file = file.to_str().unwrap();
+    let script = format!("z9\na1\npass\nhint\nh8\nsave {file}\nundo\nh8\na2\nb2\ng7\nload {file}\nquit\n");
+    let out = run(&["play", "reversi", "--position", POSITION, "--player", "classic:depth=2", "--no-color"], &script);
+    assert!(out.contains("\"z9\" is not a move"), "{out}");
+    assert!(out.contains("a1 is already taken"), "{out}");
+    assert!(out.contains("black cannot pass: 6 legal placement(s)"), "{out}");
+    assert!(out.contains("Legal moves: a2 b2 b4 g7 h7 h8") || out.contains("Legal moves: a2 b2 b4"), "{out}");
+    assert!(out.contains("Hint: "), "{out}");
+    assert!(out.contains("White has no legal move and passes."), "{out}");
+    assert!(out.contains("Move(s) taken back."), "{out}");
+    assert!(out.contains("White (classic:depth=2) plays b4"), "{out}");
+    assert!(out.contains("Game over (the board is full): black 40, white 24: black wins by 16."), "{out}");
+    assert!(out.contains("Loaded"), "{out}");
+    let saved = std::fs::read_to_string(file).unwrap();
+    let _ = std::fs::remove_file(file);
+    assert_eq!(saved, format!("{POSITION}\nh8\n"));
+}
+
+#[test]
+fn bad_options_give_one_line_errors() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(["play", "reversi", "--human", "purple"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected black, white, both or none"));
+}
+
+#[test]
+fn perft_and_solve_print_json() {
+    let out = run(&["perft", "reversi", "6", "--json"], "");
+    assert!(out.contains("\"nodes\":8200"), "{out}");
+    // 6 empties: the scripted game's position, solved exactly with every move.
+    let out = run(&["solve", "reversi", "--position", POSITION, "--all-moves", "--json"], "");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["game"], "reversi");
+    assert_eq!(v["moves"].as_array().unwrap().len(), 6);
+    let best = v["score"].as_i64().unwrap();
+    assert_eq!(v["moves"][0]["score"].as_i64().unwrap(), best);
+}

@@ -1,0 +1,85 @@
+//! The FFO endgame test positions #40-#49 solve exactly: score and a best move.
+
+use std::time::Instant;
+
+use tabletop::games::reversi::solver::Solver;
+use tabletop::games::reversi::{Reversi, ReversiMove};
+
+const FFO: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-40-49.obf"));
+
+/// (position, best score, moves achieving it) of line `index` (0 = #40).
+fn case(index: usize) -> (Reversi, i32, Vec<ReversiMove>) {
+    let line = FFO.lines().filter(|l| !l.trim().is_empty()).nth(index).expect("ten positions");
+    let mut parts = line.split(';');
+    let position: Reversi = parts.next().unwrap().parse().unwrap();
+    let scored: Vec<(ReversiMove, i32)> = parts
+        .filter_map(|p| p.trim().split_once(':'))
+        .map(|(m, s)| (m.parse().unwrap(), s.trim_start_matches('+').parse().unwrap()))
+        .collect();
+    let best = scored.iter().map(|s| s.1).max().unwrap();
+    (position, best, scored.into_iter().filter(|s| s.1 == best).map(|s| s.0).collect())
+}
+
+fn check(index: usize) {
+    let (position, score, best) = case(index);
+    let mut solver = Solver::new(21);
+    let start = Instant::now();
+    let solution = solver.solve(&position);
+    println!(
+        "FFO #{}: score {} best {:?} nodes {} in {:.2?}",
+        40 + index,
+        solution.score,
+        solution.best,
+        solution.nodes,
+        start.elapsed()
+    );
+    assert_eq!(solution.score, score, "FFO #{}", 40 + index);
+    assert!(best.contains(&solution.best.unwrap()), "FFO #{}: {:?} not in {best:?}", 40 + index, solution.best);
+}
+
+#[test]
+fn ffo_40() {
+    check(0);
+}
+#[test]
+fn ffo_41() {
+    check(1);
+}
+#[test]
+#[ignore = "slow: run with --ignored or see `tabletop bench reversi`"]
+fn ffo_42() {
+    check(2);
+}
+#[test]
+#[ignore = "slow: run with --ignored or see `tabletop bench reversi`"]
+fn ffo_43() {
+    check(3);
+}
+#[test]
+fn ffo_44() {
+    check(4);
+}
+#[test]
+#[ignore = "slow: run with --ignored or see `tabletop bench reversi`"]
+fn ffo_45() {
+    check(5);
+}
+#[test]
+#[ignore = "slow: run with --ignored or see `tabletop bench reversi`"]
+fn ffo_46() {
+    check(6);
+}
+#[test]
+fn ffo_47() {
+    check(7);
+}
+#[test]
+#[ignore = "slow: run with --ignored or see `tabletop bench reversi`"]
+fn ffo_48() {
+    check(8);
+}
+#[test]
+#[ignore = "slow: run with --ignored or see `tabletop bench reversi`"]
+fn ffo_49() {
+    check(9);
+}
