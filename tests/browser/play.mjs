@@ -74,6 +74,32 @@ async function slideGame(page, base) {
   await page.screenshot({ path: join(artifacts, "slide.png"), fullPage: true });
 }
 
+async function reversiGame(page, base) {
+  await newGame(page, base, "reversi", async () => {
+    await page.selectOption("#seat0", "human");
+    await page.selectOption("#seat1", "random");
+  });
+  assert.match(await page.textContent("#status"), /Black to move/);
+  assert.equal(await page.locator("#board button.legal").count(), 4, "four legal moves marked at the start");
+  assert.match(await page.textContent("#scores"), /Black: 2\s*White: 2/);
+  // f5 flips e5: black has 4 discs, white 1, and the flip is animated.
+  await page.click('button[aria-label="f5, legal move"]');
+  await page.waitForFunction(() => document.querySelectorAll("#moves li").length >= 2);
+  assert.equal(await page.locator('button[aria-label="f5, black disc"]').count(), 1);
+  // Keep playing the first marked move for a few turns; passes are automatic.
+  for (let turn = 0; turn < 6; turn++) {
+    await page.waitForFunction(() => /Black to move$|won|Draw/.test(document.querySelector("#status").textContent));
+    if (/won|Draw/.test(await page.textContent("#status"))) break;
+    const before = await movesShown(page);
+    await page.locator("#board button.legal").first().click();
+    await page.waitForFunction((n) => document.querySelectorAll("#moves li").length >= n + 2 || /won|Draw/.test(document.querySelector("#status").textContent), before);
+  }
+  const discs = await page.textContent("#scores");
+  const [black, white] = discs.match(/\d+/g).map(Number);
+  assert.equal(black + white, 4 + (await movesShown(page)), "one disc more per move");
+  await page.screenshot({ path: join(artifacts, "reversi.png"), fullPage: true });
+}
+
 async function mathableGame(page, base) {
   await newGame(page, base, "mathable", async () => {
     await page.selectOption("#preset", "classic");
@@ -117,7 +143,7 @@ const browser = await chromium.launch({
 });
 let passed = 0;
 let failed = 0;
-for (const [name, play] of [["slide", slideGame], ["mathable", mathableGame]]) {
+for (const [name, play] of [["slide", slideGame], ["reversi", reversiGame], ["mathable", mathableGame]]) {
   const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
   try {
     await play(page, base);

@@ -37,15 +37,18 @@ function anyToken() {
 
 function seatName(seat, game) {
   if ((game || current.game) === "slide") return seat === 0 ? "Blue (b)" : "Orange (o)";
+  if ((game || current.game) === "reversi") return seat === 0 ? "Black" : "White";
   return "Player " + (seat + 1);
 }
 
 const SEAT_CHOICES = {
   slide: [["human", "Person"], ["engine", "Computer (engine)"], ["classic:levels=2", "Computer (classic, easy)"], ["random", "Computer (random)"]],
+  reversi: [["human", "Person"], ["engine:time=500ms", "Computer (engine)"], ["classic:depth=4", "Computer (classic, easy)"], ["random", "Computer (random)"]],
   mathable: [["human", "Person"], ["engine", "Computer (engine)"], ["greedy", "Computer (greedy)"], ["random", "Computer (random)"]],
 };
 
 function render(state) {
+  if (!current || current.moves.length !== state.moves.length) $("notice").textContent = "";
   current = state;
   const status = state.status;
   let text;
@@ -70,6 +73,7 @@ function render(state) {
   $("rack-area").replaceChildren();
   if (state.game === "slide") renderSlide(state, playable);
   if (state.game === "mathable") renderMathable(state, playable);
+  if (state.game === "reversi") renderReversi(state, playable);
   const waiting = !status.over && (state.thinking || state.seats[status.to_move] !== "human");
   clearTimeout(pollTimer);
   if (waiting) pollTimer = setTimeout(refresh, 400);
@@ -103,6 +107,41 @@ function renderSlide(state, playable) {
     return button;
   });
   grid.replaceChildren(...cells);
+}
+
+const FILES = "abcdefgh";
+
+function renderReversi(state, playable) {
+  const board = state.board;
+  const grid = $("board");
+  grid.className = "reversi";
+  grid.style.gridTemplateColumns = "repeat(8, 1fr)";
+  $("scores").replaceChildren(
+    Object.assign(document.createElement("span"), { textContent: `Black: ${board.discs[0]}` }),
+    Object.assign(document.createElement("span"), { textContent: `White: ${board.discs[1]}` }));
+  const legal = new Set(state.legal);
+  grid.replaceChildren(...board.cells.map((cell, i) => {
+    const name = FILES[i % 8] + (Math.floor(i / 8) + 1);
+    const button = Object.assign(document.createElement("button"), { type: "button", className: "r-cell" });
+    const what = cell === "b" ? "black disc" : cell === "w" ? "white disc" : legal.has(name) && playable ? "legal move" : "empty";
+    button.setAttribute("aria-label", `${name}, ${what}`);
+    if (cell !== "-") {
+      const disc = Object.assign(document.createElement("span"), { className: "disc " + cell, textContent: cell === "b" ? "B" : "W" });
+      if (board.flipped.includes(i)) disc.classList.add("flip");
+      button.append(disc);
+    }
+    if (playable && legal.has(name)) button.classList.add("legal");
+    if (board.last_move === name) button.classList.add("last");
+    button.disabled = !playable || !legal.has(name);
+    button.addEventListener("click", () => play(name));
+    return button;
+  }));
+  // A side with no legal placement passes automatically, with a notice.
+  if (board.last_was_pass) $("notice").textContent = `${seatName(1 - state.status.to_move)} had no legal move and passed.`;
+  if (playable && state.legal.length === 1 && state.legal[0] === "pass") {
+    $("notice").textContent = `${seatName(state.status.to_move)} has no legal move and passes.`;
+    setTimeout(() => play("pass"), 600);
+  }
 }
 
 let chosenToken = null;   // Mathable: the rack token chosen to place
@@ -251,9 +290,8 @@ async function showStart() {
   $("new-game").addEventListener("submit", async (event) => {
     event.preventDefault();
     const game = $("game").value;
-    const options = game === "slide"
-      ? { size: Number($("size").value), empty: Number($("empty").value) }
-      : { preset: $("preset").value, players: Number($("players").value) };
+    const options = game === "slide" ? { size: Number($("size").value), empty: Number($("empty").value) }
+      : game === "mathable" ? { preset: $("preset").value, players: Number($("players").value) } : {};
     const seats = [...$("seats").querySelectorAll("select")].map((s) => s.value);
     try {
       const created = await api("POST", "/api/games", { game, options, seats });

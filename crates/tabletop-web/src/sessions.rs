@@ -4,6 +4,8 @@
 
 use serde_json::{json, Value};
 use tabletop::games::mathable::{players::from_spec as mathable_player, Mathable, MathableMove, Settings, Square};
+use tabletop::games::reversi::{engine::Engine as ReversiEngine, players::make_player as reversi_player};
+use tabletop::games::reversi::{Color, Reversi, ReversiMove};
 use tabletop::games::slide::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
 use tabletop::games::slide::{Cell, Slide, SlideVariant};
 use tabletop::{EndReason, Game, Outcome, PlayerKind, PlayerSpec, Record, Seat, Status};
@@ -153,13 +155,14 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
 }
 
 /// The games the server offers.
-pub const GAMES: &[&str] = &["slide", "mathable"];
+pub const GAMES: &[&str] = &["slide", "reversi", "mathable"];
 
 /// Starts a session of a named game.
 pub fn new_session(game: &str, options: &Value) -> Result<Box<dyn Session>, String> {
     match game {
         "slide" => Ok(Box::new(GenericSession::<Slide, SlideAdapter>::new(options)?)),
         "mathable" => Ok(Box::new(GenericSession::<Mathable, MathableAdapter>::new(options)?)),
+        "reversi" => Ok(Box::new(GenericSession::<Reversi, ReversiAdapter>::new(options)?)),
         other => Err(format!("unknown game {other:?}; available: {}", GAMES.join(", "))),
     }
 }
@@ -309,6 +312,60 @@ impl Adapter<Mathable> for MathableAdapter {
     fn choose(record: &Record<Mathable>, spec: &PlayerSpec) -> Result<MathableMove, String> {
         let seed = record.current().settings().seed ^ record.moves().len() as u64;
         let mut player = mathable_player(spec, seed).map_err(|e| e.to_string())?;
+        Ok(player.choose_move(record))
+    }
+}
+
+/// Reversi on the web.
+pub struct ReversiAdapter;
+
+impl Adapter<Reversi> for ReversiAdapter {
+    const NAME: &'static str = "reversi";
+
+    fn player_kinds() -> &'static [PlayerKind] {
+        tabletop::games::reversi::players::PLAYERS
+    }
+
+    fn start(_options: &Value) -> Result<Reversi, String> {
+        Ok(Reversi::new())
+    }
+
+    fn board(record: &Record<Reversi>, _viewer: Option<usize>) -> Value {
+        let position = record.current();
+        let letter = |c: Option<Color>| match c {
+            Some(Color::Black) => "b",
+            Some(Color::White) => "w",
+            None => "-",
+        };
+        let cells: Vec<&str> = (0..64).map(|i| letter(position.occupant(i / 8, i % 8))).collect();
+        // Discs that changed colour with the last move, for a brief flip animation.
+        let flipped: Vec<usize> = match record.positions() {
+            [.., before, _] => (0..64)
+                .filter(|&i| {
+                    let (was, now) = (before.occupant(i / 8, i % 8), position.occupant(i / 8, i % 8));
+                    was.is_some() && was != now
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let last = record.moves().last().map(|m| m.to_string());
+        let passed = matches!(record.moves().last(), Some(ReversiMove::Pass));
+        json!({
+            "cells": cells,
+            "discs": [position.discs(Color::Black), position.discs(Color::White)],
+            "last_move": last,
+            "last_was_pass": passed,
+            "flipped": flipped,
+        })
+    }
+
+    fn hint(record: &Record<Reversi>) -> Option<Value> {
+        let analysis = ReversiEngine::new(Some(std::time::Duration::from_millis(500)), None).analyse(record.current());
+        Some(json!({"move": analysis.best.to_string(), "value": analysis.describe()}))
+    }
+
+    fn choose(record: &Record<Reversi>, spec: &PlayerSpec) -> Result<ReversiMove, String> {
+        let mut player = reversi_player(spec, record.moves().len() as u64).map_err(|e| e.to_string())?;
         Ok(player.choose_move(record))
     }
 }
