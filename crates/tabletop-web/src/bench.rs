@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rand::seq::SliceRandom;
+use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
@@ -99,7 +100,8 @@ async fn play_one(
         let legal: Vec<String> =
             state["legal"].as_array().into_iter().flatten().filter_map(|m| m.as_str().map(String::from)).collect();
         let Some(mv) = legal.choose(&mut rng) else { break };
-        tokio::time::sleep(think).await;
+        // People do not move in step: each wait is drawn from half to one and a half times `think`.
+        tokio::time::sleep(think.mul_f64(rng.gen_range(0.5..1.5))).await;
         let body = json!({"move": mv, "token": tokens[seat as usize], "ply": acknowledged.len()}).to_string();
         let started = Instant::now();
         let (status, next) = request(addr, "POST", &format!("/api/games/{id}/moves"), &body).await?;
@@ -122,7 +124,7 @@ pub struct LoadSettings {
     pub max_moves: usize,
     /// Time for the playing phase at most.
     pub max_time: Duration,
-    /// What each client waits before each move, as a person would (zero: back to back).
+    /// What each client waits before each move on average, as a person would (zero: back to back).
     pub think: Duration,
 }
 
