@@ -7,6 +7,7 @@
 
 pub mod conformance;
 pub mod rules;
+pub mod solver;
 
 pub use rules::{
     Column, Connect, ConnectMoveError, ConnectPositionError, ConnectVariant, ConnectVariantError, Side,
