@@ -5,7 +5,9 @@
 //! - [`book`]: the opening book format and the shipped 7x6 book.
 //! - [`engine`]: the computer players (perfect, levels, random).
 
+pub mod book;
 pub mod conformance;
+pub mod engine;
 pub mod rules;
 pub mod solver;
 

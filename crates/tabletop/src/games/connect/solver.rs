@@ -28,14 +28,21 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::rules::{winning_cells, winning_cells4, Connect, ConnectVariant};
+use super::rules::{winning_cells, winning_cells4, Column, Connect, ConnectVariant};
 use crate::game::Game;
 
 /// A transposition table of exact bounds, shareable between threads.
+///
+/// Each entry is one `u64`. When keys fit in 56 bits (7x6 uses 49), the table has a power of
+/// two entries, indexed by a multiplicative hash, and an entry holds the whole key and the
+/// value. For larger boards the size is a prime, the index is the key modulo the size, and the
+/// entry holds the quotient: either way a hit is exact.
 #[derive(Debug)]
 pub struct Table {
     entries: Vec<AtomicU64>,
     size: u64,
+    /// Power-of-two mode: the shift that turns a hash into an index.
+    shift: Option<u32>,
 }
 
 fn is_prime(n: u64) -> bool {
@@ -53,13 +60,20 @@ fn is_prime(n: u64) -> bool {
 }
 
 impl Table {
-    /// A table of about `entries` entries (8 bytes each; at least 65,536).
-    pub fn new(entries: usize) -> Self {
-        let mut size = (entries.max(1 << 16)) as u64;
+    /// A table of about `entries` entries (8 bytes each; at least 65,536) for keys of
+    /// `key_bits` bits.
+    pub fn new(entries: usize, key_bits: u32) -> Self {
+        let entries = entries.max(1 << 16) as u64;
+        if key_bits <= 56 {
+            let bits = 63 - entries.leading_zeros();
+            let size = 1u64 << bits;
+            return Table { entries: (0..size).map(|_| AtomicU64::new(0)).collect(), size, shift: Some(64 - bits) };
+        }
+        let mut size = entries;
         while !is_prime(size) {
             size -= 1;
         }
-        Table { entries: (0..size).map(|_| AtomicU64::new(0)).collect(), size }
+        Table { entries: (0..size).map(|_| AtomicU64::new(0)).collect(), size, shift: None }
     }
 
     /// The number of entries.
@@ -83,10 +97,18 @@ impl Table {
     }
 
     #[inline]
+    fn slot(&self, key: u64) -> (usize, u64) {
+        match self.shift {
+            Some(shift) => ((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize, key),
+            None => ((key % self.size) as usize, key / self.size),
+        }
+    }
+
+    #[inline]
     fn get(&self, key: u64) -> u8 {
-        let i = (key % self.size) as usize;
+        let (i, check) = self.slot(key);
         let e = self.entries[i].load(Ordering::Relaxed);
-        if e >> 8 == key / self.size {
+        if e >> 8 == check {
             (e & 0xff) as u8
         } else {
             0
@@ -95,8 +117,8 @@ impl Table {
 
     #[inline]
     fn put(&self, key: u64, value: u8) {
-        let i = (key % self.size) as usize;
-        self.entries[i].store((key / self.size) << 8 | value as u64, Ordering::Relaxed);
+        let (i, check) = self.slot(key);
+        self.entries[i].store(check << 8 | value as u64, Ordering::Relaxed);
     }
 }
 
@@ -191,6 +213,12 @@ pub struct Solver {
     salt: u32,
     /// Enhanced transposition cut-offs at nodes with at least this many empty cells.
     etc_min_empty: i32,
+    /// Mirror symmetry at nodes with at least this many empty cells.
+    sym_min_empty: i32,
+}
+
+fn env_or(name: &str, default: i32) -> i32 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 /// A position inside the solver: the side to move's stones, every stone, stones played.
@@ -216,7 +244,7 @@ impl Node {
 impl Solver {
     /// A solver for `variant` with a table of about `entries` entries (8 bytes each).
     pub fn new(variant: ConnectVariant, entries: usize) -> Self {
-        Solver::with_table(variant, Arc::new(Table::new(entries)))
+        Solver::with_table(variant, Arc::new(Table::new(entries, Solver::key_bits(variant))))
     }
 
     /// A solver using a shared table.
@@ -230,8 +258,14 @@ impl Solver {
             stop: None,
             aborted: false,
             salt: 0,
-            etc_min_empty: 12,
+            etc_min_empty: env_or("CONNECT_ETC", 20),
+            sym_min_empty: env_or("CONNECT_SYM", 0),
         }
+    }
+
+    /// The number of bits of a position key of `variant`.
+    pub fn key_bits(variant: ConnectVariant) -> u32 {
+        (variant.width() * (variant.height() + 1)) as u32
     }
 
     /// The variant solved.
@@ -332,6 +366,44 @@ impl Solver {
         self.negamax(n, value, value + 1) > value
     }
 
+    /// Like [`Solver::score_above`], but gives up at the deadline.
+    pub fn try_score_above(&mut self, p: &Connect, value: i32) -> Result<bool, OutOfTime> {
+        if let Some(score) = self.finished_score(p) {
+            return Ok(score > value);
+        }
+        let r = self.score_above(p, value);
+        if self.aborted {
+            Err(OutOfTime)
+        } else {
+            Ok(r)
+        }
+    }
+
+    /// A best move (the quickest win, else a draw, else the longest loss) and the exact score
+    /// of `p`, which must not be finished; gives up at the deadline.
+    pub fn best_move(&mut self, p: &Connect) -> Result<(Column, i32), OutOfTime> {
+        let order = self.geo.order;
+        let cells = self.geo.cells;
+        for &c in &order[..self.geo.width] {
+            if p.can_play(c) && p.is_winning_move(c) {
+                return Ok((Column(c as u8), (cells + 1 - p.moves_played() as i32) / 2));
+            }
+        }
+        let score = self.try_solve(p, false)?;
+        for &c in &order[..self.geo.width] {
+            if !p.can_play(c) {
+                continue;
+            }
+            let mut child = p.clone();
+            child.play_unchecked(Column(c as u8));
+            // Optimal when the child's score (for the opponent) is at most -score.
+            if !self.try_score_above(&child, -score)? {
+                return Ok((Column(c as u8), score));
+            }
+        }
+        Err(OutOfTime)
+    }
+
     /// The score of every column (`None` for unplayable ones), from the side to move.
     pub fn solve_moves(&mut self, p: &Connect) -> Vec<Option<i32>> {
         (0..self.variant.width()).map(|c| self.column_score(p, c)).collect()
@@ -346,7 +418,7 @@ impl Solver {
             return Some((self.geo.cells + 1 - p.moves_played() as i32) / 2);
         }
         let mut child = p.clone();
-        child.play_unchecked(super::rules::Column(col as u8));
+        child.play_unchecked(Column(col as u8));
         Some(-self.solve(&child))
     }
 
@@ -410,6 +482,9 @@ impl Solver {
     #[inline]
     fn key_of(&self, n: Node) -> u64 {
         let k = n.key();
+        if self.geo.cells - n.moves < self.sym_min_empty {
+            return k;
+        }
         let m = self.geo.mirror(k);
         k.min(m)
     }
