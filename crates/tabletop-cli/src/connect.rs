@@ -5,9 +5,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use tabletop::games::connect::engine::{describe_score, make_player, Engine, PLAYER_KINDS};
+use tabletop::games::connect::rules::render_board;
 use tabletop::games::connect::solver::Solver;
-use tabletop::games::connect::{Connect, ConnectVariant};
-use tabletop::{perft as count_paths, Game};
+use tabletop::games::connect::{Connect, ConnectVariant, Side};
+use tabletop::{perft as count_paths, Game, Outcome, Player, PlayerSpec, Record, Status};
+
+use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 
 /// Board size options shared by every connect command.
 #[derive(Args, Clone, Debug)]
@@ -46,10 +50,188 @@ impl SizeArgs {
 
 /// Options of `tabletop play connect`.
 #[derive(Args)]
-pub struct PlayArgs {}
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// Who plays X, then who plays O (repeat): `human` (default), `engine`, `engine:time=2s`,
+    /// `connect:level=3`, `random`. One `--player engine` makes O the computer.
+    #[arg(long = "player", value_name = "SPEC")]
+    pub players: Vec<PlayerSpec>,
+    /// The document's original rule: invalid input forfeits the turn instead of asking again.
+    #[arg(long)]
+    pub forfeit_invalid: bool,
+    /// No colours.
+    #[arg(long)]
+    pub no_color: bool,
+    /// Seed for random and level players.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Time the hint may take.
+    #[arg(long, default_value = "10s")]
+    pub hint_time: String,
+}
+
 /// Options of `tabletop match connect`.
 #[derive(Args)]
-pub struct MatchArgs {}
+pub struct MatchArgs {
+    #[command(flatten)]
+    pub size: SizeArgs,
+    #[command(flatten)]
+    pub options: MatchOptions,
+}
+
+fn print_board(p: &Connect, color: bool) {
+    let text = render_board(p, |side| match side {
+        Side::X => paint("X", 196, color),
+        Side::O => paint("O", 220, color),
+    });
+    print!("{text}");
+}
+
+enum Seat {
+    Human,
+    Engine(Box<Engine>),
+    Computer(Box<dyn Player<Connect>>),
+}
+
+pub fn play(args: PlayArgs) -> anyhow::Result<()> {
+    let v = args.size.variant()?;
+    let color = use_color(args.no_color);
+    let hint_time = tabletop::player_spec::parse_duration(&args.hint_time)
+        .with_context(|| format!("bad --hint-time {:?}", args.hint_time))?;
+    let specs: Vec<PlayerSpec> = match args.players.as_slice() {
+        [] => vec![PlayerSpec::named("human"), PlayerSpec::named("human")],
+        [one] => vec![PlayerSpec::named("human"), one.clone()],
+        [a, b] => vec![a.clone(), b.clone()],
+        _ => bail!("at most two --player options (X then O)"),
+    };
+    let mut seats = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        spec.check(PLAYER_KINDS)?;
+        if spec.name == "human" {
+            seats.push(Seat::Human);
+        } else {
+            if spec.name == "engine" {
+                let time = spec.get_duration("time")?.unwrap_or(Duration::from_secs(1));
+                seats.push(Seat::Engine(Box::new(Engine::new(v, time))));
+            } else {
+                seats.push(Seat::Computer(make_player(spec, v, args.seed + i as u64)?));
+            }
+        }
+    }
+    let humans = seats.iter().filter(|s| matches!(s, Seat::Human)).count();
+    let mut helper = Engine::new(v, hint_time);
+    let mut stack = vec![Connect::new(v)];
+    let mut input = Input::new();
+    print_board(&stack[0], color);
+    loop {
+        let p = stack.last().expect("a position").clone();
+        match p.status() {
+            Status::Over(Outcome::Win(seat)) => {
+                println!("Player {} won!", Side::from_seat(seat).letter());
+                return Ok(());
+            }
+            Status::Over(_) => {
+                println!("There was a draw!");
+                return Ok(());
+            }
+            Status::ToMove(_) => {}
+        }
+        let side = p.side_to_move();
+        let computer = match &mut seats[side as usize] {
+            Seat::Human => None,
+            // The engine says whether its move is perfect (book or solve) or heuristic.
+            Seat::Engine(e) => Some((e.choose_move(&Record::new(p.clone())), format!(" ({})", e.last_note()))),
+            Seat::Computer(c) => Some((c.choose_move(&Record::new(p.clone())), String::new())),
+        };
+        if let Some((mv, note)) = computer {
+            let mut next = p.clone();
+            next.play(mv)?;
+            stack.push(next);
+            println!("{side} plays {mv}{note}");
+            print_board(stack.last().expect("a position"), color);
+            continue;
+        }
+        let Some(line) = input.ask(&format!("{side}'s turn, where to place: ")) else {
+            println!("Input ended: game abandoned.");
+            return Ok(());
+        };
+        match line.to_ascii_lowercase().as_str() {
+            "quit" | "q" | "exit" => {
+                println!("Game abandoned.");
+                return Ok(());
+            }
+            "help" | "?" => {
+                println!("Type a column number (1 to {}), or undo, hint, quit.", v.width());
+                continue;
+            }
+            "undo" | "u" => {
+                // Take back moves until it is a person's turn again (at least one move).
+                if stack.len() == 1 {
+                    println!("Nothing to undo.");
+                    continue;
+                }
+                stack.pop();
+                while stack.len() > 1 && humans > 0 {
+                    let s = stack.last().expect("a position").side_to_move();
+                    if matches!(seats[s as usize], Seat::Human) {
+                        break;
+                    }
+                    stack.pop();
+                }
+                print_board(stack.last().expect("a position"), color);
+                continue;
+            }
+            "hint" | "h" => {
+                match helper.best_exact(&p, Some(Instant::now() + hint_time)) {
+                    Ok((col, score, _)) => println!("hint: column {col}: {}", describe_score(&p, score)),
+                    Err(_) => println!("hint: no exact answer within {:?}", hint_time),
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let problem = match p.parse_move(&line) {
+            Ok(mv) => match p.illegal_reason(mv) {
+                None => {
+                    let mut next = p.clone();
+                    next.play_unchecked(mv);
+                    stack.push(next);
+                    print_board(stack.last().expect("a position"), color);
+                    continue;
+                }
+                Some(e) => e.to_string(),
+            },
+            Err(e) => e.to_string(),
+        };
+        if args.forfeit_invalid {
+            let mut next = p.clone();
+            next.forfeit_turn();
+            println!("Invalid input ({problem}): {side} forfeits the turn.");
+            stack.push(next);
+            print_board(stack.last().expect("a position"), color);
+        } else {
+            println!("Invalid input: {problem}. Try again.");
+        }
+    }
+}
+
+pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
+    let v = args.size.variant()?;
+    let specs = args.options.specs()?;
+    let mut a = make_player(&specs[0], v, args.options.seed)?;
+    let mut b = make_player(&specs[1], v, args.options.seed + 1)?;
+    let settings = args.options.settings(0..=2)?;
+    run_match_cli(
+        &Connect::new(v),
+        [specs[0].to_string(), specs[1].to_string()],
+        a.as_mut(),
+        b.as_mut(),
+        &settings,
+        args.options.json,
+    )?;
+    Ok(())
+}
 
 /// Options of `tabletop bench connect`.
 #[derive(Args)]
@@ -61,7 +243,7 @@ pub struct BenchArgs {
     #[arg(long)]
     pub data: Option<String>,
     /// Transposition table entries (8 bytes each) for the sets.
-    #[arg(long, default_value_t = 1 << 24)]
+    #[arg(long, default_value_t = 1 << 22)]
     pub table: usize,
     /// Also solve the empty 7x6 board (long).
     #[arg(long)]
@@ -78,17 +260,10 @@ pub struct BenchArgs {
     /// Skip the benchmark sets.
     #[arg(long)]
     pub no_sets: bool,
-}
-
-fn not_yet() -> anyhow::Result<()> {
-    anyhow::bail!("connect is not available yet")
-}
-
-pub fn play(_: PlayArgs) -> anyhow::Result<()> {
-    not_yet()
-}
-pub fn run_match(_: MatchArgs) -> anyhow::Result<()> {
-    not_yet()
+    /// Also play the acceptance matches: the engine as X against random (50 games) and
+    /// level 3 (20 games), timing every move.
+    #[arg(long)]
+    pub matches: bool,
 }
 
 const SETS: [(&str, f64); 5] = [

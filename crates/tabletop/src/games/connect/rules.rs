@@ -407,10 +407,12 @@ pub struct Connect {
     mask: u64,
     /// Stones played.
     plies: u8,
+    /// Turns forfeited (the document's rule for invalid input); they flip the side to move.
+    passes: u8,
     /// Did the last move make a line?
     won: bool,
-    /// The columns played, in order (0-based).
-    history: [u8; 64],
+    /// The columns played, in order (0-based), [`PASS`] for a forfeited turn.
+    history: [u8; HISTORY],
 }
 
 impl PartialEq for Connect {
@@ -422,6 +424,11 @@ impl PartialEq for Connect {
 
 impl Eq for Connect {}
 
+/// The most moves and forfeited turns a position remembers.
+const HISTORY: usize = 128;
+/// A forfeited turn in the history (written `0` in the notation).
+const PASS: u8 = 0xff;
+
 fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -431,7 +438,7 @@ fn mix(mut z: u64) -> u64 {
 impl Connect {
     /// The empty board of a variant.
     pub fn new(variant: ConnectVariant) -> Self {
-        Connect { variant, current: 0, mask: 0, plies: 0, won: false, history: [0; 64] }
+        Connect { variant, current: 0, mask: 0, plies: 0, passes: 0, won: false, history: [0; HISTORY] }
     }
 
     /// The variant.
@@ -454,14 +461,35 @@ impl Connect {
         self.plies as usize
     }
 
-    /// The columns played so far, in order.
-    pub fn history(&self) -> impl Iterator<Item = Column> + '_ {
-        self.history[..self.plies as usize].iter().map(|&c| Column(c))
+    /// The columns played so far, in order, `None` for a forfeited turn.
+    pub fn history(&self) -> impl Iterator<Item = Option<Column>> + '_ {
+        self.history[..self.plies as usize + self.passes as usize]
+            .iter()
+            .map(|&c| if c == PASS { None } else { Some(Column(c)) })
+    }
+
+    /// Turns forfeited so far.
+    pub fn passes(&self) -> usize {
+        self.passes as usize
+    }
+
+    /// The side to move forfeits its turn (the origin document's rule for invalid input).
+    /// Returns false, changing nothing, when the game is over or the history is full.
+    pub fn forfeit_turn(&mut self) -> bool {
+        let len = self.plies as usize + self.passes as usize;
+        // Keep room in the history for every cell still empty.
+        if self.status().to_move().is_none() || self.passes as usize + self.variant.cells() + 1 >= HISTORY {
+            return false;
+        }
+        self.history[len] = PASS;
+        self.passes += 1;
+        self.current ^= self.mask;
+        true
     }
 
     /// The side to move (or that would move, after the end).
     pub fn side_to_move(&self) -> Side {
-        if self.plies & 1 == 0 {
+        if (self.plies + self.passes) & 1 == 0 {
             Side::X
         } else {
             Side::O
@@ -537,7 +565,10 @@ impl Connect {
         let bit = (self.mask + self.variant.bottom_bit(col)) & self.variant.column_mask(col);
         let mine = self.current | bit;
         self.won = has_line(mine, self.variant);
-        self.history[self.plies as usize] = col as u8;
+        let len = self.plies as usize + self.passes as usize;
+        if len < HISTORY {
+            self.history[len] = col as u8;
+        }
         self.plies += 1;
         self.mask |= bit;
         self.current = mine ^ self.mask;
@@ -639,7 +670,7 @@ impl Game for Connect {
     }
 
     fn notation(&self) -> String {
-        self.history().map(|c| c.to_string()).collect()
+        self.history().map(|c| c.map_or("0".to_string(), |c| c.to_string())).collect()
     }
 
     fn from_notation(variant: &ConnectVariant, text: &str) -> Result<Self, ConnectPositionError> {
@@ -648,6 +679,10 @@ impl Game for Connect {
         for (i, ch) in text.trim().chars().enumerate() {
             let index = i + 1;
             let digit = ch.to_digit(10).ok_or(ConnectPositionError::Syntax { index, found: ch })? as usize;
+            if digit == 0 && p.winner().is_none() && p.forfeit_turn() {
+                // `0`: a forfeited turn (only written by games played with the forfeit rule).
+                continue;
+            }
             if digit == 0 || digit > variant.width() {
                 return Err(ConnectPositionError::OffBoard { index, column: digit, width: variant.width() });
             }
@@ -687,7 +722,7 @@ impl fmt::Display for Connect {
     /// use tabletop::games::connect::{Connect, ConnectVariant};
     /// use tabletop::Game;
     /// let p = Connect::from_notation(&ConnectVariant::connect3(), "12").unwrap();
-    /// assert_eq!(p.to_string(), "|        |\n|        |\n| X O    |\n----------\n  1 2 3 4\n");
+    /// assert_eq!(p.to_string(), "|       |\n|       |\n|X O    |\n---------\n 1 2 3 4\n");
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&render_board(self, |s| s.letter().to_string()))
@@ -696,23 +731,25 @@ impl fmt::Display for Connect {
 
 /// The board as text, with `cell` turning a side into what is printed (for colours).
 /// Each cell takes two characters (a space and the piece), so any width lines up.
+/// Each cell is one character, cells are separated by a space, so any width lines up.
 pub fn render_board(p: &Connect, cell: impl Fn(Side) -> String) -> String {
     let w = p.variant.width();
     let mut out = String::new();
     for row in (0..p.variant.height()).rev() {
         out.push('|');
         for col in 0..w {
-            out.push(' ');
+            if col > 0 {
+                out.push(' ');
+            }
             match p.cell(row, col).flatten() {
                 Some(side) => out.push_str(&cell(side)),
                 None => out.push(' '),
             }
         }
-        out.push_str(" |\n");
+        out.push_str("|\n");
     }
-    out.push_str(&"-".repeat(2 * w + 2));
+    out.push_str(&"-".repeat(2 * w + 1));
     out.push('\n');
-    out.push(' ');
     for col in 0..w {
         out.push(' ');
         out.push_str(&(col + 1).to_string());
