@@ -5,10 +5,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use tabletop::games::connect::engine::{describe_score, make_player, Engine, PLAYER_KINDS};
+use tabletop::games::connect::engine::{describe_score, heuristic_search, make_player, Engine, PLAYER_KINDS};
 use tabletop::games::connect::rules::render_board;
 use tabletop::games::connect::solver::Solver;
 use tabletop::games::connect::{Connect, ConnectVariant, Side};
+use tabletop::search::Limits;
 use tabletop::{perft as count_paths, Game, Outcome, Player, PlayerSpec, Record, Status};
 
 use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
@@ -266,13 +267,8 @@ pub struct BenchArgs {
     pub matches: bool,
 }
 
-const SETS: [(&str, f64); 5] = [
-    ("Test_L3_R1", 0.010),
-    ("Test_L2_R1", 0.060),
-    ("Test_L2_R2", 4.4),
-    ("Test_L1_R1", 0.34),
-    ("Test_L1_R2", 133.0),
-];
+const SETS: [(&str, f64); 5] =
+    [("Test_L3_R1", 0.010), ("Test_L2_R1", 0.060), ("Test_L2_R2", 4.4), ("Test_L1_R1", 0.34), ("Test_L1_R2", 133.0)];
 
 fn default_data_dir() -> String {
     let beside_repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/connect");
@@ -293,7 +289,10 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             args.sets.iter().map(|s| s.as_str()).collect()
         };
         println!("7x6 strong solve, one thread, table {} MB reused across positions", (args.table * 8) >> 20);
-        println!("{:<12} {:>6} {:>12} {:>14} {:>12} {:>8}", "set", "lines", "mean ms", "mean nodes", "Pons ms", "ratio");
+        println!(
+            "{:<12} {:>6} {:>12} {:>14} {:>12} {:>8}",
+            "set", "lines", "mean ms", "mean nodes", "Pons ms", "ratio"
+        );
         let mut solver = Solver::new(v, args.table);
         for name in names {
             let path = format!("{dir}/{name}");
@@ -419,11 +418,8 @@ fn solve_line(solver: &mut Solver, args: &SolveArgs, seq: &str, out: &mut impl W
     let mut json = serde_json::json!({ "position": seq });
     let mut text = seq.to_string();
     if args.all_moves {
-        let moves: Vec<Option<i32>> = solver
-            .solve_moves(&p)
-            .into_iter()
-            .map(|s| s.map(|s| if args.weak { s.signum() } else { s }))
-            .collect();
+        let moves: Vec<Option<i32>> =
+            solver.solve_moves(&p).into_iter().map(|s| s.map(|s| if args.weak { s.signum() } else { s })).collect();
         for m in &moves {
             text.push(' ');
             text.push_str(&m.map(|s| s.to_string()).unwrap_or_else(|| "-".to_string()));
@@ -495,6 +491,13 @@ pub struct BookArgs {
     /// Table entries (8 bytes each).
     #[arg(long, default_value_t = 1 << 26)]
     pub table: usize,
+    /// Time the solver may spend on one position; past it the heuristic search's move is
+    /// stored as "not proven".
+    #[arg(long, default_value_t = 3.0)]
+    pub position_seconds: f64,
+    /// Depth of the heuristic search for unproven positions.
+    #[arg(long, default_value_t = 10)]
+    pub heuristic_depth: u32,
     /// Stop (and save, to resume later) after this many seconds.
     #[arg(long)]
     pub max_seconds: Option<u64>,
@@ -557,13 +560,22 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
                 for _ in 0..args.threads.max(1) {
                     scope.spawn(|| {
                         let mut solver = Solver::with_table(v, table.clone());
-                        solver.set_deadline(deadline);
+                        let mut heuristic = heuristic_search();
                         loop {
                             let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= todo.len() {
+                            if i >= todo.len() || deadline.is_some_and(|d| Instant::now() >= d) {
                                 break;
                             }
-                            let Ok((col, score)) = solver.best_move(&todo[i]) else { break };
+                            let cap = Instant::now() + Duration::from_secs_f64(args.position_seconds);
+                            solver.set_deadline(Some(deadline.map_or(cap, |d| d.min(cap))));
+                            let (col, score) = match solver.best_move(&todo[i]) {
+                                Ok((col, score)) => (col, Some(score)),
+                                Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => break,
+                                Err(_) => {
+                                    let r = heuristic.search(&todo[i], &[], Limits::depth(args.heuristic_depth));
+                                    (r.best_move.expect("a legal move"), None)
+                                }
+                            };
                             let mut b = book.lock().expect("book lock");
                             b.insert(&todo[i], col, score);
                             bar.inc(1);
@@ -591,10 +603,11 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
     let b = book.lock().expect("book lock");
     save(&b)?;
     println!(
-        "{} {}: {} positions up to ply {}, {} bytes, {:.1} s{}",
+        "{} {}: {} positions ({} proven) up to ply {}, {} bytes, {:.1} s{}",
         if complete { "built" } else { "stopped (resume with the same command)" },
         args.output,
         b.len(),
+        b.proven(),
         b.plies(),
         b.to_bytes().len(),
         started.elapsed().as_secs_f64(),

@@ -5,14 +5,16 @@
 //! `key << 10 | (score + 32) << 4 | column`, where `key` is the smaller of the position's key
 //! and its mirror image's key (Pons' key: the mover's stones plus every stone), and the column
 //! (0-based) is a best move in that orientation. Keys must fit in 54 bits (7x6 uses 49).
+//! A stored score of -32 means "not proven": the builder's solve ran out of its per-position
+//! time, and the move is the heuristic search's choice (kept so that deeper plies follow it).
 //!
 //! ```
 //! use tabletop::games::connect::book::Book;
 //! use tabletop::games::connect::{Connect, ConnectVariant};
 //! let book = Book::standard();
 //! let start = Connect::new(ConnectVariant::connect4());
-//! if let Some((column, score)) = book.lookup(&start) {
-//!     assert_eq!((column.0, score), (3, 1)); // the centre column wins
+//! if let Some((column, _score)) = book.lookup(&start) {
+//!     assert_eq!(column.0, 3); // the centre column
 //! }
 //! ```
 
@@ -20,6 +22,9 @@ use std::collections::BTreeMap;
 
 use super::rules::{Column, Connect, ConnectVariant};
 use crate::game::Game;
+
+/// The stored score of an unproven entry.
+const UNPROVEN: i8 = -32;
 
 /// The 7x6 book shipped with the library.
 static STANDARD: &[u8] = include_bytes!("../../../data/connect/book-7x6.bin");
@@ -100,15 +105,20 @@ impl Book {
         self.plies as usize
     }
 
-    /// A best move and the exact score of `p`, if the book has it.
-    pub fn lookup(&self, p: &Connect) -> Option<(Column, i32)> {
+    /// A best move and the exact score of `p` (`None` when not proven), if the book has it.
+    pub fn lookup(&self, p: &Connect) -> Option<(Column, Option<i32>)> {
         if p.connect_variant() != self.variant {
             return None;
         }
         let (key, mirrored) = canonical_key(p);
         let &(col, score) = self.entries.get(&key)?;
         let col = if mirrored { self.variant.width() as u8 - 1 - col } else { col };
-        Some((Column(col), score as i32))
+        Some((Column(col), if score == UNPROVEN { None } else { Some(score as i32) }))
+    }
+
+    /// The number of proven entries.
+    pub fn proven(&self) -> usize {
+        self.entries.values().filter(|e| e.1 != UNPROVEN).count()
     }
 
     /// Does the book hold `p`?
@@ -116,11 +126,12 @@ impl Book {
         self.entries.contains_key(&canonical_key(p).0)
     }
 
-    /// Adds (or replaces) `p` with its best move and exact score.
-    pub fn insert(&mut self, p: &Connect, best: Column, score: i32) {
+    /// Adds (or replaces) `p` with its best move and exact score (`None`: not proven).
+    pub fn insert(&mut self, p: &Connect, best: Column, score: Option<i32>) {
+        let score = score.map_or(UNPROVEN, |s| s.clamp(-31, 31) as i8);
         let (key, mirrored) = canonical_key(p);
         let col = if mirrored { self.variant.width() as u8 - 1 - best.0 } else { best.0 };
-        self.entries.insert(key, (col, score as i8));
+        self.entries.insert(key, (col, score));
         self.plies = self.plies.max(p.moves_played() as u8);
     }
 
@@ -183,11 +194,7 @@ pub fn frontier(book: &Book, side: BookSide, ply: usize) -> Vec<Connect> {
     }
     let v = book.variant();
     let start = Connect::new(v);
-    let mut level: Vec<Connect> = if first == 0 {
-        vec![start]
-    } else {
-        children(&start)
-    };
+    let mut level: Vec<Connect> = if first == 0 { vec![start] } else { children(&start) };
     let mut at = first;
     while at < ply {
         let mut next = Vec::new();

@@ -66,7 +66,13 @@ impl Conformance for Connect {
         }
         let lx = grid_has_line(&g, v.line(), Side::X);
         let lo = grid_has_line(&g, v.line(), Side::O);
-        let expected = if lx { Some(Side::X) } else if lo { Some(Side::O) } else { None };
+        let expected = if lx {
+            Some(Side::X)
+        } else if lo {
+            Some(Side::O)
+        } else {
+            None
+        };
         if lx && lo {
             return Err("both sides have a line".into());
         }

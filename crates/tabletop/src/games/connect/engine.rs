@@ -78,9 +78,11 @@ impl MoveOrder<Connect> for CentreFirst {
     }
 }
 
-type Heuristic = Search<Connect, fn(&Connect) -> i32, CentreFirst>;
+/// The heuristic search used when no exact result is available in time.
+pub type Heuristic = Search<Connect, fn(&Connect) -> i32, CentreFirst>;
 
-fn heuristic_search() -> Heuristic {
+/// A heuristic searcher: [`evaluate`], centre-first ordering, the generic alpha-beta.
+pub fn heuristic_search() -> Heuristic {
     Search::new(evaluate as fn(&Connect) -> i32, CentreFirst, Options::default())
 }
 
@@ -147,7 +149,7 @@ impl Engine {
 
     /// A best move and the exact score, from the book or the solver, within `deadline`.
     pub fn best_exact(&mut self, p: &Connect, deadline: Option<Instant>) -> Result<(Column, i32, bool), OutOfTime> {
-        if let Some((col, score)) = self.book.as_ref().and_then(|b| b.lookup(p)) {
+        if let Some((col, Some(score))) = self.book.as_ref().and_then(|b| b.lookup(p)) {
             return Ok((col, score, true));
         }
         self.solver.set_deadline(deadline);
@@ -174,6 +176,10 @@ impl Player<Connect> for Engine {
                 col
             }
             Err(OutOfTime) => {
+                if let Some((col, None)) = self.book.as_ref().and_then(|b| b.lookup(p)) {
+                    self.note = "book: heuristic move, not proven".to_string();
+                    return col;
+                }
                 let left = self.time.saturating_sub(start.elapsed()).max(Duration::from_millis(10));
                 let result = self.heuristic.search(p, &[], Limits::time(left));
                 self.note = format!("heuristic: no exact result in time (depth {})", result.depth);
@@ -277,4 +283,52 @@ pub fn make_player(
             return Err(SpecError::UnknownName { name: other.to_string(), valid: "engine, connect, random".into() })
         }
     })
+}
+
+/// The result of [`first_player_match`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FirstPlayerReport {
+    /// Games the engine (X) won.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games the engine lost.
+    pub losses: u32,
+    /// The slowest engine move.
+    pub slowest: Duration,
+    /// Engine moves that were not exact (neither book nor solve).
+    pub heuristic_moves: u32,
+    /// Engine moves in all.
+    pub engine_moves: u32,
+}
+
+/// Plays `games` games from the empty board with `engine` as X (first) against `opponent`.
+pub fn first_player_match(engine: &mut Engine, opponent: &mut dyn Player<Connect>, games: u32) -> FirstPlayerReport {
+    let mut report = FirstPlayerReport::default();
+    for _ in 0..games {
+        let mut record = Record::new(Connect::new(engine.variant()));
+        engine.reset();
+        opponent.reset();
+        while let crate::Status::ToMove(seat) = record.status() {
+            let mv = if seat.0 == 0 {
+                let start = Instant::now();
+                let mv = engine.choose_move(&record);
+                report.slowest = report.slowest.max(start.elapsed());
+                report.engine_moves += 1;
+                if engine.last_note().starts_with("heuristic") {
+                    report.heuristic_moves += 1;
+                }
+                mv
+            } else {
+                opponent.choose_move(&record)
+            };
+            record.play(mv).expect("players choose legal moves");
+        }
+        match record.status() {
+            crate::Status::Over(crate::Outcome::Win(s)) if s.0 == 0 => report.wins += 1,
+            crate::Status::Over(crate::Outcome::Win(_)) => report.losses += 1,
+            _ => report.draws += 1,
+        }
+    }
+    report
 }

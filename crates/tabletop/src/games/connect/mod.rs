@@ -11,6 +11,4 @@ pub mod engine;
 pub mod rules;
 pub mod solver;
 
-pub use rules::{
-    Column, Connect, ConnectMoveError, ConnectPositionError, ConnectVariant, ConnectVariantError, Side,
-};
+pub use rules::{Column, Connect, ConnectMoveError, ConnectPositionError, ConnectVariant, ConnectVariantError, Side};

@@ -463,9 +463,13 @@ impl Connect {
 
     /// The columns played so far, in order, `None` for a forfeited turn.
     pub fn history(&self) -> impl Iterator<Item = Option<Column>> + '_ {
-        self.history[..self.plies as usize + self.passes as usize]
-            .iter()
-            .map(|&c| if c == PASS { None } else { Some(Column(c)) })
+        self.history[..self.plies as usize + self.passes as usize].iter().map(|&c| {
+            if c == PASS {
+                None
+            } else {
+                Some(Column(c))
+            }
+        })
     }
 
     /// Turns forfeited so far.

@@ -51,7 +51,7 @@ fn is_prime(n: u64) -> bool {
     }
     let mut d = 2;
     while d * d <= n {
-        if n % d == 0 {
+        if n.is_multiple_of(d) {
             return false;
         }
         d += 1;
@@ -581,7 +581,7 @@ impl Solver {
             }
             let mine = n.cur | bit;
             let mut score = (g.winning(mine, self.variant) & !(n.mask | bit)).count_ones() as i32 * 2;
-            if self.salt != 0 && (i as u32 + self.salt) % 3 == 0 {
+            if self.salt != 0 && (i as u32 + self.salt).is_multiple_of(3) {
                 score += 1;
             }
             // Insertion, stable for equal scores (keeps centre-first order).
