@@ -328,6 +328,30 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             }
         }
     }
+    if args.matches {
+        use tabletop::games::connect::engine::{first_player_match, LevelPlayer};
+        let mut engine = Engine::new(v, Duration::from_secs(1));
+        let mut random = tabletop::players::RandomPlayer::new(2024);
+        let mut level3 = LevelPlayer::new(3, 2024);
+        let opponents: [(&str, &mut dyn Player<Connect>, u32); 2] =
+            [("random:seed=2024", &mut random, 50), ("connect:level=3,seed=2024", &mut level3, 20)];
+        for (name, opponent, games) in opponents {
+            let start = Instant::now();
+            let r = first_player_match(&mut engine, opponent, games);
+            println!(
+                "engine (X, 1 s/move) vs {name}: {} wins, {} draws, {} losses in {games} games; slowest move {} ms; \
+                 {} of {} engine moves heuristic, {} from unproven book entries; {:.1} s",
+                r.wins,
+                r.draws,
+                r.losses,
+                r.slowest.as_millis(),
+                r.heuristic_moves,
+                r.engine_moves,
+                r.unproven_moves,
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
     if args.empty {
         println!(
             "empty 7x6 board: {} solve, {} thread(s), table {} MB ...",

@@ -298,6 +298,8 @@ pub struct FirstPlayerReport {
     pub slowest: Duration,
     /// Engine moves that were not exact (neither book nor solve).
     pub heuristic_moves: u32,
+    /// Engine moves taken from unproven book entries (exact solve out of time).
+    pub unproven_moves: u32,
     /// Engine moves in all.
     pub engine_moves: u32,
 }
@@ -317,6 +319,9 @@ pub fn first_player_match(engine: &mut Engine, opponent: &mut dyn Player<Connect
                 report.engine_moves += 1;
                 if engine.last_note().starts_with("heuristic") {
                     report.heuristic_moves += 1;
+                }
+                if engine.last_note().contains("not proven") {
+                    report.unproven_moves += 1;
                 }
                 mv
             } else {

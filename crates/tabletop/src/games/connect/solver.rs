@@ -213,31 +213,33 @@ pub struct Solver {
     salt: u32,
     /// Enhanced transposition cut-offs at nodes with at least this many empty cells.
     etc_min_empty: i32,
-    /// Mirror symmetry at nodes with at least this many empty cells.
-    sym_min_empty: i32,
 }
 
 fn env_or(name: &str, default: i32) -> i32 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// A position inside the solver: the side to move's stones, every stone, stones played.
+/// A position inside the solver: the side to move's stones, every stone, the same two boards
+/// mirrored (kept up to date move by move, for the symmetric table key), stones played.
 #[derive(Clone, Copy, Debug)]
 struct Node {
     cur: u64,
     mask: u64,
+    mcur: u64,
+    mmask: u64,
     moves: i32,
 }
 
 impl Node {
     #[inline]
-    fn key(&self) -> u64 {
-        self.cur + self.mask
-    }
-
-    #[inline]
-    fn play(&self, bit: u64) -> Node {
-        Node { cur: self.cur ^ self.mask, mask: self.mask | bit, moves: self.moves + 1 }
+    fn play(&self, bit: u64, mbit: u64) -> Node {
+        Node {
+            cur: self.cur ^ self.mask,
+            mask: self.mask | bit,
+            mcur: self.mcur ^ self.mmask,
+            mmask: self.mmask | mbit,
+            moves: self.moves + 1,
+        }
     }
 }
 
@@ -259,7 +261,6 @@ impl Solver {
             aborted: false,
             salt: 0,
             etc_min_empty: env_or("CONNECT_ETC", 20),
-            sym_min_empty: env_or("CONNECT_SYM", 0),
         }
     }
 
@@ -298,8 +299,14 @@ impl Solver {
         self.geo.max_score
     }
 
-    fn node(p: &Connect) -> Node {
-        Node { cur: p.current_stones(), mask: p.mask(), moves: p.moves_played() as i32 }
+    fn node(&self, p: &Connect) -> Node {
+        Node {
+            cur: p.current_stones(),
+            mask: p.mask(),
+            mcur: self.geo.mirror(p.current_stones()),
+            mmask: self.geo.mirror(p.mask()),
+            moves: p.moves_played() as i32,
+        }
     }
 
     /// The exact score of `p` (see the module documentation for the convention).
@@ -325,7 +332,7 @@ impl Solver {
         if let Some(score) = self.finished_score(p) {
             return Ok(if weak { score.signum() } else { score });
         }
-        let n = Self::node(p);
+        let n = self.node(p);
         if self.can_win_next(n) {
             let s = (self.geo.cells + 1 - n.moves) / 2;
             return Ok(if weak { 1 } else { s });
@@ -358,7 +365,7 @@ impl Solver {
     /// Tests the score of `p` against `value`: true when the score is greater than `value`
     /// (one null-window search). `p` must not be finished.
     pub fn score_above(&mut self, p: &Connect, value: i32) -> bool {
-        let n = Self::node(p);
+        let n = self.node(p);
         if self.can_win_next(n) {
             return (self.geo.cells + 1 - n.moves) / 2 > value;
         }
@@ -481,12 +488,7 @@ impl Solver {
 
     #[inline]
     fn key_of(&self, n: Node) -> u64 {
-        let k = n.key();
-        if self.geo.cells - n.moves < self.sym_min_empty {
-            return k;
-        }
-        let m = self.geo.mirror(k);
-        k.min(m)
+        (n.cur + n.mask).min(n.mcur + n.mmask)
     }
 
     fn check_time(&mut self) {
@@ -571,7 +573,7 @@ impl Solver {
 
         // Order: centre first, then by threats created.
         let g = &self.geo;
-        let mut list = [(0i32, 0u64); 9];
+        let mut list = [(0i32, 0u64, 0u64); 9];
         let mut len = 0;
         for i in 0..g.width {
             let col = g.order[i];
@@ -579,6 +581,8 @@ impl Solver {
             if bit == 0 {
                 continue;
             }
+            let mirror_shift = ((g.width - 1) as isize - 2 * col as isize) * (g.height + 1) as isize;
+            let mbit = if mirror_shift >= 0 { bit << mirror_shift } else { bit >> -mirror_shift };
             let mine = n.cur | bit;
             let mut score = (g.winning(mine, self.variant) & !(n.mask | bit)).count_ones() as i32 * 2;
             if self.salt != 0 && (i as u32 + self.salt).is_multiple_of(3) {
@@ -590,14 +594,14 @@ impl Solver {
                 list[j] = list[j - 1];
                 j -= 1;
             }
-            list[j] = (score, bit);
+            list[j] = (score, bit, mbit);
             len += 1;
         }
 
         // Enhanced transposition cut-off: a child whose stored upper bound already refutes it.
         if g.cells - n.moves >= self.etc_min_empty {
-            for &(_, bit) in &list[..len] {
-                let child = n.play(bit);
+            for &(_, bit, mbit) in &list[..len] {
+                let child = n.play(bit, mbit);
                 let cv = self.table.get(self.key_of(child)) as i32;
                 if cv != 0 && cv <= max_s - min_s + 1 {
                     let child_upper = cv + min_s - 1;
@@ -608,8 +612,8 @@ impl Solver {
             }
         }
 
-        for &(_, bit) in &list[..len] {
-            let score = -self.negamax(n.play(bit), -beta, -alpha);
+        for &(_, bit, mbit) in &list[..len] {
+            let score = -self.negamax(n.play(bit, mbit), -beta, -alpha);
             if self.aborted {
                 return 0;
             }
