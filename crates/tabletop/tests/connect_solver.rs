@@ -52,3 +52,48 @@ fn small_boards() {
     let mut s = Solver::new(v, 1 << 20);
     assert!(s.solve(&Connect::start(&v)) < 0, "6x4/4: second player wins");
 }
+
+/// Plain negamax on the rules, Pons' scores: the reference for the solver on any size.
+fn naive(p: &Connect) -> i32 {
+    let cells = p.connect_variant().cells() as i32;
+    let mut moves = Vec::new();
+    p.legal_moves(&mut moves);
+    if moves.is_empty() {
+        return 0;
+    }
+    let mut best = i32::MIN;
+    for m in moves {
+        let mut c = p.clone();
+        c.play_unchecked(m);
+        let score = if c.is_won() { (cells + 1 - p.moves_played() as i32) / 2 } else { -naive(&c) };
+        best = best.max(score);
+    }
+    best
+}
+
+#[test]
+fn solver_matches_plain_negamax_on_many_sizes() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    // 7x7 and 9x6 use the prime-sized table (keys over 50 bits); the others the power of two.
+    for (w, h, n, empties) in [(7, 7, 4, 8), (9, 6, 5, 8), (5, 4, 3, 9), (4, 4, 3, 10), (6, 5, 4, 9), (3, 9, 6, 9)] {
+        let v = ConnectVariant::new(w, h, n).unwrap();
+        let mut solver = Solver::new(v, 1 << 16);
+        let mut tested = 0;
+        while tested < 12 {
+            let mut p = Connect::start(&v);
+            let mut moves = Vec::new();
+            while p.status().to_move().is_some() && v.cells() - p.moves_played() > empties {
+                p.legal_moves(&mut moves);
+                p.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+            }
+            if p.status().to_move().is_none() {
+                continue;
+            }
+            assert_eq!(solver.solve(&p), naive(&p), "{w}x{h}/{n} {}", p.notation());
+            let weak = solver.solve_weak(&p);
+            assert_eq!(weak, naive(&p).signum(), "weak {w}x{h}/{n} {}", p.notation());
+            tested += 1;
+        }
+    }
+}

@@ -33,10 +33,11 @@ use crate::game::Game;
 
 /// A transposition table of exact bounds, shareable between threads.
 ///
-/// Each entry is one `u64`. When keys fit in 56 bits (7x6 uses 49), the table has a power of
-/// two entries, indexed by a multiplicative hash, and an entry holds the whole key and the
-/// value. For larger boards the size is a prime, the index is the key modulo the size, and the
-/// entry holds the quotient: either way a hit is exact.
+/// Each entry is one `u64`: the number of empty cells (6 bits), a check value and the bound
+/// (8 bits). When keys fit in 50 bits (7x6 uses 49), the table has a power of two entries,
+/// indexed by a multiplicative hash, and the check value is the whole key. For larger boards
+/// the size is a prime, the index is the key modulo the size, and the check value is the
+/// quotient: either way a hit is exact. Entries go in pairs (two slots per key).
 #[derive(Debug)]
 pub struct Table {
     entries: Vec<AtomicU64>,
@@ -64,8 +65,8 @@ impl Table {
     /// `key_bits` bits.
     pub fn new(entries: usize, key_bits: u32) -> Self {
         let entries = entries.max(1 << 16) as u64;
-        if key_bits <= 56 {
-            let bits = 63 - entries.leading_zeros();
+        if key_bits <= 50 {
+            let bits = (63 - entries.leading_zeros()).max(17);
             let size = 1u64 << bits;
             return Table { entries: (0..size).map(|_| AtomicU64::new(0)).collect(), size, shift: Some(64 - bits) };
         }
@@ -73,7 +74,8 @@ impl Table {
         while !is_prime(size) {
             size -= 1;
         }
-        Table { entries: (0..size).map(|_| AtomicU64::new(0)).collect(), size, shift: None }
+        // One spare entry: the pair of the last (even) index.
+        Table { entries: (0..=size).map(|_| AtomicU64::new(0)).collect(), size, shift: None }
     }
 
     /// The number of entries.
@@ -96,31 +98,46 @@ impl Table {
         self.entries.iter().for_each(|e| e.store(0, Ordering::Relaxed));
     }
 
+    /// The first of the two slots of a key, and what the entry stores to check a hit.
     #[inline]
     fn slot(&self, key: u64) -> (usize, u64) {
         match self.shift {
-            Some(shift) => ((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize, key),
-            None => ((key % self.size) as usize, key / self.size),
+            Some(shift) => ((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize & !1, key),
+            None => {
+                let r = key % self.size;
+                ((r & !1) as usize, (key / self.size) << 1 | (r & 1))
+            }
         }
     }
 
     #[inline]
     fn get(&self, key: u64) -> u8 {
         let (i, check) = self.slot(key);
-        let e = self.entries[i].load(Ordering::Relaxed);
-        if e >> 8 == check {
-            (e & 0xff) as u8
-        } else {
-            0
+        for e in [self.entries[i].load(Ordering::Relaxed), self.entries[i + 1].load(Ordering::Relaxed)] {
+            if (e & CHECK_MASK) >> 8 == check {
+                return (e & 0xff) as u8;
+            }
         }
+        0
     }
 
+    /// Stores a bound. Two slots per key: the first keeps the entry with the most empty cells
+    /// (the most work saved), the second always takes the newest.
     #[inline]
-    fn put(&self, key: u64, value: u8) {
+    fn put(&self, key: u64, value: u8, empties: i32) {
         let (i, check) = self.slot(key);
-        self.entries[i].store(check << 8 | value as u64, Ordering::Relaxed);
+        let entry = (empties as u64) << 58 | check << 8 | value as u64;
+        let first = self.entries[i].load(Ordering::Relaxed);
+        if (first & CHECK_MASK) >> 8 == check || empties as u64 >= first >> 58 {
+            self.entries[i].store(entry, Ordering::Relaxed);
+        } else {
+            self.entries[i + 1].store(entry, Ordering::Relaxed);
+        }
     }
 }
+
+/// The bits of an entry that hold the check value and the bound.
+const CHECK_MASK: u64 = (1 << 58) - 1;
 
 /// Board geometry shared by every node of a search.
 #[derive(Clone, Debug)]
@@ -359,7 +376,7 @@ impl Solver {
                 min = r;
             }
         }
-        Ok(min)
+        Ok(if weak { min.signum() } else { min })
     }
 
     /// Tests the score of `p` against `value`: true when the score is greater than `value`
@@ -618,14 +635,14 @@ impl Solver {
                 return 0;
             }
             if score >= beta {
-                self.table.put(key, (score + max_s - 2 * min_s + 2) as u8);
+                self.table.put(key, (score + max_s - 2 * min_s + 2) as u8, self.geo.cells - n.moves);
                 return score;
             }
             if score > alpha {
                 alpha = score;
             }
         }
-        self.table.put(key, (alpha - min_s + 1) as u8);
+        self.table.put(key, (alpha - min_s + 1) as u8, self.geo.cells - n.moves);
         alpha
     }
 }
