@@ -525,6 +525,9 @@ pub struct BookArgs {
     /// Stop (and save, to resume later) after this many seconds.
     #[arg(long)]
     pub max_seconds: Option<u64>,
+    /// Only report what the book (`--output`, or the shipped 7x6 book) holds, ply by ply.
+    #[arg(long)]
+    pub report: bool,
 }
 
 pub fn book(args: BookArgs) -> anyhow::Result<()> {
@@ -534,6 +537,33 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
     use tabletop::games::connect::solver::Table;
 
     let v = args.size.variant()?;
+    if args.report {
+        let b = match std::fs::read(&args.output) {
+            Ok(bytes) => Book::from_bytes(&bytes)?,
+            Err(_) => Book::standard(),
+        };
+        println!("{} positions ({} proven), {} bytes", b.len(), b.proven(), b.to_bytes().len());
+        for side in [BookSide::First, BookSide::Second] {
+            for ply in 0..=b.plies() {
+                let f = frontier(&b, side, ply);
+                if f.is_empty() {
+                    continue;
+                }
+                let held: Vec<_> = f.iter().filter_map(|p| b.lookup(p)).collect();
+                let proven = held.iter().filter(|e| e.1.is_some()).count();
+                println!(
+                    "{side:?} player to move, ply {ply}: {} positions needed, {} in the book, {} proven",
+                    f.len(),
+                    held.len(),
+                    proven
+                );
+            }
+        }
+        if let Some((col, score)) = b.lookup(&Connect::new(v)) {
+            println!("empty board: column {col}, score {}", score.map_or("not proven".into(), |s| s.to_string()));
+        }
+        return Ok(());
+    }
     let sides: Vec<BookSide> = match args.side.as_str() {
         "first" | "x" | "X" => vec![BookSide::First],
         "second" | "o" | "O" => vec![BookSide::Second],

@@ -194,7 +194,12 @@ pub fn frontier(book: &Book, side: BookSide, ply: usize) -> Vec<Connect> {
     }
     let v = book.variant();
     let start = Connect::new(v);
-    let mut level: Vec<Connect> = if first == 0 { vec![start] } else { children(&start) };
+    let mut level: Vec<Connect> = if first == 0 {
+        vec![start]
+    } else {
+        let mut seen = std::collections::HashSet::new();
+        children(&start).into_iter().filter(|p| seen.insert(canonical_key(p).0)).collect()
+    };
     let mut at = first;
     while at < ply {
         let mut next = Vec::new();

@@ -601,7 +601,15 @@ impl Solver {
             let mirror_shift = ((g.width - 1) as isize - 2 * col as isize) * (g.height + 1) as isize;
             let mbit = if mirror_shift >= 0 { bit << mirror_shift } else { bit >> -mirror_shift };
             let mine = n.cur | bit;
-            let mut score = (g.winning(mine, self.variant) & !(n.mask | bit)).count_ones() as i32 * 2;
+            let threats = g.winning(mine, self.variant) & !(n.mask | bit);
+            // Two threats the opponent can reach at once, or two stacked ones: the opponent
+            // (who cannot win at once after a non-losing move) blocks one, we win with the
+            // other at our next move, the best this node can score.
+            let playable = ((n.mask | bit) + g.bottom) & g.board & threats;
+            if playable & playable.wrapping_sub(1) != 0 || playable & (threats >> 1) != 0 {
+                return (g.cells - 1 - n.moves) / 2;
+            }
+            let mut score = threats.count_ones() as i32 * 2;
             if self.salt != 0 && (i as u32 + self.salt).is_multiple_of(3) {
                 score += 1;
             }
