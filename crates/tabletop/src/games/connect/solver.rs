@@ -232,10 +232,6 @@ pub struct Solver {
     etc_min_empty: i32,
 }
 
-fn env_or(name: &str, default: i32) -> i32 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
 /// A position inside the solver: the side to move's stones, every stone, the same two boards
 /// mirrored (kept up to date move by move, for the symmetric table key), stones played.
 #[derive(Clone, Copy, Debug)]
@@ -277,7 +273,7 @@ impl Solver {
             stop: None,
             aborted: false,
             salt: 0,
-            etc_min_empty: env_or("CONNECT_ETC", 20),
+            etc_min_empty: 20,
         }
     }
 
