@@ -491,7 +491,6 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
         }
         solve_line(&mut solver, &args, seq, &mut out)?;
     }
-    let _ = Duration::ZERO;
     Ok(())
 }
 

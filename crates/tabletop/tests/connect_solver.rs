@@ -97,3 +97,21 @@ fn solver_matches_plain_negamax_on_many_sizes() {
         }
     }
 }
+
+/// 7x6: the first player wins, and only with the centre column. Far too slow for the default
+/// run (the empty-board solve takes minutes): `cargo test --release -- --ignored centre`.
+#[test]
+#[ignore]
+fn seven_by_six_only_the_centre_wins() {
+    let v = ConnectVariant::connect4();
+    let mut solver = Solver::new(v, 1 << 26);
+    let start = Connect::start(&v);
+    let mut moves = Vec::new();
+    start.legal_moves(&mut moves);
+    for m in moves {
+        let mut child = start.clone();
+        child.play_unchecked(m);
+        let value = -solver.solve_weak(&child);
+        assert_eq!(value > 0, m.0 == 3, "column {m}: {value}");
+    }
+}
