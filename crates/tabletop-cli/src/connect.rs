@@ -524,6 +524,10 @@ pub struct BookArgs {
     /// Stop (and save, to resume later) after this many seconds.
     #[arg(long)]
     pub max_seconds: Option<u64>,
+    /// Try again to prove the unproven entries (deepest first), keeping each stored move when
+    /// it is optimal.
+    #[arg(long)]
+    pub reprove: bool,
     /// Only report what the book (`--output`, or the shipped 7x6 book) holds, ply by ply.
     #[arg(long)]
     pub report: bool,
@@ -591,11 +595,16 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
     let table = Arc::new(Table::new(args.table, Solver::key_bits(v)));
     let book = Arc::new(Mutex::new(book));
     let mut complete = true;
-    for ply in 0..=args.plies {
+    let plies: Vec<usize> = if args.reprove { (0..=args.plies).rev().collect() } else { (0..=args.plies).collect() };
+    for ply in plies {
         for &side in &sides {
             let todo: Vec<Connect> = {
                 let b = book.lock().expect("book lock");
-                frontier(&b, side, ply).into_iter().filter(|p| !b.contains(p)).collect()
+                let wanted = |p: &Connect| match b.lookup(p) {
+                    None => !args.reprove,
+                    Some((_, score)) => args.reprove && score.is_none(),
+                };
+                frontier(&b, side, ply).into_iter().filter(|p| wanted(p)).collect()
             };
             if todo.is_empty() {
                 continue;
@@ -621,6 +630,32 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
                             }
                             let cap = Instant::now() + Duration::from_secs_f64(args.position_seconds);
                             solver.set_deadline(Some(deadline.map_or(cap, |d| d.min(cap))));
+                            if args.reprove {
+                                let stored = book.lock().expect("book lock").lookup(&todo[i]).map(|e| e.0);
+                                let proved = solver.try_solve(&todo[i], false).and_then(|score| {
+                                    let mut child = todo[i].clone();
+                                    match stored {
+                                        Some(col) if !todo[i].is_winning_move(col.0 as usize) => {
+                                            child.play_unchecked(col);
+                                            if !solver.try_score_above(&child, -score)? {
+                                                return Ok((col, score));
+                                            }
+                                        }
+                                        Some(col) => return Ok((col, score)),
+                                        None => {}
+                                    }
+                                    solver.best_move(&todo[i])
+                                });
+                                if let Ok((col, score)) = proved {
+                                    let mut b = book.lock().expect("book lock");
+                                    b.insert(&todo[i], col, Some(score));
+                                }
+                                bar.inc(1);
+                                if deadline.is_some_and(|d| Instant::now() >= d) {
+                                    break;
+                                }
+                                continue;
+                            }
                             let (col, score) = match solver.best_move(&todo[i]) {
                                 Ok((col, score)) => (col, Some(score)),
                                 Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => break,
