@@ -167,8 +167,8 @@ impl Player<Connect> for Engine {
     fn choose_move(&mut self, record: &Record<Connect>) -> Column {
         let p = record.current();
         let start = Instant::now();
-        // The exact solve gets most of the budget; the heuristic search the rest.
-        let deadline = start + self.time.mul_f64(0.7);
+        // The exact solve gets 60% of the budget; the heuristic search the rest, with a margin.
+        let deadline = start + self.time.mul_f64(0.6);
         match self.best_exact(p, Some(deadline)) {
             Ok((col, score, from_book)) => {
                 let source = if from_book { "book" } else { "perfect" };
@@ -180,7 +180,8 @@ impl Player<Connect> for Engine {
                     self.note = "book: heuristic move, not proven".to_string();
                     return col;
                 }
-                let left = self.time.saturating_sub(start.elapsed()).max(Duration::from_millis(10));
+                // Leave a margin so the whole move stays inside the budget.
+                let left = self.time.mul_f64(0.85).saturating_sub(start.elapsed()).max(Duration::from_millis(5));
                 let result = self.heuristic.search(p, &[], Limits::time(left));
                 self.note = format!("heuristic: no exact result in time (depth {})", result.depth);
                 let mut moves = Vec::new();
