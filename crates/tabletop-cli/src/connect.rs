@@ -1,49 +1,705 @@
-//! `tabletop ... connect`: being built (see its issue).
+//! `tabletop ... connect`: terminal play, matches, perft, the solver, benchmarks and the book.
 
+use std::io::{BufRead, Write};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
 use clap::Args;
+use tabletop::games::connect::engine::{describe_score, heuristic_search, make_player, Engine, PLAYER_KINDS};
+use tabletop::games::connect::rules::render_board;
+use tabletop::games::connect::solver::Solver;
+use tabletop::games::connect::{Connect, ConnectVariant, Side};
+use tabletop::search::Limits;
+use tabletop::{perft as count_paths, Game, Outcome, Player, PlayerSpec, Record, Status};
+
+use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+
+/// Board size options shared by every connect command.
+#[derive(Args, Clone, Debug)]
+pub struct SizeArgs {
+    /// A preset: connect3 (4x3, line 3), connect4-6x4, connect4 (7x6, the default), or WxH/N.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Number of columns (3 to 9).
+    #[arg(long)]
+    pub width: Option<usize>,
+    /// Number of rows (3 to 9; width * (height + 1) at most 64).
+    #[arg(long)]
+    pub height: Option<usize>,
+    /// Line length to win (3 to 6).
+    #[arg(long)]
+    pub connect: Option<usize>,
+}
+
+impl SizeArgs {
+    /// The variant: the preset (default connect4) with any of width/height/connect overridden.
+    pub fn variant(&self) -> Result<ConnectVariant> {
+        let base: ConnectVariant = match &self.preset {
+            Some(p) => p.parse()?,
+            None => ConnectVariant::connect4(),
+        };
+        if self.width.is_none() && self.height.is_none() && self.connect.is_none() {
+            return Ok(base);
+        }
+        Ok(ConnectVariant::new(
+            self.width.unwrap_or(base.width()),
+            self.height.unwrap_or(base.height()),
+            self.connect.unwrap_or(base.line()),
+        )?)
+    }
+}
 
 /// Options of `tabletop play connect`.
 #[derive(Args)]
-pub struct PlayArgs {}
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// Who plays X, then who plays O (repeat): `human` (default), `engine`, `engine:time=2s`,
+    /// `connect:level=3`, `random`. One `--player engine` makes O the computer.
+    #[arg(long = "player", value_name = "SPEC")]
+    pub players: Vec<PlayerSpec>,
+    /// The document's original rule: invalid input forfeits the turn instead of asking again.
+    #[arg(long)]
+    pub forfeit_invalid: bool,
+    /// No colours.
+    #[arg(long)]
+    pub no_color: bool,
+    /// Seed for random and level players.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Time the hint may take.
+    #[arg(long, default_value = "10s")]
+    pub hint_time: String,
+}
+
 /// Options of `tabletop match connect`.
 #[derive(Args)]
-pub struct MatchArgs {}
+pub struct MatchArgs {
+    #[command(flatten)]
+    pub size: SizeArgs,
+    #[command(flatten)]
+    pub options: MatchOptions,
+}
+
+fn print_board(p: &Connect, color: bool) {
+    let text = render_board(p, |side| match side {
+        Side::X => paint("X", 196, color),
+        Side::O => paint("O", 220, color),
+    });
+    print!("{text}");
+}
+
+enum Seat {
+    Human,
+    Engine(Box<Engine>),
+    Computer(Box<dyn Player<Connect>>),
+}
+
+pub fn play(args: PlayArgs) -> anyhow::Result<()> {
+    let v = args.size.variant()?;
+    let color = use_color(args.no_color);
+    let hint_time = tabletop::player_spec::parse_duration(&args.hint_time)
+        .with_context(|| format!("bad --hint-time {:?}", args.hint_time))?;
+    let specs: Vec<PlayerSpec> = match args.players.as_slice() {
+        [] => vec![PlayerSpec::named("human"), PlayerSpec::named("human")],
+        [one] => vec![PlayerSpec::named("human"), one.clone()],
+        [a, b] => vec![a.clone(), b.clone()],
+        _ => bail!("at most two --player options (X then O)"),
+    };
+    let mut seats = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        spec.check(PLAYER_KINDS)?;
+        if spec.name == "human" {
+            seats.push(Seat::Human);
+        } else {
+            if spec.name == "engine" {
+                let time = spec.get_duration("time")?.unwrap_or(Duration::from_secs(1));
+                seats.push(Seat::Engine(Box::new(Engine::new(v, time))));
+            } else {
+                seats.push(Seat::Computer(make_player(spec, v, args.seed + i as u64)?));
+            }
+        }
+    }
+    let humans = seats.iter().filter(|s| matches!(s, Seat::Human)).count();
+    let mut helper = Engine::new(v, hint_time);
+    let mut stack = vec![Connect::new(v)];
+    let mut input = Input::new();
+    print_board(&stack[0], color);
+    loop {
+        let p = stack.last().expect("a position").clone();
+        match p.status() {
+            Status::Over(Outcome::Win(seat)) => {
+                println!("Player {} won!", Side::from_seat(seat).letter());
+                return Ok(());
+            }
+            Status::Over(_) => {
+                println!("There was a draw!");
+                return Ok(());
+            }
+            Status::ToMove(_) => {}
+        }
+        let side = p.side_to_move();
+        let computer = match &mut seats[side as usize] {
+            Seat::Human => None,
+            // The engine says whether its move is perfect (book or solve) or heuristic.
+            Seat::Engine(e) => Some((e.choose_move(&Record::new(p.clone())), format!(" ({})", e.last_note()))),
+            Seat::Computer(c) => Some((c.choose_move(&Record::new(p.clone())), String::new())),
+        };
+        if let Some((mv, note)) = computer {
+            let mut next = p.clone();
+            next.play(mv)?;
+            stack.push(next);
+            println!("{side} plays {mv}{note}");
+            print_board(stack.last().expect("a position"), color);
+            continue;
+        }
+        let Some(line) = input.ask(&format!("{side}'s turn, where to place: ")) else {
+            println!("Input ended: game abandoned.");
+            return Ok(());
+        };
+        match line.to_ascii_lowercase().as_str() {
+            "quit" | "q" | "exit" => {
+                println!("Game abandoned.");
+                return Ok(());
+            }
+            "help" | "?" => {
+                println!("Type a column number (1 to {}), or undo, hint, quit.", v.width());
+                continue;
+            }
+            "undo" | "u" => {
+                // Take back moves until it is a person's turn again (at least one move).
+                if stack.len() == 1 {
+                    println!("Nothing to undo.");
+                    continue;
+                }
+                stack.pop();
+                while stack.len() > 1 && humans > 0 {
+                    let s = stack.last().expect("a position").side_to_move();
+                    if matches!(seats[s as usize], Seat::Human) {
+                        break;
+                    }
+                    stack.pop();
+                }
+                print_board(stack.last().expect("a position"), color);
+                continue;
+            }
+            "hint" | "h" => {
+                match helper.best_exact(&p, Some(Instant::now() + hint_time)) {
+                    Ok((col, score, _)) => println!("hint: column {col}: {}", describe_score(&p, score)),
+                    Err(_) => println!("hint: no exact answer within {:?}", hint_time),
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let problem = match p.parse_move(&line) {
+            Ok(mv) => match p.illegal_reason(mv) {
+                None => {
+                    let mut next = p.clone();
+                    next.play_unchecked(mv);
+                    stack.push(next);
+                    print_board(stack.last().expect("a position"), color);
+                    continue;
+                }
+                Some(e) => e.to_string(),
+            },
+            Err(e) => e.to_string(),
+        };
+        if args.forfeit_invalid {
+            let mut next = p.clone();
+            next.forfeit_turn();
+            println!("Invalid input ({problem}): {side} forfeits the turn.");
+            stack.push(next);
+            print_board(stack.last().expect("a position"), color);
+        } else {
+            println!("Invalid input: {problem}. Try again.");
+        }
+    }
+}
+
+pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
+    let v = args.size.variant()?;
+    let specs = args.options.specs()?;
+    let mut a = make_player(&specs[0], v, args.options.seed)?;
+    let mut b = make_player(&specs[1], v, args.options.seed + 1)?;
+    let settings = args.options.settings(0..=2)?;
+    run_match_cli(
+        &Connect::new(v),
+        [specs[0].to_string(), specs[1].to_string()],
+        a.as_mut(),
+        b.as_mut(),
+        &settings,
+        args.options.json,
+    )?;
+    Ok(())
+}
+
 /// Options of `tabletop bench connect`.
 #[derive(Args)]
-pub struct BenchArgs {}
-
-fn not_yet() -> anyhow::Result<()> {
-    anyhow::bail!("connect is not available yet")
+pub struct BenchArgs {
+    /// Only these sets (e.g. Test_L3_R1); default all five.
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+    /// Directory of the benchmark sets.
+    #[arg(long)]
+    pub data: Option<String>,
+    /// Transposition table entries (8 bytes each) for the sets.
+    #[arg(long, default_value_t = 1 << 22)]
+    pub table: usize,
+    /// Also solve the empty 7x6 board (long).
+    #[arg(long)]
+    pub empty: bool,
+    /// Threads for the empty-board solve.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Table entries for the empty-board solve (8 bytes each).
+    #[arg(long, default_value_t = 1 << 27)]
+    pub empty_table: usize,
+    /// Weak solve of the empty board (sign only).
+    #[arg(long)]
+    pub weak: bool,
+    /// Skip the benchmark sets.
+    #[arg(long)]
+    pub no_sets: bool,
+    /// Also play the acceptance matches: the engine as X against random (50 games) and
+    /// level 3 (20 games), timing every move.
+    #[arg(long)]
+    pub matches: bool,
 }
 
-pub fn play(_: PlayArgs) -> anyhow::Result<()> {
-    not_yet()
+const SETS: [(&str, f64); 5] =
+    [("Test_L3_R1", 0.010), ("Test_L2_R1", 0.060), ("Test_L2_R2", 4.4), ("Test_L1_R1", 0.34), ("Test_L1_R2", 133.0)];
+
+fn default_data_dir() -> String {
+    let beside_repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/connect");
+    if std::path::Path::new(beside_repo).exists() {
+        beside_repo.to_string()
+    } else {
+        "../shared/data/connect".to_string()
+    }
 }
-pub fn run_match(_: MatchArgs) -> anyhow::Result<()> {
-    not_yet()
-}
-pub fn bench(_: BenchArgs) -> anyhow::Result<()> {
-    not_yet()
+
+pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    let v = ConnectVariant::connect4();
+    if !args.no_sets {
+        let dir = args.data.clone().unwrap_or_else(default_data_dir);
+        let names: Vec<&str> = if args.sets.is_empty() {
+            SETS.iter().map(|s| s.0).collect()
+        } else {
+            args.sets.iter().map(|s| s.as_str()).collect()
+        };
+        println!("7x6 strong solve, one thread, table {} MB reused across positions", (args.table * 8) >> 20);
+        println!(
+            "{:<12} {:>6} {:>12} {:>14} {:>12} {:>8}",
+            "set", "lines", "mean ms", "mean nodes", "Pons ms", "ratio"
+        );
+        let mut solver = Solver::new(v, args.table);
+        for name in names {
+            let path = format!("{dir}/{name}");
+            let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
+            solver.table().clear();
+            let (mut count, mut nodes, mut wrong) = (0u64, 0u64, 0u64);
+            let start = Instant::now();
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                let (seq, expected) = line.split_once(' ').with_context(|| format!("bad line {line:?}"))?;
+                let p = Connect::from_notation(&v, seq)?;
+                solver.reset_nodes();
+                let score = solver.solve(&p);
+                nodes += solver.nodes();
+                count += 1;
+                if expected.trim().parse::<i32>().ok() != Some(score) {
+                    wrong += 1;
+                    eprintln!("{name}: {seq}: got {score}, expected {expected}");
+                }
+            }
+            let ms = start.elapsed().as_secs_f64() * 1000.0 / count.max(1) as f64;
+            let pons = SETS.iter().find(|s| s.0 == name).map(|s| s.1);
+            println!(
+                "{:<12} {:>6} {:>12.4} {:>14.1} {:>12} {:>8}",
+                name,
+                count,
+                ms,
+                nodes as f64 / count.max(1) as f64,
+                pons.map(|p| format!("{p}")).unwrap_or_default(),
+                pons.map(|p| format!("{:.2}x", p / ms)).unwrap_or_default()
+            );
+            if wrong > 0 {
+                bail!("{wrong} wrong scores in {name}");
+            }
+        }
+    }
+    if args.matches {
+        use tabletop::games::connect::engine::{first_player_match, LevelPlayer};
+        let mut engine = Engine::new(v, Duration::from_secs(1));
+        let mut random = tabletop::players::RandomPlayer::new(2024);
+        let mut level3 = LevelPlayer::new(3, 2024);
+        let opponents: [(&str, &mut dyn Player<Connect>, u32); 2] =
+            [("random:seed=2024", &mut random, 50), ("connect:level=3,seed=2024", &mut level3, 20)];
+        for (name, opponent, games) in opponents {
+            let start = Instant::now();
+            let r = first_player_match(&mut engine, opponent, games);
+            println!(
+                "engine (X, 1 s/move) vs {name}: {} wins, {} draws, {} losses in {games} games; slowest move {} ms; \
+                 {} of {} engine moves heuristic, {} from unproven book entries; {:.1} s",
+                r.wins,
+                r.draws,
+                r.losses,
+                r.slowest.as_millis(),
+                r.heuristic_moves,
+                r.engine_moves,
+                r.unproven_moves,
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
+    if args.empty {
+        println!(
+            "empty 7x6 board: {} solve, {} thread(s), table {} MB ...",
+            if args.weak { "weak" } else { "strong" },
+            args.threads,
+            (args.empty_table * 8) >> 20
+        );
+        let mut solver = Solver::new(v, args.empty_table);
+        let start = Instant::now();
+        let (score, nodes) = solver.solve_parallel(&Connect::start(&v), args.threads, args.weak);
+        let t = start.elapsed();
+        println!(
+            "empty board: score {score}, {nodes} nodes, {:.1} s (Pons 8 min / 3.1e9 nodes; Steininger 20 s)",
+            t.as_secs_f64()
+        );
+    }
+    Ok(())
 }
 
 /// Options of `tabletop perft connect`.
 #[derive(Args)]
-pub struct PerftArgs {}
+pub struct PerftArgs {
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// Depth in plies.
+    #[arg(long, default_value_t = 8)]
+    pub depth: u32,
+    /// Start from this column sequence instead of the empty board.
+    #[arg(long)]
+    pub position: Option<String>,
+}
+
 /// Options of `tabletop solve connect`.
 #[derive(Args)]
-pub struct SolveArgs {}
-
-pub fn perft(_: PerftArgs) -> anyhow::Result<()> {
-    not_yet()
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// The position (a column sequence such as 4453); without it, positions are read from
+    /// standard input, one per line (Pons' benchmark format: anything after a space is ignored).
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Only the sign of the score (-1, 0, +1).
+    #[arg(long)]
+    pub weak: bool,
+    /// Append the nodes searched and the microseconds taken.
+    #[arg(long)]
+    pub stats: bool,
+    /// The score of every column instead (`-` for unplayable columns).
+    #[arg(long)]
+    pub all_moves: bool,
+    /// One JSON object per line.
+    #[arg(long)]
+    pub json: bool,
+    /// Transposition table entries (8 bytes each).
+    #[arg(long, default_value_t = 1 << 24)]
+    pub table: usize,
+    /// Threads (lazy SMP on a shared table).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
 }
-pub fn solve(_: SolveArgs) -> anyhow::Result<()> {
-    not_yet()
+
+pub fn perft(args: PerftArgs) -> anyhow::Result<()> {
+    let v = args.size.variant()?;
+    let p = Connect::from_notation(&v, args.position.as_deref().unwrap_or(""))?;
+    for d in 1..=args.depth {
+        let start = Instant::now();
+        let n = count_paths(&p, d);
+        println!("depth {d:>2}: {n:>14}  ({:.3} s)", start.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
+fn solve_line(solver: &mut Solver, args: &SolveArgs, seq: &str, out: &mut impl Write) -> Result<()> {
+    let v = solver.variant();
+    let p = match Connect::from_notation(&v, seq) {
+        Ok(p) => p,
+        Err(e) => {
+            if args.json {
+                writeln!(out, "{}", serde_json::json!({"position": seq, "error": e.to_string()}))?;
+            } else {
+                writeln!(out, "{seq} error: {e}")?;
+            }
+            return Ok(());
+        }
+    };
+    solver.reset_nodes();
+    let start = Instant::now();
+    let mut json = serde_json::json!({ "position": seq });
+    let mut text = seq.to_string();
+    if args.all_moves {
+        let moves: Vec<Option<i32>> =
+            solver.solve_moves(&p).into_iter().map(|s| s.map(|s| if args.weak { s.signum() } else { s })).collect();
+        for m in &moves {
+            text.push(' ');
+            text.push_str(&m.map(|s| s.to_string()).unwrap_or_else(|| "-".to_string()));
+        }
+        json["moves"] = serde_json::json!(moves);
+    } else {
+        let score = if args.threads > 1 {
+            solver.solve_parallel(&p, args.threads, args.weak).0
+        } else if args.weak {
+            solver.solve_weak(&p)
+        } else {
+            solver.solve(&p)
+        };
+        text.push_str(&format!(" {score}"));
+        json["score"] = serde_json::json!(score);
+    }
+    let micros = start.elapsed().as_micros() as u64;
+    if args.stats {
+        text.push_str(&format!(" {} {micros}", solver.nodes()));
+        json["nodes"] = serde_json::json!(solver.nodes());
+        json["micros"] = serde_json::json!(micros);
+    }
+    if args.json {
+        writeln!(out, "{json}")?;
+    } else {
+        writeln!(out, "{text}")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
+    let v = args.size.variant()?;
+    let mut solver = Solver::new(v, args.table);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if let Some(seq) = &args.position {
+        return solve_line(&mut solver, &args, seq.trim(), &mut out);
+    }
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        let seq = line.split_whitespace().next().unwrap_or("");
+        if line.trim().is_empty() {
+            continue;
+        }
+        solve_line(&mut solver, &args, seq, &mut out)?;
+    }
+    Ok(())
 }
 
 /// Options of `tabletop book connect`.
 #[derive(Args)]
-pub struct BookArgs {}
+pub struct BookArgs {
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// Positions with up to this many stones.
+    #[arg(long, default_value_t = 8)]
+    pub plies: usize,
+    /// Which side the book plays: first (X), second (O) or both.
+    #[arg(long, default_value = "first")]
+    pub side: String,
+    /// The book file; an existing file is resumed.
+    #[arg(long, default_value = "connect-book.bin")]
+    pub output: String,
+    /// Worker threads sharing one table.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Table entries (8 bytes each).
+    #[arg(long, default_value_t = 1 << 26)]
+    pub table: usize,
+    /// Time the solver may spend on one position; past it the heuristic search's move is
+    /// stored as "not proven".
+    #[arg(long, default_value_t = 3.0)]
+    pub position_seconds: f64,
+    /// Depth of the heuristic search for unproven positions.
+    #[arg(long, default_value_t = 10)]
+    pub heuristic_depth: u32,
+    /// Stop (and save, to resume later) after this many seconds.
+    #[arg(long)]
+    pub max_seconds: Option<u64>,
+    /// Try again to prove the unproven entries (deepest first), keeping each stored move when
+    /// it is optimal.
+    #[arg(long)]
+    pub reprove: bool,
+    /// Only report what the book (`--output`, or the shipped 7x6 book) holds, ply by ply.
+    #[arg(long)]
+    pub report: bool,
+}
 
-pub fn book(_: BookArgs) -> anyhow::Result<()> {
-    not_yet()
+pub fn book(args: BookArgs) -> anyhow::Result<()> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    use tabletop::games::connect::book::{frontier, Book, BookSide};
+    use tabletop::games::connect::solver::Table;
+
+    let v = args.size.variant()?;
+    if args.report {
+        let b = match std::fs::read(&args.output) {
+            Ok(bytes) => Book::from_bytes(&bytes)?,
+            Err(_) => Book::standard(),
+        };
+        println!("{} positions ({} proven), {} bytes", b.len(), b.proven(), b.to_bytes().len());
+        for side in [BookSide::First, BookSide::Second] {
+            for ply in 0..=b.plies() {
+                let f = frontier(&b, side, ply);
+                if f.is_empty() {
+                    continue;
+                }
+                let held: Vec<_> = f.iter().filter_map(|p| b.lookup(p)).collect();
+                let proven = held.iter().filter(|e| e.1.is_some()).count();
+                println!(
+                    "{side:?} player to move, ply {ply}: {} positions needed, {} in the book, {} proven",
+                    f.len(),
+                    held.len(),
+                    proven
+                );
+            }
+        }
+        if let Some((col, score)) = b.lookup(&Connect::new(v)) {
+            println!("empty board: column {col}, score {}", score.map_or("not proven".into(), |s| s.to_string()));
+        }
+        return Ok(());
+    }
+    let sides: Vec<BookSide> = match args.side.as_str() {
+        "first" | "x" | "X" => vec![BookSide::First],
+        "second" | "o" | "O" => vec![BookSide::Second],
+        "both" => vec![BookSide::First, BookSide::Second],
+        other => bail!("--side {other:?}: choose first, second or both"),
+    };
+    let book = match std::fs::read(&args.output) {
+        Ok(bytes) => {
+            let b = Book::from_bytes(&bytes).with_context(|| format!("reading {}", args.output))?;
+            if b.variant() != v {
+                bail!("{} is a book for {}, not {v}", args.output, b.variant());
+            }
+            println!("resuming {} ({} positions)", args.output, b.len());
+            b
+        }
+        Err(_) => Book::new(v)?,
+    };
+    let save = |b: &Book| -> Result<()> {
+        let tmp = format!("{}.tmp", args.output);
+        std::fs::write(&tmp, b.to_bytes())?;
+        std::fs::rename(&tmp, &args.output)?;
+        Ok(())
+    };
+    let started = Instant::now();
+    let deadline = args.max_seconds.map(|s| started + Duration::from_secs(s));
+    let table = Arc::new(Table::new(args.table, Solver::key_bits(v)));
+    let book = Arc::new(Mutex::new(book));
+    let mut complete = true;
+    let plies: Vec<usize> = if args.reprove { (0..=args.plies).rev().collect() } else { (0..=args.plies).collect() };
+    for ply in plies {
+        for &side in &sides {
+            let todo: Vec<Connect> = {
+                let b = book.lock().expect("book lock");
+                let wanted = |p: &Connect| match b.lookup(p) {
+                    None => !args.reprove,
+                    Some((_, score)) => args.reprove && score.is_none(),
+                };
+                frontier(&b, side, ply).into_iter().filter(|p| wanted(p)).collect()
+            };
+            if todo.is_empty() {
+                continue;
+            }
+            let bar = indicatif::ProgressBar::new(todo.len() as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(&format!(
+                    "ply {ply:>2} {{bar:40}} {{pos}}/{{len}} positions [{{elapsed_precise}}, eta {{eta}}]"
+                ))
+                .expect("valid template"),
+            );
+            let next = AtomicUsize::new(0);
+            let last_save = Mutex::new(Instant::now());
+            std::thread::scope(|scope| {
+                for _ in 0..args.threads.max(1) {
+                    scope.spawn(|| {
+                        let mut solver = Solver::with_table(v, table.clone());
+                        let mut heuristic = heuristic_search();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= todo.len() || deadline.is_some_and(|d| Instant::now() >= d) {
+                                break;
+                            }
+                            let cap = Instant::now() + Duration::from_secs_f64(args.position_seconds);
+                            solver.set_deadline(Some(deadline.map_or(cap, |d| d.min(cap))));
+                            if args.reprove {
+                                let stored = book.lock().expect("book lock").lookup(&todo[i]).map(|e| e.0);
+                                let proved = solver.try_solve(&todo[i], false).and_then(|score| {
+                                    let mut child = todo[i].clone();
+                                    match stored {
+                                        Some(col) if !todo[i].is_winning_move(col.0 as usize) => {
+                                            child.play_unchecked(col);
+                                            if !solver.try_score_above(&child, -score)? {
+                                                return Ok((col, score));
+                                            }
+                                        }
+                                        Some(col) => return Ok((col, score)),
+                                        None => {}
+                                    }
+                                    solver.best_move(&todo[i])
+                                });
+                                if let Ok((col, score)) = proved {
+                                    let mut b = book.lock().expect("book lock");
+                                    b.insert(&todo[i], col, Some(score));
+                                }
+                                bar.inc(1);
+                                if deadline.is_some_and(|d| Instant::now() >= d) {
+                                    break;
+                                }
+                                continue;
+                            }
+                            let (col, score) = match solver.best_move(&todo[i]) {
+                                Ok((col, score)) => (col, Some(score)),
+                                Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => break,
+                                Err(_) => {
+                                    let r = heuristic.search(&todo[i], &[], Limits::depth(args.heuristic_depth));
+                                    (r.best_move.expect("a legal move"), None)
+                                }
+                            };
+                            let mut b = book.lock().expect("book lock");
+                            b.insert(&todo[i], col, score);
+                            bar.inc(1);
+                            let mut ls = last_save.lock().expect("save lock");
+                            if ls.elapsed() > Duration::from_secs(20) {
+                                let _ = save(&b);
+                                *ls = Instant::now();
+                            }
+                        }
+                    });
+                }
+            });
+            bar.finish();
+            let b = book.lock().expect("book lock");
+            save(&b)?;
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                complete = false;
+                break;
+            }
+        }
+        if !complete {
+            break;
+        }
+    }
+    let b = book.lock().expect("book lock");
+    save(&b)?;
+    println!(
+        "{} {}: {} positions ({} proven) up to ply {}, {} bytes, {:.1} s{}",
+        if complete { "built" } else { "stopped (resume with the same command)" },
+        args.output,
+        b.len(),
+        b.proven(),
+        b.plies(),
+        b.to_bytes().len(),
+        started.elapsed().as_secs_f64(),
+        if complete { "" } else { " this run" }
+    );
+    Ok(())
 }

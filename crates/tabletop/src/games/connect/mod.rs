@@ -1,1 +1,14 @@
-//! connect: see its issue. (Being built.)
+//! Connect-N: Connect Three, Connect Four and other drop games on boards up to 9 x 9.
+//!
+//! - [`rules`]: the bitboard, moves, the position notation (Pons' column sequences).
+//! - [`solver`]: the exact solver (Pons' score convention).
+//! - [`book`]: the opening book format and the shipped 7x6 book.
+//! - [`engine`]: the computer players (perfect, levels, random).
+
+pub mod book;
+pub mod conformance;
+pub mod engine;
+pub mod rules;
+pub mod solver;
+
+pub use rules::{Column, Connect, ConnectMoveError, ConnectPositionError, ConnectVariant, ConnectVariantError, Side};

@@ -1,0 +1,100 @@
+//! Scripted games of `tabletop play connect`, and the solve command.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tabletop runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+const AFTER_1_2: &str = "|       |\n|       |\n|X O    |\n---------\n 1 2 3 4\n";
+
+#[test]
+fn connect3_prints_the_documents_board_and_prompt() {
+    let out = run(&["play", "connect", "--preset", "connect3", "--no-color"], "1\n2\nquit\n");
+    assert!(
+        out.starts_with("|       |\n|       |\n|       |\n---------\n 1 2 3 4\nX's turn, where to place: "),
+        "{out}"
+    );
+    assert!(out.contains(AFTER_1_2), "{out}");
+    assert!(out.contains("O's turn, where to place: 2\n"), "{out}");
+}
+
+#[test]
+fn invalid_input_asks_again() {
+    let out = run(&["play", "connect", "--preset", "connect3"], "1\n9\nabc\n2\nquit\n");
+    assert!(out.contains("Invalid input: column 9 is off the board"), "{out}");
+    assert!(out.contains("Invalid input: \"abc\" is not a column number"), "{out}");
+    assert_eq!(out.matches("O's turn, where to place: ").count(), 3, "{out}");
+    assert!(out.contains(AFTER_1_2), "{out}");
+    assert!(out.trim_end().ends_with("Game abandoned."), "{out}");
+}
+
+#[test]
+fn full_column_is_refused() {
+    let out = run(&["play", "connect", "--preset", "connect3"], "1\n1\n1\n1\nquit\n");
+    assert!(out.contains("column 1 is full"), "{out}");
+}
+
+#[test]
+fn forfeit_invalid_passes_the_turn() {
+    // X 1, O types x (forfeits), X 1, O 2, X 1: three in a column.
+    let out = run(&["play", "connect", "--preset", "connect3", "--forfeit-invalid"], "1\nx\n1\n2\n1\n");
+    assert!(out.contains("O forfeits the turn"), "{out}");
+    assert!(out.trim_end().ends_with("Player X won!"), "{out}");
+}
+
+#[test]
+fn o_can_win_and_undo_works() {
+    let out = run(&["play", "connect", "--preset", "connect3"], "1\n2\nundo\n2\n1\n2\n4\n2\n");
+    assert!(out.trim_end().ends_with("Player O won!"), "{out}");
+}
+
+#[test]
+fn hint_gives_the_exact_result() {
+    let out = run(&["play", "connect", "--preset", "connect3"], "hint\nquit\n");
+    assert!(out.contains("hint: column ") && out.contains("wins in"), "{out}");
+}
+
+#[test]
+fn computer_opponent_plays() {
+    let out = run(
+        &["play", "connect", "--preset", "connect3", "--player", "human", "--player", "engine"],
+        "1\n1\n1\n1\n1\n1\n1\n1\n",
+    );
+    assert!(out.contains("O plays ") && out.contains("(perfect: "), "{out}");
+    assert!(out.contains("won!") || out.contains("draw") || out.contains("Input ended"), "{out}");
+}
+
+#[test]
+fn solve_command_prints_pons_scores() {
+    let out =
+        run(&["solve", "connect"], "2252576253462244111563365343671351441 -1\n7422341735647741166133573473242566 1\n");
+    assert_eq!(out, "2252576253462244111563365343671351441 -1\n7422341735647741166133573473242566 1\n");
+    let out = run(&["solve", "connect", "--position", "1111", "--preset", "connect3"], "");
+    assert!(out.contains("error: move 4: column 1 is full"), "{out}");
+    let out =
+        run(&["solve", "connect", "--preset", "connect3", "--position", "", "--all-moves", "--json", "--stats"], "");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["moves"].as_array().unwrap().len(), 4);
+    assert!(v["nodes"].as_u64().is_some());
+    let out = run(&["solve", "connect", "--weak"], "7422341735647741166133573473242566\n");
+    assert_eq!(out.trim(), "7422341735647741166133573473242566 1");
+}
+
+#[test]
+fn perft_command() {
+    let out = run(&["perft", "connect", "--depth", "4"], "");
+    assert!(out.contains("2401"), "{out}");
+}

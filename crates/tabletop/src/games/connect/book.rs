@@ -1,0 +1,235 @@
+//! Opening books: the exact score and a best move of positions near the start.
+//!
+//! Format (little-endian): the magic `TTC4`, a version byte (1), width, height, line length,
+//! the deepest ply covered, a `u32` entry count, then the entries as sorted `u64`s. An entry is
+//! `key << 10 | (score + 32) << 4 | column`, where `key` is the smaller of the position's key
+//! and its mirror image's key (Pons' key: the mover's stones plus every stone), and the column
+//! (0-based) is a best move in that orientation. Keys must fit in 54 bits (7x6 uses 49).
+//! A stored score of -32 means "not proven": the builder's solve ran out of its per-position
+//! time, and the move is the heuristic search's choice (kept so that deeper plies follow it).
+//!
+//! ```
+//! use tabletop::games::connect::book::Book;
+//! use tabletop::games::connect::{Connect, ConnectVariant};
+//! let book = Book::standard();
+//! let start = Connect::new(ConnectVariant::connect4());
+//! if let Some((column, _score)) = book.lookup(&start) {
+//!     assert_eq!(column.0, 3); // the centre column
+//! }
+//! ```
+
+use std::collections::BTreeMap;
+
+use super::rules::{Column, Connect, ConnectVariant};
+use crate::game::Game;
+
+/// The stored score of an unproven entry.
+const UNPROVEN: i8 = -32;
+
+/// The 7x6 book shipped with the library.
+static STANDARD: &[u8] = include_bytes!("../../../data/connect/book-7x6.bin");
+
+/// Why a book could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BookError {
+    /// The data does not start with the magic and a known version.
+    #[error("not a connect book (bad magic or version)")]
+    Magic,
+    /// The data ends early.
+    #[error("the book is truncated")]
+    Truncated,
+    /// The board is too large for the book format.
+    #[error("a {0} board is too large for a book")]
+    TooLarge(ConnectVariant),
+    /// The header names an unsupported board.
+    #[error("the book's board is not valid: {0}")]
+    Variant(String),
+}
+
+/// An opening book for one variant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Book {
+    variant: ConnectVariant,
+    plies: u8,
+    entries: BTreeMap<u64, (u8, i8)>,
+}
+
+/// The key of a position and whether it is the mirror image's key.
+pub fn canonical_key(p: &Connect) -> (u64, bool) {
+    let v = p.connect_variant();
+    let key = p.key();
+    let s = v.height() + 1;
+    let col = (1u64 << s) - 1;
+    let mut m = 0;
+    for c in 0..v.width() {
+        m |= ((key >> (c * s)) & col) << ((v.width() - 1 - c) * s);
+    }
+    if m < key {
+        (m, true)
+    } else {
+        (key, false)
+    }
+}
+
+impl Book {
+    /// An empty book.
+    pub fn new(variant: ConnectVariant) -> Result<Self, BookError> {
+        if variant.width() * (variant.height() + 1) > 54 {
+            return Err(BookError::TooLarge(variant));
+        }
+        Ok(Book { variant, plies: 0, entries: BTreeMap::new() })
+    }
+
+    /// The book shipped for standard 7x6 Connect Four.
+    pub fn standard() -> Book {
+        Book::from_bytes(STANDARD).unwrap_or_else(|_| Book::new(ConnectVariant::connect4()).expect("7x6 fits"))
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> ConnectVariant {
+        self.variant
+    }
+
+    /// The number of positions.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Is the book empty?
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The deepest ply (stones on the board) of a position in the book.
+    pub fn plies(&self) -> usize {
+        self.plies as usize
+    }
+
+    /// A best move and the exact score of `p` (`None` when not proven), if the book has it.
+    pub fn lookup(&self, p: &Connect) -> Option<(Column, Option<i32>)> {
+        if p.connect_variant() != self.variant {
+            return None;
+        }
+        let (key, mirrored) = canonical_key(p);
+        let &(col, score) = self.entries.get(&key)?;
+        let col = if mirrored { self.variant.width() as u8 - 1 - col } else { col };
+        Some((Column(col), if score == UNPROVEN { None } else { Some(score as i32) }))
+    }
+
+    /// The number of proven entries.
+    pub fn proven(&self) -> usize {
+        self.entries.values().filter(|e| e.1 != UNPROVEN).count()
+    }
+
+    /// Does the book hold `p`?
+    pub fn contains(&self, p: &Connect) -> bool {
+        self.entries.contains_key(&canonical_key(p).0)
+    }
+
+    /// Adds (or replaces) `p` with its best move and exact score (`None`: not proven).
+    pub fn insert(&mut self, p: &Connect, best: Column, score: Option<i32>) {
+        let score = score.map_or(UNPROVEN, |s| s.clamp(-31, 31) as i8);
+        let (key, mirrored) = canonical_key(p);
+        let col = if mirrored { self.variant.width() as u8 - 1 - best.0 } else { best.0 };
+        self.entries.insert(key, (col, score));
+        self.plies = self.plies.max(p.moves_played() as u8);
+    }
+
+    /// The book in its file format.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(16 + 8 * self.entries.len());
+        out.extend_from_slice(b"TTC4");
+        out.extend_from_slice(&[1, self.variant.width() as u8, self.variant.height() as u8, self.variant.line() as u8]);
+        out.push(self.plies);
+        out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
+        for (&key, &(col, score)) in &self.entries {
+            let e = key << 10 | ((score as i64 + 32) as u64) << 4 | col as u64;
+            out.extend_from_slice(&e.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads a book from its file format.
+    pub fn from_bytes(data: &[u8]) -> Result<Self, BookError> {
+        if data.len() < 13 || &data[..4] != b"TTC4" || data[4] != 1 {
+            return Err(BookError::Magic);
+        }
+        let variant = ConnectVariant::new(data[5] as usize, data[6] as usize, data[7] as usize)
+            .map_err(|e| BookError::Variant(e.to_string()))?;
+        let mut book = Book::new(variant)?;
+        book.plies = data[8];
+        let count = u32::from_le_bytes([data[9], data[10], data[11], data[12]]) as usize;
+        let body = &data[13..];
+        if body.len() < count * 8 {
+            return Err(BookError::Truncated);
+        }
+        for chunk in body.chunks_exact(8).take(count) {
+            let e = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            let score = ((e >> 4) & 0x3f) as i64 - 32;
+            book.entries.insert(e >> 10, ((e & 0xf) as u8, score as i8));
+        }
+        Ok(book)
+    }
+}
+
+/// Which side the book plays: the positions where that side is to move are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookSide {
+    /// The first player, X: positions with an even number of stones.
+    First,
+    /// The second player, O: positions with an odd number of stones.
+    Second,
+}
+
+/// The positions of `ply` stones the book needs for `side`: the side's moves are the book's
+/// moves at earlier plies (which must be in the book), the other side's moves are all moves.
+/// Finished positions are left out, and mirror images count once.
+pub fn frontier(book: &Book, side: BookSide, ply: usize) -> Vec<Connect> {
+    let first = match side {
+        BookSide::First => 0,
+        BookSide::Second => 1,
+    };
+    if ply < first || (ply - first) % 2 == 1 {
+        return Vec::new();
+    }
+    let v = book.variant();
+    let start = Connect::new(v);
+    let mut level: Vec<Connect> = if first == 0 {
+        vec![start]
+    } else {
+        let mut seen = std::collections::HashSet::new();
+        children(&start).into_iter().filter(|p| seen.insert(canonical_key(p).0)).collect()
+    };
+    let mut at = first;
+    while at < ply {
+        let mut next = Vec::new();
+        for p in &level {
+            let Some((col, _)) = book.lookup(p) else { continue };
+            let mut after = p.clone();
+            after.play_unchecked(col);
+            if after.status().to_move().is_none() {
+                continue;
+            }
+            next.extend(children(&after));
+        }
+        let mut seen = std::collections::HashSet::new();
+        next.retain(|p| seen.insert(canonical_key(p).0));
+        level = next;
+        at += 2;
+    }
+    level
+}
+
+fn children(p: &Connect) -> Vec<Connect> {
+    let mut moves = Vec::new();
+    p.legal_moves(&mut moves);
+    moves
+        .into_iter()
+        .map(|m| {
+            let mut c = p.clone();
+            c.play_unchecked(m);
+            c
+        })
+        .filter(|c| c.status().to_move().is_some())
+        .collect()
+}

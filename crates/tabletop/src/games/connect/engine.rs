@@ -1,0 +1,340 @@
+//! Computer players: the engine (book, then exact solve, else heuristic search), weaker
+//! levels, and the player table for specs.
+//!
+//! ```
+//! use tabletop::games::connect::engine::Engine;
+//! use tabletop::games::connect::{Connect, ConnectVariant};
+//! use tabletop::{Player, Record};
+//! let v = ConnectVariant::connect3();
+//! let mut engine = Engine::new(v, std::time::Duration::from_secs(1));
+//! let mv = engine.choose_move(&Record::new(Connect::new(v)));
+//! assert!(engine.last_note().starts_with("perfect"));
+//! # let _ = mv;
+//! ```
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::book::Book;
+use super::rules::{winning_cells, Column, Connect, ConnectVariant};
+use super::solver::{OutOfTime, Solver};
+use crate::game::{Game, Player};
+use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
+use crate::players::RandomPlayer;
+use crate::record::Record;
+use crate::search::{Limits, MoveOrder, Options, Search};
+
+/// The players `--player` accepts for Connect-N.
+pub const PLAYER_KINDS: &[PlayerKind] = &[
+    PlayerKind {
+        name: "engine",
+        settings: &["time", "table"],
+        help: "perfect when the solve (or the book) answers within `time` (default 1s), else heuristic",
+    },
+    PlayerKind { name: "connect", settings: &["level", "seed"], help: "weaker play on purpose: level=1..5" },
+    PlayerKind { name: "level", settings: &["level", "seed"], help: "same as connect:level=N" },
+    PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
+    PlayerKind { name: "human", settings: &[], help: "a person at the keyboard" },
+];
+
+/// Centre-first column order for a width.
+pub fn centre_order(width: usize) -> Vec<usize> {
+    let w = width as i64;
+    (0..w).map(|i| (w / 2 + (1 - 2 * (i % 2)) * (i + 1) / 2) as usize).collect()
+}
+
+/// A static evaluation for the side to move: threats, their rows, and central stones.
+pub fn evaluate(p: &Connect) -> i32 {
+    let v = p.connect_variant();
+    let me = p.current_stones();
+    let opp = me ^ p.mask();
+    let free = v.board_mask() & !p.mask();
+    let mine = winning_cells(me, v) & free;
+    let theirs = winning_cells(opp, v) & free;
+    let mut score = 16 * (mine.count_ones() as i32 - theirs.count_ones() as i32);
+    // Threats just above the next free cell of their column are urgent; count them double.
+    let possible = (p.mask() + v.bottom_mask()) & v.board_mask();
+    score += 8 * ((mine & possible).count_ones() as i32 - (theirs & possible).count_ones() as i32);
+    let centre = (v.width() as i32 - 1) as f32 / 2.0;
+    for col in 0..v.width() {
+        let weight = (v.width() as f32 / 2.0 - (col as f32 - centre).abs()).max(0.0) as i32;
+        let m = v.column_mask(col);
+        score += weight * ((me & m).count_ones() as i32 - (opp & m).count_ones() as i32);
+    }
+    score
+}
+
+/// Orders moves centre first.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CentreFirst;
+
+impl MoveOrder<Connect> for CentreFirst {
+    fn order(&self, position: &Connect, moves: &mut [Column]) {
+        let w = position.connect_variant().width() as i32;
+        moves.sort_by_key(|c| (2 * c.0 as i32 - (w - 1)).abs());
+    }
+}
+
+/// The heuristic search used when no exact result is available in time.
+pub type Heuristic = Search<Connect, fn(&Connect) -> i32, CentreFirst>;
+
+/// A heuristic searcher: [`evaluate`], centre-first ordering, the generic alpha-beta.
+pub fn heuristic_search() -> Heuristic {
+    Search::new(evaluate as fn(&Connect) -> i32, CentreFirst, Options::default())
+}
+
+/// Describes a score in words: "wins with its 5th piece", "draw", "loses ...".
+pub fn describe_score(p: &Connect, score: i32) -> String {
+    let cells = p.connect_variant().cells() as i32;
+    let played = p.moves_played() as i32;
+    let plural = |n: i32| if n == 1 { "" } else { "s" };
+    if score > 0 {
+        // A win on the mover's j-th move from now scores (cells + 1 - played) / 2 - (j - 1).
+        let j = (cells + 1 - played) / 2 - score + 1;
+        format!("wins in {j} move{}", plural(j))
+    } else if score < 0 {
+        let j = (cells - played) / 2 + score + 1;
+        format!("loses in {j} move{}", plural(j))
+    } else {
+        "draw".to_string()
+    }
+}
+
+/// The engine: the book, then an exact solve within the time budget, else a heuristic search.
+pub struct Engine {
+    variant: ConnectVariant,
+    time: Duration,
+    solver: Solver,
+    book: Option<Arc<Book>>,
+    heuristic: Heuristic,
+    note: String,
+}
+
+impl Engine {
+    /// An engine for `variant` with a move budget and a 64 MB table; uses the shipped book on 7x6.
+    pub fn new(variant: ConnectVariant, time: Duration) -> Self {
+        Engine::with_table(variant, time, 1 << 23)
+    }
+
+    /// An engine with a table of about `entries` entries.
+    pub fn with_table(variant: ConnectVariant, time: Duration, entries: usize) -> Self {
+        let book = if variant == ConnectVariant::connect4() { Some(Arc::new(Book::standard())) } else { None };
+        Engine {
+            variant,
+            time,
+            solver: Solver::new(variant, entries),
+            book,
+            heuristic: heuristic_search(),
+            note: String::new(),
+        }
+    }
+
+    /// What the last move was based on: `book: ...`, `perfect: ...` or `heuristic: ...`.
+    pub fn last_note(&self) -> &str {
+        &self.note
+    }
+
+    /// The variant.
+    pub fn variant(&self) -> ConnectVariant {
+        self.variant
+    }
+
+    /// The solver (for hints and analysis).
+    pub fn solver(&mut self) -> &mut Solver {
+        &mut self.solver
+    }
+
+    /// A best move and the exact score, from the book or the solver, within `deadline`.
+    pub fn best_exact(&mut self, p: &Connect, deadline: Option<Instant>) -> Result<(Column, i32, bool), OutOfTime> {
+        if let Some((col, Some(score))) = self.book.as_ref().and_then(|b| b.lookup(p)) {
+            return Ok((col, score, true));
+        }
+        self.solver.set_deadline(deadline);
+        let result = self.solver.best_move(p).map(|(c, s)| (c, s, false));
+        self.solver.set_deadline(None);
+        result
+    }
+}
+
+impl Player<Connect> for Engine {
+    fn describe(&self) -> String {
+        format!("engine:time={}ms", self.time.as_millis())
+    }
+
+    fn choose_move(&mut self, record: &Record<Connect>) -> Column {
+        let p = record.current();
+        let start = Instant::now();
+        // The exact solve gets 60% of the budget; the heuristic search the rest, with a margin.
+        let deadline = start + self.time.mul_f64(0.6);
+        match self.best_exact(p, Some(deadline)) {
+            Ok((col, score, from_book)) => {
+                let source = if from_book { "book" } else { "perfect" };
+                self.note = format!("{source}: {}", describe_score(p, score));
+                col
+            }
+            Err(OutOfTime) => {
+                if let Some((col, None)) = self.book.as_ref().and_then(|b| b.lookup(p)) {
+                    self.note = "book: heuristic move, not proven".to_string();
+                    return col;
+                }
+                // Leave a margin so the whole move stays inside the budget.
+                let left = self.time.mul_f64(0.85).saturating_sub(start.elapsed()).max(Duration::from_millis(5));
+                let result = self.heuristic.search(p, &[], Limits::time(left));
+                self.note = format!("heuristic: no exact result in time (depth {})", result.depth);
+                let mut moves = Vec::new();
+                p.legal_moves(&mut moves);
+                result.best_move.unwrap_or(moves[0])
+            }
+        }
+    }
+}
+
+/// A deliberately weaker player: level 1 (almost random) to 5 (a fair heuristic search).
+/// From level 2 it always takes a win in one and blocks a loss in one.
+pub struct LevelPlayer {
+    level: u8,
+    seed: u64,
+    rng: ChaCha8Rng,
+    heuristic: Heuristic,
+}
+
+impl LevelPlayer {
+    /// A player of `level` (1..=5) seeded with `seed`.
+    pub fn new(level: u8, seed: u64) -> Self {
+        LevelPlayer {
+            level: level.clamp(1, 5),
+            seed,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            heuristic: heuristic_search(),
+        }
+    }
+}
+
+impl Player<Connect> for LevelPlayer {
+    fn describe(&self) -> String {
+        format!("connect:level={},seed={}", self.level, self.seed)
+    }
+
+    fn choose_move(&mut self, record: &Record<Connect>) -> Column {
+        let p = record.current();
+        let v = p.connect_variant();
+        let mut moves = Vec::new();
+        p.legal_moves(&mut moves);
+        let wins: Vec<Column> = moves.iter().copied().filter(|c| p.is_winning_move(c.0 as usize)).collect();
+        let take_win = self.level >= 2 || self.rng.gen_bool(0.5);
+        if take_win && !wins.is_empty() {
+            return wins[0];
+        }
+        if self.level == 1 {
+            return moves[self.rng.gen_range(0..moves.len())];
+        }
+        // Block the opponent's win in one.
+        let opp = p.current_stones() ^ p.mask();
+        let opp_win = winning_cells(opp, v) & v.board_mask() & !p.mask();
+        let possible = (p.mask() + v.bottom_mask()) & v.board_mask();
+        if let Some(c) = moves.iter().copied().find(|c| opp_win & possible & v.column_mask(c.0 as usize) != 0) {
+            return c;
+        }
+        if self.level == 2 {
+            return moves[self.rng.gen_range(0..moves.len())];
+        }
+        // Levels 3-5: a heuristic search with noise that shrinks as the level rises.
+        let (depth, noise) = match self.level {
+            3 => (2, 60),
+            4 => (4, 20),
+            _ => (7, 0),
+        };
+        let scored = self.heuristic.analyse_moves(p, &[], Limits::depth(depth));
+        let mut best = (i32::MIN, moves[0]);
+        for (mv, value) in scored {
+            let jitter = if noise > 0 { self.rng.gen_range(0..=noise) } else { 0 };
+            let value = value.saturating_add(jitter);
+            if value > best.0 {
+                best = (value, mv);
+            }
+        }
+        best.1
+    }
+}
+
+/// Builds a computer player from a spec (`engine`, `connect:level=3`, `random`), checked
+/// against [`PLAYER_KINDS`]; `human` is refused here (front ends handle people).
+pub fn make_player(
+    spec: &PlayerSpec,
+    variant: ConnectVariant,
+    default_seed: u64,
+) -> Result<Box<dyn Player<Connect>>, SpecError> {
+    let kind = spec.check(PLAYER_KINDS)?;
+    let seed = spec.get_u64("seed")?.unwrap_or(default_seed);
+    Ok(match kind.name {
+        "engine" => {
+            let time = spec.get_duration("time")?.unwrap_or(Duration::from_secs(1));
+            let table = spec.get_in_range("table", 1 << 16..=1 << 30)?.unwrap_or(1 << 23);
+            Box::new(Engine::with_table(variant, time, table as usize))
+        }
+        "connect" | "level" => {
+            let level = spec.get_in_range("level", 1..=5)?.unwrap_or(3);
+            Box::new(LevelPlayer::new(level as u8, seed))
+        }
+        "random" => Box::new(RandomPlayer::new(seed)),
+        other => {
+            return Err(SpecError::UnknownName { name: other.to_string(), valid: "engine, connect, random".into() })
+        }
+    })
+}
+
+/// The result of [`first_player_match`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FirstPlayerReport {
+    /// Games the engine (X) won.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games the engine lost.
+    pub losses: u32,
+    /// The slowest engine move.
+    pub slowest: Duration,
+    /// Engine moves that were not exact (neither book nor solve).
+    pub heuristic_moves: u32,
+    /// Engine moves taken from unproven book entries (exact solve out of time).
+    pub unproven_moves: u32,
+    /// Engine moves in all.
+    pub engine_moves: u32,
+}
+
+/// Plays `games` games from the empty board with `engine` as X (first) against `opponent`.
+pub fn first_player_match(engine: &mut Engine, opponent: &mut dyn Player<Connect>, games: u32) -> FirstPlayerReport {
+    let mut report = FirstPlayerReport::default();
+    for _ in 0..games {
+        let mut record = Record::new(Connect::new(engine.variant()));
+        engine.reset();
+        opponent.reset();
+        while let crate::Status::ToMove(seat) = record.status() {
+            let mv = if seat.0 == 0 {
+                let start = Instant::now();
+                let mv = engine.choose_move(&record);
+                report.slowest = report.slowest.max(start.elapsed());
+                report.engine_moves += 1;
+                if engine.last_note().starts_with("heuristic") {
+                    report.heuristic_moves += 1;
+                }
+                if engine.last_note().contains("not proven") {
+                    report.unproven_moves += 1;
+                }
+                mv
+            } else {
+                opponent.choose_move(&record)
+            };
+            record.play(mv).expect("players choose legal moves");
+        }
+        match record.status() {
+            crate::Status::Over(crate::Outcome::Win(s)) if s.0 == 0 => report.wins += 1,
+            crate::Status::Over(crate::Outcome::Win(_)) => report.losses += 1,
+            _ => report.draws += 1,
+        }
+    }
+    report
+}

@@ -1,0 +1,658 @@
+//! The exact Connect-N solver.
+//!
+//! Scores follow Pascal Pons' convention, from the side to move: a win on the side's `k`-th
+//! own piece scores `(W*H+1)/2 + 1 - k` (for an even number of cells that is `W*H/2 + 1 - k`),
+//! a draw 0, a loss the negative of the winner's score.
+//!
+//! Techniques: the bitboard of [`rules`](super::rules); negamax with alpha-beta; the exact
+//! score found by a sequence of null-window searches that halve the interval (Pons' iterative
+//! narrowing, tilted towards 0); a transposition table of packed 64-bit entries (index = key
+//! modulo a prime, the quotient stored, so entries are exact) shared between threads and kept
+//! across positions (every entry is a true bound of an absolute score, so it stays valid);
+//! mirror symmetry (a position and its mirror share one entry); moves that lose at once are
+//! never explored (forced blocks, never under an opponent threat); centre-first ordering
+//! refined by the number of threats a move creates; enhanced transposition cut-offs; and lazy
+//! SMP on several threads for long solves.
+//!
+//! ```
+//! use tabletop::games::connect::solver::Solver;
+//! use tabletop::games::connect::{Connect, ConnectVariant};
+//! use tabletop::Game;
+//! let v = ConnectVariant::connect4();
+//! let mut solver = Solver::new(v, 1 << 20);
+//! let p = Connect::from_notation(&v, "2252576253462244111563365343671351441").unwrap();
+//! assert_eq!(solver.solve(&p), -1);
+//! ```
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::rules::{winning_cells, winning_cells4, Column, Connect, ConnectVariant};
+use crate::game::Game;
+
+/// A transposition table of exact bounds, shareable between threads.
+///
+/// Each entry is one `u64`: the number of empty cells (6 bits), a check value and the bound
+/// (8 bits). When keys fit in 50 bits (7x6 uses 49), the table has a power of two entries,
+/// indexed by a multiplicative hash, and the check value is the whole key. For larger boards
+/// the size is a prime, the index is the key modulo the size, and the check value is the
+/// quotient: either way a hit is exact. Entries go in pairs (two slots per key).
+#[derive(Debug)]
+pub struct Table {
+    entries: Vec<AtomicU64>,
+    size: u64,
+    /// Power-of-two mode: the shift that turns a hash into an index.
+    shift: Option<u32>,
+}
+
+fn is_prime(n: u64) -> bool {
+    if n < 2 {
+        return false;
+    }
+    let mut d = 2;
+    while d * d <= n {
+        if n.is_multiple_of(d) {
+            return false;
+        }
+        d += 1;
+    }
+    true
+}
+
+impl Table {
+    /// A table of about `entries` entries (8 bytes each; at least 65,536) for keys of
+    /// `key_bits` bits.
+    pub fn new(entries: usize, key_bits: u32) -> Self {
+        let entries = entries.max(1 << 16) as u64;
+        if key_bits <= 50 {
+            let bits = (63 - entries.leading_zeros()).max(17);
+            let size = 1u64 << bits;
+            return Table { entries: (0..size).map(|_| AtomicU64::new(0)).collect(), size, shift: Some(64 - bits) };
+        }
+        let mut size = entries;
+        while !is_prime(size) {
+            size -= 1;
+        }
+        // One spare entry: the pair of the last (even) index.
+        Table { entries: (0..=size).map(|_| AtomicU64::new(0)).collect(), size, shift: None }
+    }
+
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.size as usize
+    }
+
+    /// Always false: a table has at least 65,536 entries.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.len() * 8
+    }
+
+    /// Empties the table (only needed to measure a cold solve: entries never go stale).
+    pub fn clear(&self) {
+        self.entries.iter().for_each(|e| e.store(0, Ordering::Relaxed));
+    }
+
+    /// The first of the two slots of a key, and what the entry stores to check a hit.
+    #[inline]
+    fn slot(&self, key: u64) -> (usize, u64) {
+        match self.shift {
+            Some(shift) => ((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize & !1, key),
+            None => {
+                let r = key % self.size;
+                ((r & !1) as usize, (key / self.size) << 1 | (r & 1))
+            }
+        }
+    }
+
+    #[inline]
+    fn get(&self, key: u64) -> u8 {
+        let (i, check) = self.slot(key);
+        for e in [self.entries[i].load(Ordering::Relaxed), self.entries[i + 1].load(Ordering::Relaxed)] {
+            if (e & CHECK_MASK) >> 8 == check {
+                return (e & 0xff) as u8;
+            }
+        }
+        0
+    }
+
+    /// Stores a bound. Two slots per key: the first keeps the entry with the most empty cells
+    /// (the most work saved), the second always takes the newest.
+    #[inline]
+    fn put(&self, key: u64, value: u8, empties: i32) {
+        let (i, check) = self.slot(key);
+        let entry = (empties as u64) << 58 | check << 8 | value as u64;
+        let first = self.entries[i].load(Ordering::Relaxed);
+        if (first & CHECK_MASK) >> 8 == check || empties as u64 >= first >> 58 {
+            self.entries[i].store(entry, Ordering::Relaxed);
+        } else {
+            self.entries[i + 1].store(entry, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The bits of an entry that hold the check value and the bound.
+const CHECK_MASK: u64 = (1 << 58) - 1;
+
+/// Board geometry shared by every node of a search.
+#[derive(Clone, Debug)]
+struct Geometry {
+    width: usize,
+    height: usize,
+    line: usize,
+    cells: i32,
+    bottom: u64,
+    board: u64,
+    columns: [u64; 9],
+    order: [usize; 9],
+    min_score: i32,
+    max_score: i32,
+}
+
+impl Geometry {
+    fn new(v: ConnectVariant) -> Self {
+        let width = v.width();
+        let mut columns = [0u64; 9];
+        for (c, m) in columns.iter_mut().enumerate().take(width) {
+            *m = v.column_mask(c);
+        }
+        // Centre first, then alternately left and right of it.
+        let mut order = [0usize; 9];
+        for (i, o) in order.iter_mut().enumerate().take(width) {
+            let (w, i) = (width as i64, i as i64);
+            *o = (w / 2 + (1 - 2 * (i % 2)) * (i + 1) / 2) as usize;
+        }
+        let cells = v.cells() as i32;
+        Geometry {
+            width,
+            height: v.height(),
+            line: v.line(),
+            cells,
+            bottom: v.bottom_mask(),
+            board: v.board_mask(),
+            columns,
+            order,
+            min_score: -cells / 2,
+            max_score: (cells + 1) / 2,
+        }
+    }
+
+    #[inline]
+    fn winning(&self, stones: u64, v: ConnectVariant) -> u64 {
+        if self.line == 4 {
+            winning_cells4(stones, self.height) & self.board
+        } else {
+            winning_cells(stones, v)
+        }
+    }
+
+    #[inline]
+    fn mirror(&self, key: u64) -> u64 {
+        let s = self.height + 1;
+        let col = (1u64 << s) - 1;
+        let mut r = 0;
+        for c in 0..self.width {
+            r |= ((key >> (c * s)) & col) << ((self.width - 1 - c) * s);
+        }
+        r
+    }
+}
+
+/// Counters of one solve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolveStats {
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Time taken in microseconds.
+    pub micros: u64,
+}
+
+/// Why a solve stopped without a result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the solve ran out of time")]
+pub struct OutOfTime;
+
+/// A solver for one variant; keep it to reuse its transposition table.
+pub struct Solver {
+    variant: ConnectVariant,
+    geo: Geometry,
+    table: Arc<Table>,
+    nodes: u64,
+    deadline: Option<Instant>,
+    stop: Option<Arc<AtomicBool>>,
+    aborted: bool,
+    /// Perturbs move ordering in helper threads (lazy SMP).
+    salt: u32,
+    /// Enhanced transposition cut-offs at nodes with at least this many empty cells.
+    etc_min_empty: i32,
+}
+
+/// A position inside the solver: the side to move's stones, every stone, the same two boards
+/// mirrored (kept up to date move by move, for the symmetric table key), stones played.
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    cur: u64,
+    mask: u64,
+    mcur: u64,
+    mmask: u64,
+    moves: i32,
+}
+
+impl Node {
+    #[inline]
+    fn play(&self, bit: u64, mbit: u64) -> Node {
+        Node {
+            cur: self.cur ^ self.mask,
+            mask: self.mask | bit,
+            mcur: self.mcur ^ self.mmask,
+            mmask: self.mmask | mbit,
+            moves: self.moves + 1,
+        }
+    }
+}
+
+impl Solver {
+    /// A solver for `variant` with a table of about `entries` entries (8 bytes each).
+    pub fn new(variant: ConnectVariant, entries: usize) -> Self {
+        Solver::with_table(variant, Arc::new(Table::new(entries, Solver::key_bits(variant))))
+    }
+
+    /// A solver using a shared table.
+    pub fn with_table(variant: ConnectVariant, table: Arc<Table>) -> Self {
+        Solver {
+            variant,
+            geo: Geometry::new(variant),
+            table,
+            nodes: 0,
+            deadline: None,
+            stop: None,
+            aborted: false,
+            salt: 0,
+            etc_min_empty: 20,
+        }
+    }
+
+    /// The number of bits of a position key of `variant`.
+    pub fn key_bits(variant: ConnectVariant) -> u32 {
+        (variant.width() * (variant.height() + 1)) as u32
+    }
+
+    /// The variant solved.
+    pub fn variant(&self) -> ConnectVariant {
+        self.variant
+    }
+
+    /// The transposition table.
+    pub fn table(&self) -> &Arc<Table> {
+        &self.table
+    }
+
+    /// Nodes searched since the last reset of the counter.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Resets the node counter.
+    pub fn reset_nodes(&mut self) {
+        self.nodes = 0;
+    }
+
+    /// Sets (or clears) a deadline after which [`Solver::try_solve`] gives up.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// The largest score of the variant (a win with the side's first possible piece is less).
+    pub fn max_score(&self) -> i32 {
+        self.geo.max_score
+    }
+
+    fn node(&self, p: &Connect) -> Node {
+        Node {
+            cur: p.current_stones(),
+            mask: p.mask(),
+            mcur: self.geo.mirror(p.current_stones()),
+            mmask: self.geo.mirror(p.mask()),
+            moves: p.moves_played() as i32,
+        }
+    }
+
+    /// The exact score of `p` (see the module documentation for the convention).
+    pub fn solve(&mut self, p: &Connect) -> i32 {
+        let saved = self.deadline.take();
+        let r = self.try_solve(p, false).unwrap_or(0);
+        self.deadline = saved;
+        r
+    }
+
+    /// The sign of the score of `p`: -1, 0 or +1.
+    pub fn solve_weak(&mut self, p: &Connect) -> i32 {
+        let saved = self.deadline.take();
+        let r = self.try_solve(p, true).unwrap_or(0);
+        self.deadline = saved;
+        r
+    }
+
+    /// The exact (or with `weak`, the sign of the) score, or [`OutOfTime`] if the deadline
+    /// passed first.
+    pub fn try_solve(&mut self, p: &Connect, weak: bool) -> Result<i32, OutOfTime> {
+        self.aborted = false;
+        if let Some(score) = self.finished_score(p) {
+            return Ok(if weak { score.signum() } else { score });
+        }
+        let n = self.node(p);
+        if self.can_win_next(n) {
+            let s = (self.geo.cells + 1 - n.moves) / 2;
+            return Ok(if weak { 1 } else { s });
+        }
+        let (mut min, mut max) = (-(self.geo.cells - n.moves) / 2, (self.geo.cells + 1 - n.moves) / 2);
+        if weak {
+            min = -1;
+            max = 1;
+        }
+        while min < max {
+            let mut med = min + (max - min) / 2;
+            if med <= 0 && min / 2 < med {
+                med = min / 2;
+            } else if med >= 0 && max / 2 > med {
+                med = max / 2;
+            }
+            let r = self.negamax(n, med, med + 1);
+            if self.aborted {
+                return Err(OutOfTime);
+            }
+            if r <= med {
+                max = r;
+            } else {
+                min = r;
+            }
+        }
+        Ok(if weak { min.signum() } else { min })
+    }
+
+    /// Tests the score of `p` against `value`: true when the score is greater than `value`
+    /// (one null-window search). `p` must not be finished.
+    pub fn score_above(&mut self, p: &Connect, value: i32) -> bool {
+        let n = self.node(p);
+        if self.can_win_next(n) {
+            return (self.geo.cells + 1 - n.moves) / 2 > value;
+        }
+        self.aborted = false;
+        self.negamax(n, value, value + 1) > value
+    }
+
+    /// Like [`Solver::score_above`], but gives up at the deadline.
+    pub fn try_score_above(&mut self, p: &Connect, value: i32) -> Result<bool, OutOfTime> {
+        if let Some(score) = self.finished_score(p) {
+            return Ok(score > value);
+        }
+        let r = self.score_above(p, value);
+        if self.aborted {
+            Err(OutOfTime)
+        } else {
+            Ok(r)
+        }
+    }
+
+    /// A best move (the quickest win, else a draw, else the longest loss) and the exact score
+    /// of `p`, which must not be finished; gives up at the deadline.
+    pub fn best_move(&mut self, p: &Connect) -> Result<(Column, i32), OutOfTime> {
+        let order = self.geo.order;
+        let cells = self.geo.cells;
+        for &c in &order[..self.geo.width] {
+            if p.can_play(c) && p.is_winning_move(c) {
+                return Ok((Column(c as u8), (cells + 1 - p.moves_played() as i32) / 2));
+            }
+        }
+        let score = self.try_solve(p, false)?;
+        for &c in &order[..self.geo.width] {
+            if !p.can_play(c) {
+                continue;
+            }
+            let mut child = p.clone();
+            child.play_unchecked(Column(c as u8));
+            // Optimal when the child's score (for the opponent) is at most -score.
+            if !self.try_score_above(&child, -score)? {
+                return Ok((Column(c as u8), score));
+            }
+        }
+        Err(OutOfTime)
+    }
+
+    /// The score of every column (`None` for unplayable ones), from the side to move.
+    pub fn solve_moves(&mut self, p: &Connect) -> Vec<Option<i32>> {
+        (0..self.variant.width()).map(|c| self.column_score(p, c)).collect()
+    }
+
+    /// The score of playing column `col` (0-based) in `p`, from the side to move in `p`.
+    pub fn column_score(&mut self, p: &Connect, col: usize) -> Option<i32> {
+        if !p.can_play(col) || p.status().to_move().is_none() {
+            return None;
+        }
+        if p.is_winning_move(col) {
+            return Some((self.geo.cells + 1 - p.moves_played() as i32) / 2);
+        }
+        let mut child = p.clone();
+        child.play_unchecked(Column(col as u8));
+        Some(-self.solve(&child))
+    }
+
+    /// The score of a finished position: a loss for the side to move, or a draw.
+    pub fn finished_score(&self, p: &Connect) -> Option<i32> {
+        if p.is_won() {
+            Some(-(self.geo.cells + 2 - p.moves_played() as i32) / 2)
+        } else if p.moves_played() as i32 == self.geo.cells {
+            Some(0)
+        } else {
+            None
+        }
+    }
+
+    /// Solves `p` with `threads` threads sharing the table (lazy SMP); returns the score and
+    /// the nodes searched by all threads.
+    pub fn solve_parallel(&mut self, p: &Connect, threads: usize, weak: bool) -> (i32, u64) {
+        if threads <= 1 {
+            let before = self.nodes;
+            let s = if weak { self.solve_weak(p) } else { self.solve(p) };
+            return (s, self.nodes - before);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let results: Vec<(Option<i32>, u64)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let stop = stop.clone();
+                    let table = self.table.clone();
+                    let variant = self.variant;
+                    let p = p.clone();
+                    scope.spawn(move || {
+                        let mut s = Solver::with_table(variant, table);
+                        s.salt = t as u32;
+                        s.stop = Some(stop.clone());
+                        let r = s.try_solve(&p, weak).ok();
+                        if r.is_some() {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        (r, s.nodes)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("solver thread")).collect()
+        });
+        let nodes = results.iter().map(|r| r.1).sum();
+        self.nodes += nodes;
+        let score = results.iter().find_map(|r| r.0).expect("one thread finishes");
+        (score, nodes)
+    }
+
+    #[inline]
+    fn possible(&self, n: Node) -> u64 {
+        (n.mask + self.geo.bottom) & self.geo.board
+    }
+
+    #[inline]
+    fn can_win_next(&self, n: Node) -> bool {
+        self.geo.winning(n.cur, self.variant) & self.possible(n) != 0
+    }
+
+    #[inline]
+    fn key_of(&self, n: Node) -> u64 {
+        (n.cur + n.mask).min(n.mcur + n.mmask)
+    }
+
+    fn check_time(&mut self) {
+        if let Some(d) = self.deadline {
+            if Instant::now() >= d {
+                self.aborted = true;
+            }
+        }
+        if let Some(s) = &self.stop {
+            if s.load(Ordering::Relaxed) {
+                self.aborted = true;
+            }
+        }
+    }
+
+    /// Negamax with alpha-beta on a position where the side to move cannot win at once.
+    fn negamax(&mut self, n: Node, mut alpha: i32, mut beta: i32) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 0xfff == 0 {
+            self.check_time();
+        }
+        if self.aborted {
+            return 0;
+        }
+        let g = &self.geo;
+        let possible = (n.mask + g.bottom) & g.board;
+        let opp = n.cur ^ n.mask;
+        let opp_win = g.winning(opp, self.variant);
+        let mut next = possible;
+        let forced = possible & opp_win;
+        if forced != 0 {
+            if forced & (forced - 1) != 0 {
+                // Two threats at once: lost on the opponent's next move.
+                return -(g.cells - n.moves) / 2;
+            }
+            next = forced;
+        }
+        next &= !(opp_win >> 1);
+        if next == 0 {
+            return -(g.cells - n.moves) / 2;
+        }
+        if n.moves >= g.cells - 2 {
+            return 0;
+        }
+        let min = -(g.cells - 2 - n.moves) / 2;
+        if alpha < min {
+            alpha = min;
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        let mut max = (g.cells - 1 - n.moves) / 2;
+        let key = self.key_of(n);
+        let v = self.table.get(key) as i32;
+        let (min_s, max_s) = (self.geo.min_score, self.geo.max_score);
+        if v != 0 {
+            if v > max_s - min_s + 1 {
+                let lower = v + 2 * min_s - max_s - 2;
+                if alpha < lower {
+                    alpha = lower;
+                    if alpha >= beta {
+                        return alpha;
+                    }
+                }
+            } else {
+                let upper = v + min_s - 1;
+                if beta > upper {
+                    beta = upper;
+                    if alpha >= beta {
+                        return beta;
+                    }
+                }
+                max = max.min(upper);
+            }
+        }
+        if beta > max {
+            beta = max;
+            if alpha >= beta {
+                return beta;
+            }
+        }
+
+        // Order: centre first, then by threats created.
+        let g = &self.geo;
+        let mut list = [(0i32, 0u64, 0u64); 9];
+        let mut len = 0;
+        for i in 0..g.width {
+            let col = g.order[i];
+            let bit = next & g.columns[col];
+            if bit == 0 {
+                continue;
+            }
+            let mirror_shift = ((g.width - 1) as isize - 2 * col as isize) * (g.height + 1) as isize;
+            let mbit = if mirror_shift >= 0 { bit << mirror_shift } else { bit >> -mirror_shift };
+            let mine = n.cur | bit;
+            let threats = g.winning(mine, self.variant) & !(n.mask | bit);
+            // Two threats the opponent can reach at once, or two stacked ones: the opponent
+            // (who cannot win at once after a non-losing move) blocks one, we win with the
+            // other at our next move, the best this node can score.
+            let playable = ((n.mask | bit) + g.bottom) & g.board & threats;
+            if playable & playable.wrapping_sub(1) != 0 || playable & (threats >> 1) != 0 {
+                return (g.cells - 1 - n.moves) / 2;
+            }
+            let mut score = threats.count_ones() as i32 * 2;
+            if self.salt != 0 && (i as u32 + self.salt).is_multiple_of(3) {
+                score += 1;
+            }
+            // Insertion, stable for equal scores (keeps centre-first order).
+            let mut j = len;
+            while j > 0 && list[j - 1].0 < score {
+                list[j] = list[j - 1];
+                j -= 1;
+            }
+            list[j] = (score, bit, mbit);
+            len += 1;
+        }
+
+        // Enhanced transposition cut-off: a child whose stored upper bound already refutes it.
+        if g.cells - n.moves >= self.etc_min_empty {
+            for &(_, bit, mbit) in &list[..len] {
+                let child = n.play(bit, mbit);
+                let cv = self.table.get(self.key_of(child)) as i32;
+                if cv != 0 && cv <= max_s - min_s + 1 {
+                    let child_upper = cv + min_s - 1;
+                    if -child_upper >= beta {
+                        return -child_upper;
+                    }
+                }
+            }
+        }
+
+        for &(_, bit, mbit) in &list[..len] {
+            let score = -self.negamax(n.play(bit, mbit), -beta, -alpha);
+            if self.aborted {
+                return 0;
+            }
+            if score >= beta {
+                self.table.put(key, (score + max_s - 2 * min_s + 2) as u8, self.geo.cells - n.moves);
+                return score;
+            }
+            if score > alpha {
+                alpha = score;
+            }
+        }
+        self.table.put(key, (alpha - min_s + 1) as u8, self.geo.cells - n.moves);
+        alpha
+    }
+}
+
+/// Solves a position given as a column sequence (convenience for tests and tools).
+pub fn solve_sequence(solver: &mut Solver, sequence: &str) -> Result<i32, super::rules::ConnectPositionError> {
+    let p = Connect::from_notation(&solver.variant(), sequence)?;
+    Ok(solver.solve(&p))
+}

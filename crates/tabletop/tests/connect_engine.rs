@@ -1,0 +1,115 @@
+//! Connect-N players: exact choices on small boards, levels, the book, the acceptance matches.
+
+use std::time::Duration;
+
+use tabletop::games::connect::book::Book;
+use tabletop::games::connect::engine::{describe_score, first_player_match, Engine, LevelPlayer};
+use tabletop::games::connect::solver::Solver;
+use tabletop::games::connect::{Column, Connect, ConnectVariant};
+use tabletop::players::RandomPlayer;
+use tabletop::{Game, Player, Record};
+
+fn record(v: ConnectVariant, seq: &str) -> Record<Connect> {
+    Record::new(Connect::from_notation(&v, seq).unwrap())
+}
+
+#[test]
+fn engine_takes_the_quickest_win() {
+    let v = ConnectVariant::connect4();
+    // X has 1,2,3 on the bottom row (O on 7,7,6 high up): playing 4 wins at once.
+    let mut engine = Engine::new(v, Duration::from_secs(1));
+    let r = record(v, "172737");
+    assert_eq!(engine.choose_move(&r), Column(3));
+    assert!(engine.last_note().contains("wins in 1 move"), "{}", engine.last_note());
+}
+
+#[test]
+fn engine_is_perfect_on_small_boards() {
+    let v = ConnectVariant::connect3();
+    let mut engine = Engine::new(v, Duration::from_secs(1));
+    let mut solver = Solver::new(v, 1 << 16);
+    let start = Connect::new(v);
+    let best = solver.solve(&start);
+    assert!(best > 0);
+    let mv = engine.choose_move(&Record::new(start.clone()));
+    assert_eq!(solver.column_score(&start, mv.0 as usize), Some(best));
+    assert!(engine.last_note().starts_with("perfect: wins"));
+}
+
+#[test]
+fn six_by_four_every_first_move_loses() {
+    let v = ConnectVariant::connect4_6x4();
+    let mut solver = Solver::new(v, 1 << 20);
+    let scores = solver.solve_moves(&Connect::new(v));
+    assert!(scores.iter().all(|s| s.unwrap() < 0), "{scores:?}");
+}
+
+#[test]
+fn levels_take_wins_and_block_losses() {
+    let v = ConnectVariant::connect4();
+    for level in 2..=5 {
+        let mut p = LevelPlayer::new(level, 7);
+        // X to move with 1,2,3 on the bottom row: wins with 4.
+        assert_eq!(p.choose_move(&record(v, "172737")), Column(3), "level {level} win");
+        // O to move; X threatens 4 on the bottom row: O must block.
+        assert_eq!(p.choose_move(&record(v, "17273")), Column(3), "level {level} block");
+    }
+}
+
+#[test]
+fn score_descriptions() {
+    let v = ConnectVariant::connect4();
+    let mut solver = Solver::new(v, 1 << 16);
+    let p = Connect::from_notation(&v, "172737").unwrap();
+    assert_eq!(describe_score(&p, solver.solve(&p)), "wins in 1 move");
+    // O to move against X's open three on the bottom row (2, 3, 4): lost at X's next move.
+    let q = Connect::from_notation(&v, "27374").unwrap();
+    assert_eq!(solver.solve(&q), -18);
+    assert_eq!(describe_score(&q, -18), "loses in 1 move");
+    assert_eq!(describe_score(&q, 0), "draw");
+}
+
+#[test]
+fn shipped_book_is_consistent() {
+    let book = Book::standard();
+    let v = ConnectVariant::connect4();
+    assert_eq!(book.variant(), v);
+    // Every proven entry agrees with the solver on a sample of deep positions.
+    let mut solver = Solver::new(v, 1 << 22);
+    let mut checked = 0;
+    let mut stack = vec![Connect::new(v)];
+    while let Some(p) = stack.pop() {
+        if let Some((col, score)) = book.lookup(&p) {
+            if let (Some(score), true) = (score, p.moves_played() >= 8 && checked < 5) {
+                assert_eq!(solver.column_score(&p, col.0 as usize), Some(score), "{}", p.notation());
+                checked += 1;
+            }
+            let mut after = p.clone();
+            after.play_unchecked(col);
+            let mut moves = Vec::new();
+            after.legal_moves(&mut moves);
+            for m in moves {
+                let mut c = after.clone();
+                c.play_unchecked(m);
+                stack.push(c);
+            }
+        }
+    }
+}
+
+/// Acceptance: the engine as X wins 50 games against random and 20 against level 3, each
+/// move within 1 s. Slow on a loaded machine: run with --ignored, or `tabletop bench connect
+/// --matches`.
+#[test]
+#[ignore]
+fn engine_wins_as_first_player() {
+    let v = ConnectVariant::connect4();
+    let mut engine = Engine::new(v, Duration::from_secs(1));
+    let mut random = RandomPlayer::new(2024);
+    let r = first_player_match(&mut engine, &mut random, 50);
+    assert_eq!(r.wins, 50, "{r:?}");
+    let mut level3 = LevelPlayer::new(3, 2024);
+    let r2 = first_player_match(&mut engine, &mut level3, 20);
+    assert_eq!(r2.wins, 20, "{r2:?}");
+    assert!(r.slowest.max(r2.slowest) < Duration::from_millis(1100), "{r:?} {r2:?}");
+}
