@@ -100,6 +100,35 @@ async function reversiGame(page, base) {
   await page.screenshot({ path: join(artifacts, "reversi.png"), fullPage: true });
 }
 
+async function connectGame(page, base) {
+  await newGame(page, base, "connect", async () => {
+    await page.selectOption("#connect-preset", "connect3");
+    await page.selectOption("#seat0", "human");
+    await page.selectOption("#seat1", "human");
+  });
+  assert.equal(await page.locator("#board button").count(), 12, "4 x 3 cells");
+  // X stacks column 1 while O stacks column 2: X completes a vertical line of three.
+  for (const column of ["1", "2", "1", "2", "1"]) {
+    const before = await movesShown(page);
+    await page.locator(`#board button[aria-label^="column ${column},"]:enabled`).first().click();
+    await page.waitForFunction((n) => document.querySelectorAll("#moves li").length === n + 1, before);
+  }
+  assert.match(await page.textContent("#status"), /X won/);
+  assert.equal(await page.locator("#board button.win").count(), 3, "the winning line is highlighted");
+  await page.screenshot({ path: join(artifacts, "connect.png"), fullPage: true });
+  // The solver's verdict as a hint: Connect Three is a first-player win.
+  await newGame(page, base, "connect", async () => {
+    await page.selectOption("#connect-preset", "connect3");
+    await page.selectOption("#seat0", "human");
+    await page.selectOption("#seat1", "engine");
+  });
+  await page.click("#hint");
+  await page.waitForFunction(() => /Hint: \d \(X wins in \d+ moves?\)/.test(document.querySelector("#message").textContent), null, { timeout: 20000 });
+  // A drop against the perfect player: it answers by itself.
+  await page.locator('#board button[aria-label^="column 2,"]:enabled').first().click();
+  await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 2, null, { timeout: 20000 });
+}
+
 async function mathableGame(page, base) {
   await newGame(page, base, "mathable", async () => {
     await page.selectOption("#preset", "classic");
@@ -143,7 +172,7 @@ const browser = await chromium.launch({
 });
 let passed = 0;
 let failed = 0;
-for (const [name, play] of [["slide", slideGame], ["reversi", reversiGame], ["mathable", mathableGame]]) {
+for (const [name, play] of [["slide", slideGame], ["reversi", reversiGame], ["connect", connectGame], ["mathable", mathableGame]]) {
   const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
   try {
     await play(page, base);

@@ -38,12 +38,14 @@ function anyToken() {
 function seatName(seat, game) {
   if ((game || current.game) === "slide") return seat === 0 ? "Blue (b)" : "Orange (o)";
   if ((game || current.game) === "reversi") return seat === 0 ? "Black" : "White";
+  if ((game || current.game) === "connect") return seat === 0 ? "X" : "O";
   return "Player " + (seat + 1);
 }
 
 const SEAT_CHOICES = {
   slide: [["human", "Person"], ["engine", "Computer (engine)"], ["classic:levels=2", "Computer (classic, easy)"], ["random", "Computer (random)"]],
   reversi: [["human", "Person"], ["engine:time=500ms", "Computer (engine)"], ["classic:depth=4", "Computer (classic, easy)"], ["random", "Computer (random)"]],
+  connect: [["human", "Person"], ["engine", "Computer (perfect)"], ["connect:level=3", "Computer (level 3)"], ["connect:level=1", "Computer (level 1)"], ["random", "Computer (random)"]],
   mathable: [["human", "Person"], ["engine", "Computer (engine)"], ["greedy", "Computer (greedy)"], ["random", "Computer (random)"]],
 };
 
@@ -74,6 +76,7 @@ function render(state) {
   if (state.game === "slide") renderSlide(state, playable);
   if (state.game === "mathable") renderMathable(state, playable);
   if (state.game === "reversi") renderReversi(state, playable);
+  if (state.game === "connect") renderConnect(state, playable);
   const waiting = !status.over && (state.thinking || state.seats[status.to_move] !== "human");
   clearTimeout(pollTimer);
   if (waiting) pollTimer = setTimeout(refresh, 400);
@@ -142,6 +145,30 @@ function renderReversi(state, playable) {
     $("notice").textContent = `${seatName(state.status.to_move)} has no legal move and passes.`;
     setTimeout(() => play("pass"), 600);
   }
+}
+
+function renderConnect(state, playable) {
+  const board = state.board;
+  const grid = $("board");
+  grid.className = "connect";
+  grid.style.gridTemplateColumns = `repeat(${board.width}, 1fr)`;
+  const legal = new Set(state.legal);
+  const winning = new Set(board.winning_line.map(([r, c]) => r * board.width + c));
+  // The top empty cell of the last move's column holds the newest piece: mark it.
+  const lastColumn = board.last_move ? Number(board.last_move) - 1 : -1;
+  const lastRow = lastColumn < 0 ? -1 : board.rows.findIndex((row) => row[lastColumn] !== "");
+  const cells = [];
+  board.rows.forEach((row, r) => row.forEach((cell, c) => {
+    const column = String(c + 1);
+    const button = Object.assign(document.createElement("button"), { type: "button", className: "c-cell " + cell, textContent: cell });
+    button.setAttribute("aria-label", `column ${column}, row ${board.height - r}, ${cell || "empty"}${legal.has(column) && playable ? " (drop here)" : ""}`);
+    if (winning.has(r * board.width + c)) button.classList.add("win");
+    if (r === lastRow && c === lastColumn) button.classList.add("last");
+    button.disabled = !playable || !legal.has(column);
+    button.addEventListener("click", () => play(column));
+    cells.push(button);
+  }));
+  grid.replaceChildren(...cells);
 }
 
 let chosenToken = null;   // Mathable: the rack token chosen to place
@@ -274,6 +301,7 @@ async function showStart() {
     const count = game === "mathable" ? Math.min(4, Math.max(2, Number($("players").value) || 2)) : 2;
     $("slide-options").hidden = game !== "slide";
     $("mathable-options").hidden = game !== "mathable";
+    $("connect-options").hidden = game !== "connect";
     $("seats").replaceChildren(...Array.from({ length: count }, (_, i) => {
       const label = document.createElement("label");
       label.append(seatName(i, game) + (i === 0 ? " (moves first) " : " "));
@@ -291,7 +319,8 @@ async function showStart() {
     event.preventDefault();
     const game = $("game").value;
     const options = game === "slide" ? { size: Number($("size").value), empty: Number($("empty").value) }
-      : game === "mathable" ? { preset: $("preset").value, players: Number($("players").value) } : {};
+      : game === "mathable" ? { preset: $("preset").value, players: Number($("players").value) }
+      : game === "connect" ? { preset: $("connect-preset").value } : {};
     const seats = [...$("seats").querySelectorAll("select")].map((s) => s.value);
     try {
       const created = await api("POST", "/api/games", { game, options, seats });

@@ -3,12 +3,14 @@
 //! its players and hints).
 
 use serde_json::{json, Value};
+use tabletop::games::connect::engine::{describe_score, make_player as connect_player, Engine as ConnectEngine};
+use tabletop::games::connect::{Column, Connect, ConnectVariant, Side as ConnectSide};
 use tabletop::games::mathable::{players::from_spec as mathable_player, Mathable, MathableMove, Settings, Square};
 use tabletop::games::reversi::{engine::Engine as ReversiEngine, players::make_player as reversi_player};
 use tabletop::games::reversi::{Color, Reversi, ReversiMove};
 use tabletop::games::slide::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
 use tabletop::games::slide::{Cell, Slide, SlideVariant};
-use tabletop::{EndReason, Game, Outcome, PlayerKind, PlayerSpec, Record, Seat, Status};
+use tabletop::{EndReason, Game, Outcome, Player, PlayerKind, PlayerSpec, Record, Seat, Status};
 
 /// A game in progress, whatever the game.
 pub trait Session: Send {
@@ -155,7 +157,7 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
 }
 
 /// The games the server offers.
-pub const GAMES: &[&str] = &["slide", "reversi", "mathable"];
+pub const GAMES: &[&str] = &["slide", "reversi", "connect", "mathable"];
 
 /// Starts a session of a named game.
 pub fn new_session(game: &str, options: &Value) -> Result<Box<dyn Session>, String> {
@@ -163,6 +165,7 @@ pub fn new_session(game: &str, options: &Value) -> Result<Box<dyn Session>, Stri
         "slide" => Ok(Box::new(GenericSession::<Slide, SlideAdapter>::new(options)?)),
         "mathable" => Ok(Box::new(GenericSession::<Mathable, MathableAdapter>::new(options)?)),
         "reversi" => Ok(Box::new(GenericSession::<Reversi, ReversiAdapter>::new(options)?)),
+        "connect" => Ok(Box::new(GenericSession::<Connect, ConnectAdapter>::new(options)?)),
         other => Err(format!("unknown game {other:?}; available: {}", GAMES.join(", "))),
     }
 }
@@ -366,6 +369,107 @@ impl Adapter<Reversi> for ReversiAdapter {
 
     fn choose(record: &Record<Reversi>, spec: &PlayerSpec) -> Result<ReversiMove, String> {
         let mut player = reversi_player(spec, record.moves().len() as u64).map_err(|e| e.to_string())?;
+        Ok(player.choose_move(record))
+    }
+}
+
+/// Connect-N on the web.
+pub struct ConnectAdapter;
+
+impl ConnectAdapter {
+    /// The cells (row from the bottom, column) of every completed line, to highlight the win.
+    fn winning_line(position: &Connect) -> Vec<(usize, usize)> {
+        let variant = position.connect_variant();
+        let (w, h, n) = (variant.width() as i64, variant.height() as i64, variant.line() as i64);
+        let Some(winner) = position.winner() else { return Vec::new() };
+        let owner = |r: i64, c: i64| {
+            (0..h).contains(&r) && (0..w).contains(&c) && position.cell(r as usize, c as usize) == Some(Some(winner))
+        };
+        let mut cells = Vec::new();
+        for r in 0..h {
+            for c in 0..w {
+                for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+                    if (0..n).all(|i| owner(r + i * dr, c + i * dc)) {
+                        cells.extend((0..n).map(|i| ((r + i * dr) as usize, (c + i * dc) as usize)));
+                    }
+                }
+            }
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        cells
+    }
+}
+
+impl Adapter<Connect> for ConnectAdapter {
+    const NAME: &'static str = "connect";
+
+    fn player_kinds() -> &'static [PlayerKind] {
+        tabletop::games::connect::engine::PLAYER_KINDS
+    }
+
+    fn start(options: &Value) -> Result<Connect, String> {
+        let variant: ConnectVariant = match options.get("preset").and_then(Value::as_str) {
+            Some(preset) => preset.parse().map_err(|e: tabletop::games::connect::ConnectVariantError| e.to_string())?,
+            None => ConnectVariant::new(
+                option_usize(options, "width", 7)?,
+                option_usize(options, "height", 6)?,
+                option_usize(options, "connect", 4)?,
+            )
+            .map_err(|e| e.to_string())?,
+        };
+        Ok(Connect::new(variant))
+    }
+
+    fn board(record: &Record<Connect>, _viewer: Option<usize>) -> Value {
+        let position = record.current();
+        let variant = position.connect_variant();
+        // Rows top first, as drawn.
+        let rows: Vec<Vec<&str>> = (0..variant.height())
+            .rev()
+            .map(|r| {
+                (0..variant.width())
+                    .map(|c| match position.cell(r, c) {
+                        Some(Some(ConnectSide::X)) => "X",
+                        Some(Some(ConnectSide::O)) => "O",
+                        _ => "",
+                    })
+                    .collect()
+            })
+            .collect();
+        let line: Vec<[usize; 2]> =
+            Self::winning_line(position).into_iter().map(|(r, c)| [variant.height() - 1 - r, c]).collect();
+        json!({
+            "width": variant.width(),
+            "height": variant.height(),
+            "connect": variant.line(),
+            "rows": rows,
+            "winning_line": line,
+            "last_move": record.moves().last().map(|m| m.to_string()),
+        })
+    }
+
+    fn hint(record: &Record<Connect>) -> Option<Value> {
+        let position = record.current();
+        let mut engine = ConnectEngine::new(position.connect_variant(), std::time::Duration::from_millis(800));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(800);
+        let side = position.side_to_move();
+        match engine.best_exact(position, Some(deadline)) {
+            Ok((column, score, _)) => Some(json!({
+                "move": column.to_string(),
+                "value": format!("{} {}", side.letter(), describe_score(position, score)),
+            })),
+            Err(_) => {
+                // Not solved in time: the engine's own choice, with what it was based on.
+                let mv = engine.choose_move(record);
+                Some(json!({"move": mv.to_string(), "value": engine.last_note()}))
+            }
+        }
+    }
+
+    fn choose(record: &Record<Connect>, spec: &PlayerSpec) -> Result<Column, String> {
+        let variant = record.current().connect_variant();
+        let mut player = connect_player(spec, variant, record.moves().len() as u64).map_err(|e| e.to_string())?;
         Ok(player.choose_move(record))
     }
 }
