@@ -145,7 +145,9 @@ async function mathableGame(page, base) {
   for (let i = 0; i < 7 && !placed; i++) {
     await rack.nth(i).click();
     if ((await page.locator(".m-cell.target").count()) > 0) {
-      await page.locator(".m-cell.target").first().click();
+      const target = page.locator(".m-cell.target").first();
+      assert.match(await target.textContent(), /^\+\d+$/, "the target shows the points it scores");
+      await target.click();
       await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 1);
       placed = true;
     } else {

@@ -186,14 +186,17 @@ function renderMathable(state, playable) {
     span.textContent = `${seatName(i)}: ${score}${i === seat ? " ◀" : ""}`;
     return span;
   }), Object.assign(document.createElement("span"), { textContent: `Bag: ${board.bag}` }));
-  const targets = new Set(chosenToken === null ? [] :
-    state.legal.filter((m) => m.endsWith("=" + chosenToken) && !m.startsWith("swap")).map((m) => m.split("=")[0]));
+  // Where the chosen rack token fits, and the points each placement scores.
+  const points = new Map(chosenToken === null ? [] :
+    board.placements.filter((p) => p.token === chosenToken).map((p) => [p.cell, p.points]));
+  const targets = new Set(points.keys());
   grid.replaceChildren(...board.cells.map((c) => {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "m-cell" + (c.token !== null ? " token" : "") + (board.recent.includes(c.cell) ? " recent" : "");
-    button.textContent = c.token !== null ? c.token : (c.mark || "");
-    button.setAttribute("aria-label", `${c.cell}, ${c.token !== null ? "token " + c.token : c.mark ? "square " + c.mark : "empty"}`);
+    button.textContent = c.token !== null ? c.token : targets.has(c.cell) ? `+${points.get(c.cell)}` : (c.mark || "");
+    const fits = targets.has(c.cell) ? `, ${chosenToken} fits for ${points.get(c.cell)} points` : "";
+    button.setAttribute("aria-label", `${c.cell}, ${c.token !== null ? "token " + c.token : c.mark ? "square " + c.mark : "empty"}${fits}`);
     if (targets.has(c.cell)) button.classList.add("target");
     button.disabled = !playable || !targets.has(c.cell);
     button.addEventListener("click", () => { const t = chosenToken; chosenToken = null; play(`${c.cell}=${t}`); });

@@ -293,10 +293,20 @@ impl Adapter<Mathable> for MathableAdapter {
                 _ => None,
             })
             .collect();
+        // The mover's valid placements with their points (the rack is theirs to see).
+        let placements: Vec<Value> = if viewer.is_some() && viewer == record.status().to_move().map(|s| s.index()) {
+            game.placements()
+                .iter()
+                .map(|p| json!({"cell": p.cell.to_string(), "token": p.token, "points": p.points}))
+                .collect()
+        } else {
+            Vec::new()
+        };
         json!({
             "size": n,
             "cells": cells,
             "racks": racks,
+            "placements": placements,
             "scores": game.scores(),
             "bag": game.bag().len(),
             "placed_this_turn": game.placed_this_turn(),
