@@ -1,21 +1,11 @@
 //! Scripted games of `tabletop play connect`, and the solve command.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 fn run(args: &[&str], input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tabletop runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
+    let run = common::tabletop(args, input);
+    assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+    run.stdout
 }
 
 const AFTER_1_2: &str = "|       |\n|       |\n|X O    |\n---------\n 1 2 3 4\n";

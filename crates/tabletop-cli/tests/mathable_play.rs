@@ -1,23 +1,12 @@
 //! Scripted terminal games of Mathable: a simple game with P, S, E, T and invalid inputs, a
 //! classic game to the end, and the move lister on a saved game.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 fn run(args: &[&str], input: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
-    text
+    let run = common::tabletop(args, input);
+    assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+    run.stdout
 }
 
 #[test]
@@ -106,20 +95,11 @@ fn classic_game_to_the_end() {
 
 #[test]
 fn bad_options_are_refused_in_one_line() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(["play", "mathable", "--size", "9"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("board size 9 is not allowed"), "{err}");
-    let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(["play", "mathable", "--player", "3=greedy"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("seats go from 1 to 2"));
+    let out = common::tabletop(&["play", "mathable", "--size", "9"], "");
+    assert!(!out.ok);
+    assert!(out.stderr.contains("board size 9 is not allowed"), "{}", out.stderr);
+    let out = common::tabletop(&["play", "mathable", "--player", "3=greedy"], "");
+    assert!(out.stderr.contains("seats go from 1 to 2"), "{}", out.stderr);
 }
 
 /// Writes a saved classic game in which player 1 (to move) holds `rack`, with extra tokens on the

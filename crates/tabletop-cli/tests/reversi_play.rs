@@ -1,25 +1,16 @@
 //! A scripted terminal game of Reversi: an illegal move, a hint, an automatic pass, undo,
 //! save/load and the end-of-game result.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 /// Black to move with 6 empties: h8 leaves white without a move (white passes automatically);
 /// then a2, (white b4, forced), b2, (white passes), g7, (white h7) ends the game 40-24.
 const POSITION: &str = "OOOOOOOO--OOXOXOXOOXXXOOX-OXXOOOXXOXOOOOXXOXOOOOXXXXOO--XXXXXOO- X";
 
 fn run(args: &[&str], script: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the tabletop binary runs");
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
+    let run = common::tabletop(args, script);
+    assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+    run.stdout
 }
 
 #[test]
@@ -45,13 +36,9 @@ fn scripted_game_with_illegal_move_pass_undo_hint_and_result() {
 
 #[test]
 fn bad_options_give_one_line_errors() {
-    let out = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(["play", "reversi", "--human", "purple"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("expected black, white, both or none"));
+    let out = common::tabletop(&["play", "reversi", "--human", "purple"], "");
+    assert!(!out.ok);
+    assert!(out.stderr.contains("expected black, white, both or none"), "{}", out.stderr);
 }
 
 #[test]

@@ -1,29 +1,16 @@
 //! `tabletop solve slide` and `tabletop play slide` end to end.
 
+mod common;
+
 use std::collections::HashMap;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 use tabletop::games::slide::solver::SlideValue;
 use tabletop::games::slide::{Slide, SlideVariant};
 use tabletop::{Game, Outcome, Status};
 
 fn tabletop(args: &[&str], stdin: &str) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tabletop runs");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let run = common::tabletop(args, stdin);
+    (run.ok, run.stdout, run.stderr)
 }
 
 /// A deliberately different algorithm: enumerate every position reachable from `start` keyed by
