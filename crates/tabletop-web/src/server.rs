@@ -122,6 +122,13 @@ impl AppState {
         Arc::new(AppState { store: Mutex::new(store), games: Mutex::new(HashMap::new()) })
     }
 
+    /// The game locked for a change by the seat `token` holds (404 or 403 otherwise).
+    async fn seated(&self, id: &str, token: &str) -> Result<(tokio::sync::OwnedMutexGuard<LiveGame>, usize), ApiError> {
+        let game = self.game(id)?.lock_owned().await;
+        let seat = game.require_seat(token)?;
+        Ok((game, seat))
+    }
+
     fn store(&self) -> std::sync::MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -301,9 +308,7 @@ async fn submit_move(
     body: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let live = state.game(&id)?;
-    let mut game = live.lock().await;
-    let seat = game.require_seat(&request.token)?;
+    let (mut game, seat) = state.seated(&id, &request.token).await?;
     let ply = game.session.moves().len();
     if request.ply.is_some_and(|p| p != ply) {
         return Err(ApiError::Conflict(format!(
@@ -387,9 +392,7 @@ async fn undo(
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let live = state.game(&id)?;
-    let mut game = live.lock().await;
-    let seat = game.require_seat(&request.token)?;
+    let (mut game, seat) = state.seated(&id, &request.token).await?;
     if game.row.ended.is_some() {
         return Err(ApiError::Illegal("the game has ended".into()));
     }
@@ -411,9 +414,7 @@ async fn resign(
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let live = state.game(&id)?;
-    let mut game = live.lock().await;
-    let seat = game.require_seat(&request.token)?;
+    let (mut game, seat) = state.seated(&id, &request.token).await?;
     if game.to_move().is_none() {
         return Err(ApiError::Illegal("the game is already over".into()));
     }
