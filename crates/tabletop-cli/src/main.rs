@@ -7,6 +7,7 @@ mod connect;
 mod mathable;
 mod reversi;
 mod slide;
+mod tune;
 
 /// tabletop: classic board games in the terminal, with strong computer players.
 #[derive(Parser)]
@@ -39,6 +40,9 @@ enum Command {
     /// List the valid moves of a saved game.
     #[command(subcommand)]
     Moves(MovesGame),
+    /// Fit evaluation weights to self-play positions labelled by exact solves.
+    #[command(subcommand)]
+    Tune(TuneGame),
     /// Serve the web page and JSON API (games kept in SQLite).
     Serve(ServeArgs),
 }
@@ -172,6 +176,12 @@ enum BookGame {
 }
 
 #[derive(Subcommand)]
+enum TuneGame {
+    /// Fit the Reversi engine's evaluation (writes the weight file the build includes).
+    Reversi(tune::ReversiArgs),
+}
+
+#[derive(Subcommand)]
 enum MovesGame {
     /// Every valid Mathable placement for the player to move in a saved game.
     Mathable(mathable::MovesArgs),
@@ -201,6 +211,7 @@ fn main() {
         Command::Bench(BenchGame::Serve(a)) => bench_serve(a),
         Command::Book(BookGame::Connect(a)) => connect::book(a),
         Command::Moves(MovesGame::Mathable(a)) => mathable::moves(a),
+        Command::Tune(TuneGame::Reversi(a)) => tune::reversi(a),
         Command::Serve(a) => tabletop_web::serve_blocking(a.addr, &a.db).map_err(anyhow::Error::from),
     };
     if let Err(err) = result {

@@ -1,11 +1,11 @@
 //! The engine's player: iterative-deepening principal-variation search on bitboards with a
 //! transposition table, hash-move and evaluation-based move ordering, the phase-weighted
-//! [`evaluate`], and an exact endgame solve once the empties are few enough for the budget.
+//! [`Weights::evaluate`](super::eval::Weights::evaluate), and an exact endgame solve once the empties are few enough for the budget.
 
 use std::time::{Duration, Instant};
 
 use super::bitboard::{final_score, flips, moves, Bits};
-use super::eval::evaluate;
+use super::eval::Weights;
 use super::rules::{Reversi, ReversiMove, Square};
 use super::solver::Solver;
 use crate::game::Player;
@@ -72,6 +72,8 @@ pub struct Engine {
     pub time: Option<Duration>,
     /// Depth limit (plies) for the midgame search.
     pub depth: Option<u32>,
+    /// The evaluation's weights (the built-in ones unless replaced, e.g. for tuning).
+    pub weights: &'static Weights,
 }
 
 impl Engine {
@@ -95,6 +97,7 @@ impl Engine {
             deadline: None,
             stopped: false,
             solver: Solver::new(20),
+            weights: Weights::builtin(),
             time,
             depth,
         }
@@ -154,7 +157,7 @@ impl Engine {
         self.deadline = budget.map(|b| start + b);
         let max_depth = self.depth.unwrap_or(60).clamp(1, 60);
         let mut root: Vec<(usize, u64)> = Bits(moves(p, o)).map(|sq| (sq, flips(p, o, sq))).collect();
-        root.sort_by_key(|&(sq, f)| evaluate(o & !f, p | f | (1 << sq)));
+        root.sort_by_key(|&(sq, f)| self.weights.evaluate(o & !f, p | f | (1 << sq)));
         let mut best = root[0].0;
         let mut best_value = 0;
         let mut completed = 0;
@@ -245,7 +248,7 @@ impl Engine {
             return -self.pvs(o, p, depth, -beta, -alpha);
         }
         if depth == 0 {
-            return evaluate(p, o);
+            return self.weights.evaluate(p, o);
         }
         let slot = self.slot(p, o);
         let e = self.table[slot];
@@ -271,7 +274,7 @@ impl Engine {
             let key = if sq as u8 == hash_move {
                 i32::MIN
             } else if depth >= 2 {
-                evaluate(o & !f, p | f | (1 << sq))
+                self.weights.evaluate(o & !f, p | f | (1 << sq))
             } else {
                 moves(o & !f, p | f | (1 << sq)).count_ones() as i32
             };

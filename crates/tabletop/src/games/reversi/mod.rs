@@ -9,6 +9,7 @@
 //! - [`solver`]: the exact endgame solver.
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
 //! - [`eval`] and [`engine`]: the engine's evaluation and search.
+//! - [`tuning`]: self-play, exact labels and the least-squares fit of the weights.
 //! - [`players`]: the player table (`engine`, `classic`, `random`) for specs.
 //!
 //! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
@@ -31,6 +32,7 @@ pub mod perft;
 pub mod players;
 pub mod rules;
 pub mod solver;
+pub mod tuning;
 
 pub use rules::{
     Color, ColorError, Reversi, ReversiMove, ReversiMoveError, ReversiPositionError, Square, TranscriptError,

@@ -1,0 +1,112 @@
+//! `tabletop tune`: fits evaluation weights to self-play positions labelled by exact solves.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use tabletop::games::reversi::eval::Weights;
+use tabletop::games::reversi::tuning::{fit, mean_squared_error, weights_text, SelfPlay};
+
+/// Options of `tabletop tune reversi`.
+#[derive(Args)]
+pub struct ReversiArgs {
+    /// Self-play games (one in ten is kept apart to measure the error).
+    #[arg(long, default_value_t = 3000)]
+    games: u64,
+    /// Seed of the openings and random moves.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Depth of the engine that plays the games.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=12))]
+    depth: u32,
+    /// Positions with at most this many empties are solved exactly.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(4..=22))]
+    solve_empties: u32,
+    /// Empties per phase (one row of weights each).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=61))]
+    phase_width: u64,
+    /// Ridge penalty, relative to the number of samples.
+    #[arg(long, default_value_t = 0.001)]
+    ridge: f64,
+    /// Weight file of the engine that plays the games (default: the built-in weights).
+    #[arg(long)]
+    weights: Option<PathBuf>,
+    /// Where to write the weight file (nothing is written without it).
+    #[arg(long)]
+    output: Option<PathBuf>,
+}
+
+/// Runs `tabletop tune reversi`.
+pub fn reversi(args: ReversiArgs) -> Result<()> {
+    let weights: &'static Weights = match &args.weights {
+        None => Weights::builtin(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let weights = Weights::parse(&text).with_context(|| format!("{} is not a weight file", path.display()))?;
+            // Lives until the program ends, like the built-in weights; the engine needs 'static.
+            Box::leak(Box::new(weights))
+        }
+    };
+    let settings = SelfPlay {
+        weights,
+        games: args.games,
+        seed: args.seed,
+        depth: args.depth,
+        solve_empties: args.solve_empties,
+        ..SelfPlay::default()
+    };
+    let start = Instant::now();
+    let bar = ProgressBar::new(args.games);
+    bar.set_style(
+        ProgressStyle::with_template("self-play {bar:40} {pos}/{len} games, {elapsed} (eta {eta})")
+            .context("progress bar template")?,
+    );
+    let done = AtomicU64::new(0);
+    let samples = settings.generate(&|| {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        bar.set_position(n);
+    });
+    bar.finish_and_clear();
+    let generate_seconds = start.elapsed().as_secs_f64();
+    // Hold out every tenth game's worth of samples, by position in the (game-ordered) list.
+    let chunk = (samples.len() / 10).max(1);
+    let (train, test): (Vec<_>, Vec<_>) = samples.chunks(chunk).enumerate().partition(|(i, _)| i % 10 != 9);
+    let train: Vec<_> = train.into_iter().flat_map(|(_, c)| c.iter().copied()).collect();
+    let test: Vec<_> = test.into_iter().flat_map(|(_, c)| c.iter().copied()).collect();
+    let rows = fit(&train, args.phase_width as usize, args.ridge);
+    let comment = vec![
+        "Reversi evaluation weights, hundredths of a disc, one row per phase (a range of empties).".to_string(),
+        format!(
+            "Fitted by: tabletop tune reversi --games {} --seed {} --depth {} --solve-empties {} --phase-width {} --ridge {}{}",
+            args.games,
+            args.seed,
+            args.depth,
+            args.solve_empties,
+            args.phase_width,
+            args.ridge,
+            args.weights.as_ref().map(|p| format!(" --weights {}", p.display())).unwrap_or_default()
+        ),
+        format!("{} training and {} held-out positions.", train.len(), test.len()),
+    ];
+    let text = weights_text(&rows, &comment);
+    let fitted = Weights::parse(&text).context("the fitted weights do not form a valid file")?;
+    println!(
+        "{} games, {} positions in {:.1} s; held-out mean squared error (discs^2): built-in {:.1}, fitted {:.1}",
+        args.games,
+        samples.len(),
+        generate_seconds,
+        mean_squared_error(Weights::builtin(), &test),
+        mean_squared_error(&fitted, &test)
+    );
+    match args.output {
+        Some(path) => {
+            std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+            println!("weights written to {} (rebuild to use them)", path.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
