@@ -184,11 +184,11 @@ pub fn fit(samples: &[Sample], width: usize, ridge: f64) -> Vec<((usize, usize),
         let mut n = 0usize;
         for s in samples.iter().filter(|s| (lo..=hi).contains(&(s.empties as usize))) {
             let y = s.score as f64 * 100.0;
-            for i in 0..FEATURE_COUNT {
-                let xi = s.features[i] as f64;
-                b[i] += xi * y;
-                for j in 0..FEATURE_COUNT {
-                    a[i][j] += xi * s.features[j] as f64;
+            for ((a_row, b_i), &xi) in a.iter_mut().zip(b.iter_mut()).zip(&s.features) {
+                let xi = xi as f64;
+                *b_i += xi * y;
+                for (a_ij, &xj) in a_row.iter_mut().zip(&s.features) {
+                    *a_ij += xi * xj as f64;
                 }
             }
             n += 1;
@@ -220,12 +220,14 @@ fn solve_linear(mut a: [[f64; FEATURE_COUNT]; FEATURE_COUNT], mut b: [f64; FEATU
         if d.abs() < 1e-12 {
             continue;
         }
-        for row in col + 1..FEATURE_COUNT {
-            let factor = a[row][col] / d;
-            for k in col..FEATURE_COUNT {
-                a[row][k] -= factor * a[col][k];
+        let (upper, lower) = a.split_at_mut(col + 1);
+        let pivot_row = &upper[col];
+        for (offset, row) in lower.iter_mut().enumerate() {
+            let factor = row[col] / d;
+            for (value, pivot_value) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                *value -= factor * pivot_value;
             }
-            b[row] -= factor * b[col];
+            b[col + 1 + offset] -= factor * b[col];
         }
     }
     let mut x = [0.0; FEATURE_COUNT];
