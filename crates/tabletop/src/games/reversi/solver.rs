@@ -1,7 +1,9 @@
 //! The exact endgame solver: the final disc difference with perfect play.
 //!
-//! A specialised negamax alpha-beta on raw bitboards: principal-variation search at the few
-//! nodes with an open window, and a dedicated null-window search everywhere else.
+//! A specialised negamax alpha-beta on raw bitboards:
+//! - **MTD(f) at the root**: the score is found by a sequence of null-window searches (from
+//!   0, each just past the bound the last one proved), sharing the table; every node is
+//!   searched by a dedicated null-window search;
 //! - **move ordering**: the transposition-table move first, then fastest-first (moves that
 //!   leave the opponent fewest replies first, corners counted double), with parity and
 //!   potential mobility as tie-breaks; from [`SHALLOW_MIN`] empties a shallow search of the
@@ -34,7 +36,7 @@ const SMALL_MAX: u32 = ORDER_MIN - 1;
 /// From this many empties, moves are ordered by a shallow search.
 pub const SHALLOW_MIN: u32 = 11;
 /// From this many empties, enhanced transposition cut-offs are tried.
-const ETC_MIN: u32 = 12;
+const ETC_MIN: u32 = 10;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -140,7 +142,7 @@ impl Solver {
         self.stopped = false;
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
-        let score = self.search(p, o, alpha, beta, empties);
+        let score = self.mtd(p, o, alpha, beta, empties);
         if self.stopped {
             return None;
         }
@@ -158,7 +160,7 @@ impl Solver {
         if m == 0 {
             if moves(o, p) != 0 {
                 self.nodes = 0;
-                let v = -self.search(o, p, -64, 64, empties);
+                let v = -self.mtd(o, p, -64, 64, empties);
                 total += self.nodes;
                 out.push((ReversiMove::Pass, v));
             }
@@ -166,7 +168,7 @@ impl Solver {
             for sq in Bits(m) {
                 self.nodes = 0;
                 let f = flips(p, o, sq);
-                let v = -self.search(o & !f, p | f | (1 << sq), -64, 64, empties - 1);
+                let v = -self.mtd(o & !f, p | f | (1 << sq), -64, 64, empties - 1);
                 total += self.nodes;
                 out.push((ReversiMove::Place(Square::from_index(sq).expect("on board")), v));
             }
@@ -193,7 +195,7 @@ impl Solver {
         for sq in Bits(m) {
             let f = flips(p, o, sq);
             // Is this move at least `score`? A null window around it answers.
-            let v = -self.search(o & !f, p | f | (1 << sq), -score, -score + 1, empties - 1);
+            let v = -self.nws(o & !f, p | f | (1 << sq), -score, empties - 1);
             if v >= score {
                 found = Square::from_index(sq).map(ReversiMove::Place);
                 break;
@@ -239,9 +241,14 @@ impl Solver {
             i + 1
         };
         let e = &mut self.table[slot];
+        let mut best = best;
         if e.p == p && e.o == o {
             lower = lower.max(e.lower as i32);
             upper = upper.min(e.upper as i32);
+            if value <= alpha && e.best < 64 {
+                // A fail-low proves nothing about the moves: keep the one that once cut.
+                best = e.best;
+            }
         } else if e.empties as u32 > empties + 2 && slot == i {
             // Keep a much deeper entry in the first slot; use the second.
             let e2 = &mut self.table[i + 1];
@@ -261,86 +268,37 @@ impl Solver {
         }
     }
 
-    /// Principal-variation search with table, ordering and cut-offs. Null windows go to
-    /// [`Solver::nws`], which is what almost every node is.
-    fn search(&mut self, p: u64, o: u64, mut alpha: i32, mut beta: i32, empties: u32) -> i32 {
-        if beta == alpha + 1 {
-            return self.nws(p, o, alpha, empties);
-        }
-        if empties <= SMALL_MAX {
-            return self.small(p, o, alpha, beta, !(p | o), false);
-        }
-        self.nodes += 1;
-        self.check_time();
-        if self.stopped {
-            return 0;
-        }
-        let m = moves(p, o);
-        if m == 0 {
-            if moves(o, p) == 0 {
-                return final_score(p, o);
-            }
-            return -self.search(o, p, -beta, -alpha, empties);
-        }
-        // Stability cut-off: the opponent's stable discs are lost to us for good.
-        if alpha >= stability_threshold(empties) {
-            let bound = 64 - 2 * stable(o, p).count_ones() as i32;
-            if bound <= alpha {
-                return bound;
-            }
-            beta = beta.min(bound);
-        }
-        let mut hash_move = 64u8;
-        if let Some(e) = self.probe(p, o) {
-            let (lo, up) = (e.lower as i32, e.upper as i32);
-            if lo >= beta {
-                return lo;
-            }
-            if up <= alpha {
-                return up;
-            }
-            if lo == up {
-                return lo;
-            }
-            alpha = alpha.max(lo);
-            beta = beta.min(up);
-            hash_move = e.best;
-        }
-        let alpha_start = alpha;
-        let mut list = [(0u8, 0i32, 0u64); 32];
-        let n = self.order(p, o, m, empties, hash_move, &mut list);
-        let list = &mut list[..n];
-        list.sort_unstable_by_key(|e| e.1);
-
-        let mut best = -65;
-        let mut best_sq = 64u8;
-        for (i, &(sq, _, f)) in list.iter().enumerate() {
-            let np = p | f | (1 << sq);
-            let no = o & !f;
-            let a = alpha.max(best);
-            let v = if i == 0 {
-                -self.search(no, np, -beta, -a, empties - 1)
-            } else {
-                let probe = -self.nws(no, np, -a - 1, empties - 1);
-                if probe > a && probe < beta {
-                    -self.search(no, np, -beta, -probe, empties - 1)
-                } else {
-                    probe
-                }
-            };
+    /// The score by a sequence of null-window searches (MTD(f)), the table keeping what each
+    /// one proved: the first tests 0, then each moves just past the bound the previous one
+    /// returned. Probes far from the true score are cheap, so this beats one wide-window
+    /// search. Fail-soft within `(alpha, beta)`.
+    fn mtd(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empties: u32) -> i32 {
+        // The score is known to lie in [lower, upper].
+        let (mut lower, mut upper) = (-64, 64);
+        let mut guess = 0;
+        while lower < upper {
+            // Is the score at least `test`?
+            let test = guess.clamp(lower + 1, upper);
+            let v = self.nws(p, o, test - 1, empties);
             if self.stopped {
                 return 0;
             }
-            if v > best {
-                best = v;
-                best_sq = sq;
-                if v >= beta {
-                    break;
-                }
+            if v >= test {
+                lower = v;
+                guess = v + 1;
+            } else {
+                upper = v;
+                guess = v;
+            }
+            if lower >= beta || upper <= alpha {
+                break;
             }
         }
-        self.store(p, o, empties, (alpha_start, beta), best, best_sq);
-        best
+        if lower >= beta {
+            lower
+        } else {
+            upper
+        }
     }
 
     /// The null-window search: is the score above `alpha` (window `(alpha, alpha + 1)`)?
@@ -386,12 +344,16 @@ impl Solver {
         let list = &mut list[..n];
 
         // Enhanced transposition cut-off.
+        // Children known to fail low go last.
         if empties >= ETC_MIN {
-            for &(sq, _, f) in list.iter() {
-                if let Some(e) = self.probe(o & !f, p | f | (1 << sq)) {
+            for (sq, key, f) in list.iter_mut() {
+                if let Some(e) = self.probe(o & !*f, p | *f | (1 << *sq)) {
                     let v = -(e.upper as i32);
                     if v > alpha {
                         return v;
+                    }
+                    if -(e.lower as i32) <= alpha {
+                        *key += 1 << 24;
                     }
                 }
             }
