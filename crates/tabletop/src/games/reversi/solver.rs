@@ -34,7 +34,7 @@ pub const TABLE_MIN: u32 = 9;
 /// Up to this many empties, the dedicated small-endgame search runs.
 const SMALL_MAX: u32 = ORDER_MIN - 1;
 /// From this many empties, moves are ordered by a shallow search.
-pub const SHALLOW_MIN: u32 = 11;
+pub const SHALLOW_MIN: u32 = 15;
 /// From this many empties, enhanced transposition cut-offs are tried.
 const ETC_MIN: u32 = 10;
 
