@@ -84,7 +84,7 @@ const fn make_rays() -> [[u64; 8]; 64] {
 /// assert_eq!(flips(black, white, 37), 1 << 36);
 /// assert_eq!(flips(black, white, 0), 0);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     // Quick rejection: no opponent disc next to the square flips nothing.
     if NEIGHBOURS[sq] & o == 0 {
@@ -100,12 +100,22 @@ pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
         let closed = ((b & p != 0) as u64).wrapping_neg();
         f |= ray & b.wrapping_sub(1) & closed;
     }
-    // Towards lower bits: the highest set bit (no blocker gives b = 1 << 63, which masks to 0).
-    for &ray in &rays[4..] {
-        let blockers = ray & not_o;
-        let b = (1u64 << 63).wrapping_shr(blockers.leading_zeros());
-        let closed = ((b & p != 0) as u64).wrapping_neg();
-        f |= ray & !(b << 1).wrapping_sub(1) & closed;
+    // Towards lower bits (W, N, NW, NE: shifts right by 1, 8, 9, 7): grow the run of
+    // opponent discs along the ray, then look at the square after it. (A bit scan here would
+    // be emulated at great cost once the compiler vectorises the four directions.)
+    const SHIFT: [u32; 4] = [1, 8, 9, 7];
+    let x = 1u64 << sq;
+    for i in 0..4 {
+        let (ray, d) = (rays[4 + i], SHIFT[i]);
+        let run = o & ray;
+        let mut t = run & (x >> d);
+        t |= run & (t >> d);
+        t |= run & (t >> d);
+        t |= run & (t >> d);
+        t |= run & (t >> d);
+        t |= run & (t >> d);
+        let closed = (((t >> d) & p & ray != 0) as u64).wrapping_neg();
+        f |= t & closed;
     }
     f
 }

@@ -307,17 +307,22 @@ impl Solver {
         if empties <= SMALL_MAX {
             return self.small(p, o, alpha, alpha + 1, !(p | o), false);
         }
+        self.nws_moves(p, o, alpha, empties, moves(p, o))
+    }
+
+    /// [`Solver::nws`] above [`SMALL_MAX`] empties, given the moves `m` of `p`.
+    fn nws_moves(&mut self, p: u64, o: u64, alpha: i32, empties: u32, m: u64) -> i32 {
         self.nodes += 1;
         self.check_time();
         if self.stopped {
             return 0;
         }
-        let m = moves(p, o);
         if m == 0 {
-            if moves(o, p) == 0 {
+            let om = moves(o, p);
+            if om == 0 {
                 return final_score(p, o);
             }
-            return -self.nws(o, p, -alpha - 1, empties);
+            return -self.nws_moves(o, p, -alpha - 1, empties, om);
         }
         if alpha >= stability_threshold(empties) {
             let bound = 64 - 2 * stable(o, p).count_ones() as i32;
@@ -339,14 +344,14 @@ impl Solver {
                 hash_move = e.best;
             }
         }
-        let mut list = [(0u8, 0i32, 0u64); 32];
+        let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
         let n = self.order(p, o, m, empties, hash_move, &mut list);
         let list = &mut list[..n];
 
         // Enhanced transposition cut-off.
         // Children known to fail low go last.
         if empties >= ETC_MIN {
-            for (sq, key, f) in list.iter_mut() {
+            for (sq, key, f, _) in list.iter_mut() {
                 if let Some(e) = self.probe(o & !*f, p | *f | (1 << *sq)) {
                     let v = -(e.upper as i32);
                     if v > alpha {
@@ -370,8 +375,13 @@ impl Solver {
                 }
             }
             list.swap(i, k);
-            let (sq, _, f) = list[i];
-            let v = -self.nws(o & !f, p | f | (1 << sq), -alpha - 1, empties - 1);
+            let (sq, _, f, om) = list[i];
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            let v = if empties - 1 <= SMALL_MAX {
+                -self.small(no, np, -alpha - 1, -alpha, !(np | no), false)
+            } else {
+                -self.nws_moves(no, np, -alpha - 1, empties - 1, om)
+            };
             if self.stopped {
                 return 0;
             }
@@ -390,8 +400,17 @@ impl Solver {
     }
 
     /// Generates the moves of `p` (the set `m`) with their flips and an ordering key, lower
-    /// first: the table move, then a shallow search, opponent mobility and parity.
-    fn order(&mut self, p: u64, o: u64, m: u64, empties: u32, hash_move: u8, list: &mut [(u8, i32, u64); 32]) -> usize {
+    /// first: the table move, then a shallow search, opponent mobility and parity. The replies
+    /// of the opponent come along, for the child's search.
+    fn order(
+        &mut self,
+        p: u64,
+        o: u64,
+        m: u64,
+        empties: u32,
+        hash_move: u8,
+        list: &mut [(u8, i32, u64, u64); 32],
+    ) -> usize {
         let mut n = 0;
         let empty = !(p | o);
         let odd = odd_empties(empty);
@@ -400,10 +419,10 @@ impl Solver {
             let f = flips(p, o, sq);
             let np = p | f | (1 << sq);
             let no = o & !f;
+            let om = moves(no, np);
             let key = if sq as u8 == hash_move {
                 -1_000_000_000
             } else {
-                let om = moves(no, np);
                 let mob = om.count_ones() as i32 + (om & CORNERS).count_ones() as i32;
                 let pmob = (adjacent(np) & empty).count_ones() as i32;
                 let mut k = mob * 16 + pmob;
@@ -420,7 +439,7 @@ impl Solver {
                 }
                 k
             };
-            list[n] = (sq as u8, key, f);
+            list[n] = (sq as u8, key, f, om);
             n += 1;
         }
         n
