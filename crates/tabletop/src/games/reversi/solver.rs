@@ -35,6 +35,9 @@ pub const TABLE_MIN: u32 = 9;
 const SMALL_MAX: u32 = ORDER_MIN - 1;
 /// From this many empties, moves are ordered by a shallow search.
 pub const SHALLOW_MIN: u32 = 15;
+/// The shallow search is `(empties - SHALLOW_OFFSET) / 4` plies deep: 2 from 15 empties, 3
+/// from 19, 4 from 23.
+const SHALLOW_OFFSET: u32 = 7;
 /// From this many empties, enhanced transposition cut-offs are tried.
 const ETC_MIN: u32 = 10;
 
@@ -414,7 +417,7 @@ impl Solver {
         let mut n = 0;
         let empty = !(p | o);
         let odd = odd_empties(empty);
-        let shallow_depth = if empties >= SHALLOW_MIN { (empties - 7) / 4 } else { 0 };
+        let shallow_depth = if empties >= SHALLOW_MIN { (empties - SHALLOW_OFFSET) / 4 } else { 0 };
         for sq in Bits(m) {
             let f = flips(p, o, sq);
             let np = p | f | (1 << sq);
@@ -579,19 +582,31 @@ fn quick_eval(p: u64, o: u64) -> i32 {
 
 /// A depth-limited alpha-beta on [`quick_eval`], for ordering moves far from the end.
 fn shallow(p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-    let m = moves(p, o);
     if depth == 0 {
         return quick_eval(p, o);
     }
+    let m = moves(p, o);
     if m == 0 {
         if moves(o, p) == 0 {
             return final_score(p, o) * 1000;
         }
         return -shallow(o, p, depth - 1, -beta, -alpha);
     }
-    let mut best = -1_000_000;
+    // From 3 plies, the opponent's fewest replies first, for earlier cut-offs.
+    let mut list = [(0i32, 0u8, 0u64); 32];
+    let mut n = 0;
     for sq in Bits(m) {
         let f = flips(p, o, sq);
+        let key = if depth >= 3 { moves(o & !f, p | f | (1 << sq)).count_ones() as i32 } else { 0 };
+        list[n] = (key, sq as u8, f);
+        n += 1;
+    }
+    let list = &mut list[..n];
+    if depth >= 3 {
+        list.sort_unstable_by_key(|e| e.0);
+    }
+    let mut best = -1_000_000;
+    for &(_, sq, f) in list.iter() {
         let v = -shallow(o & !f, p | f | (1 << sq), depth - 1, -beta, -alpha);
         if v > best {
             best = v;
