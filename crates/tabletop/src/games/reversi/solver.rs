@@ -438,7 +438,7 @@ impl Solver {
                 if shallow_depth > 0 {
                     // A shallow search of the reply, scored for the opponent: low is good for us.
                     self.nodes += 1;
-                    k += shallow(no, np, shallow_depth, -100_000, 100_000);
+                    k += 2 * shallow(no, np, shallow_depth, -100_000, 100_000);
                 }
                 k
             };
