@@ -4,7 +4,8 @@
 //! - **MTD(f) at the root**: the score is found by a sequence of null-window searches (from
 //!   0, each just past the bound the last one proved), sharing the table; every node is
 //!   searched by a dedicated null-window search;
-//! - **move ordering**: the transposition-table move first, then fastest-first (moves that
+//! - **move ordering**: the transposition-table move first (searched before the others are
+//!   even generated and scored), then fastest-first (moves that
 //!   leave the opponent fewest replies first, corners counted double), with parity and
 //!   potential mobility as tie-breaks; from [`SHALLOW_MIN`] empties a shallow search of the
 //!   reply on a quick mobility/corner/frontier evaluation is added to the key, deeper with
@@ -347,8 +348,32 @@ impl Solver {
                 hash_move = e.best;
             }
         }
+        let mut best = -65;
+        let mut best_sq = 64u8;
+        let mut m = m;
+        if hash_move < 64 && m >> hash_move & 1 == 1 {
+            // The table move first, before paying for the ordering of the others: it usually
+            // cuts.
+            let sq = hash_move as usize;
+            let f = flips(p, o, sq);
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            best = -self.nws(no, np, -alpha - 1, empties - 1);
+            if self.stopped {
+                return 0;
+            }
+            best_sq = hash_move;
+            if best > alpha {
+                self.store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+                return best;
+            }
+            m &= !(1 << sq);
+            if m == 0 {
+                self.store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+                return best;
+            }
+        }
         let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
-        let n = self.order(p, o, m, empties, hash_move, &mut list);
+        let n = self.order(p, o, m, empties, 64, &mut list);
         let list = &mut list[..n];
 
         // Enhanced transposition cut-off.
@@ -367,8 +392,6 @@ impl Solver {
             }
         }
 
-        let mut best = -65;
-        let mut best_sq = 64u8;
         for i in 0..n {
             // Selection sort: a cut-off usually comes before the list is fully sorted.
             let mut k = i;
