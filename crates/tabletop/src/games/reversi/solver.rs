@@ -5,10 +5,10 @@
 //!   0, each just past the bound the last one proved), sharing the table; every node is
 //!   searched by a dedicated null-window search;
 //! - **move ordering**: the transposition-table move first (searched before the others are
-//!   even generated and scored), then fastest-first (moves that
-//!   leave the opponent fewest replies first, corners counted double), with parity and
-//!   potential mobility as tie-breaks; from [`SHALLOW_MIN`] empties a shallow search of the
-//!   reply on a quick mobility/corner/frontier evaluation is added to the key, deeper with
+//!   even generated and scored), then fastest-first (moves that leave the opponent fewest
+//!   replies first, corners counted double), with parity and potential mobility as
+//!   tie-breaks; from [`SHALLOW_MIN`] empties a shallow search of the reply on a quick
+//!   mobility/corner/frontier evaluation is added to the key (counted double), deeper with
 //!   more empties;
 //! - **parity**: below [`ORDER_MIN`] empties, moves in quadrants with an odd number of empties
 //!   first;
