@@ -22,34 +22,35 @@ const NOT_EDGE_FILES: u64 = 0x7E7E_7E7E_7E7E_7E7E;
 pub fn moves(p: u64, o: u64) -> u64 {
     let empty = !(p | o);
     let masked = o & NOT_EDGE_FILES;
-    let m = dir_moves(p, masked, 1) | dir_moves(p, o, 8) | dir_moves(p, masked, 7) | dir_moves(p, masked, 9);
-    m & empty
+    // The four directions side by side, so the compiler can use one vector lane each.
+    const D: [u64; 4] = [1, 8, 7, 9];
+    let os = [masked, o, masked, masked];
+    let mut m = [0u64; 4];
+    for i in 0..4 {
+        let (d, o) = (D[i], os[i]);
+        let mut fl = o & (p << d);
+        let mut fr = o & (p >> d);
+        fl |= o & (fl << d);
+        fr |= o & (fr >> d);
+        let pre_l = o & (o << d);
+        let pre_r = o & (o >> d);
+        let d2 = 2 * d;
+        fl |= pre_l & (fl << d2);
+        fr |= pre_r & (fr >> d2);
+        fl |= pre_l & (fl << d2);
+        fr |= pre_r & (fr >> d2);
+        m[i] = (fl << d) | (fr >> d);
+    }
+    (m[0] | m[1] | m[2] | m[3]) & empty
 }
 
-#[inline(always)]
-fn dir_moves(p: u64, o: u64, d: u32) -> u64 {
-    // Left shifts (towards higher bits).
-    let mut fl = o & (p << d);
-    fl |= o & (fl << d);
-    let pre_l = o & (o << d);
-    fl |= pre_l & (fl << (2 * d));
-    fl |= pre_l & (fl << (2 * d));
-    // Right shifts.
-    let mut fr = o & (p >> d);
-    fr |= o & (fr >> d);
-    let pre_r = o & (o >> d);
-    fr |= pre_r & (fr >> (2 * d));
-    fr |= pre_r & (fr >> (2 * d));
-    (fl << d) | (fr >> d)
-}
-
-/// Rays from each square, excluding it: `[direction][square]`. Directions 0-3 go towards
+/// Rays from each square, excluding it: `[square][direction]` (one cache line per square). Directions 0-3 go towards
 /// higher bits (E, S, SE, SW), 4-7 towards lower bits (W, N, NW, NE).
-static RAYS: [[u64; 64]; 8] = make_rays();
+static RAYS: [[u64; 8]; 64] = make_rays();
 
-const fn make_rays() -> [[u64; 64]; 8] {
+const fn make_rays() -> [[u64; 8]; 64] {
     const DIRS: [(i32, i32); 8] = [(0, 1), (1, 0), (1, 1), (1, -1), (0, -1), (-1, 0), (-1, -1), (-1, 1)];
-    let mut rays = [[0u64; 64]; 8];
+    let mut rays = [[0u64; 8]; 64];
     let mut d = 0;
     while d < 8 {
         let mut sq = 0;
@@ -64,7 +65,7 @@ const fn make_rays() -> [[u64; 64]; 8] {
                 }
                 ray |= 1u64 << (r * 8 + c);
             }
-            rays[d][sq] = ray;
+            rays[sq][d] = ray;
             sq += 1;
         }
         d += 1;
@@ -83,28 +84,53 @@ const fn make_rays() -> [[u64; 64]; 8] {
 /// assert_eq!(flips(black, white, 37), 1 << 36);
 /// assert_eq!(flips(black, white, 0), 0);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
+    // Quick rejection: no opponent disc next to the square flips nothing.
+    if NEIGHBOURS[sq] & o == 0 {
+        return 0;
+    }
     let mut f = 0;
     let not_o = !o;
-    let rays = &RAYS;
+    let rays = &RAYS[sq];
     // Towards higher bits: the first non-opponent square is the lowest set bit.
-    for dir in &rays[..4] {
-        let ray = dir[sq];
+    for &ray in &rays[..4] {
         let blockers = ray & not_o;
         let b = blockers & blockers.wrapping_neg();
         let closed = ((b & p != 0) as u64).wrapping_neg();
         f |= ray & b.wrapping_sub(1) & closed;
     }
-    // Towards lower bits: the highest set bit (no blocker gives b = 1 << 63, which masks to 0).
-    for dir in &rays[4..] {
-        let ray = dir[sq];
-        let blockers = ray & not_o;
-        let b = (1u64 << 63).wrapping_shr(blockers.leading_zeros());
-        let closed = ((b & p != 0) as u64).wrapping_neg();
-        f |= ray & !(b << 1).wrapping_sub(1) & closed;
+    // Towards lower bits (W, N, NW, NE: shifts right by 1, 8, 9, 7): grow the run of
+    // opponent discs along the ray, then look at the square after it. (A bit scan here would
+    // be emulated at great cost once the compiler vectorises the four directions.)
+    const SHIFT: [u32; 4] = [1, 8, 9, 7];
+    let x = 1u64 << sq;
+    for i in 0..4 {
+        let (ray, d) = (rays[4 + i], SHIFT[i]);
+        let run = o & ray;
+        let mut t = run & (x >> d);
+        t |= run & (t >> d);
+        t |= run & (t >> d);
+        t |= run & (t >> d);
+        t |= run & (t >> d);
+        t |= run & (t >> d);
+        let closed = (((t >> d) & p & ray != 0) as u64).wrapping_neg();
+        f |= t & closed;
     }
     f
+}
+
+/// The squares next to each square.
+static NEIGHBOURS: [u64; 64] = make_neighbours();
+
+const fn make_neighbours() -> [u64; 64] {
+    let mut n = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        n[sq] = adjacent(1 << sq);
+        sq += 1;
+    }
+    n
 }
 
 /// Every square next to at least one square of `bits` (in any of the 8 directions). Masked
@@ -115,7 +141,7 @@ pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
 /// assert_eq!(adjacent(1).count_ones(), 3); // a1 touches b1, a2, b2
 /// ```
 #[inline]
-pub fn adjacent(bits: u64) -> u64 {
+pub const fn adjacent(bits: u64) -> u64 {
     let west = bits & 0xFEFE_FEFE_FEFE_FEFE; // can shift towards lower files
     let east = bits & 0x7F7F_7F7F_7F7F_7F7F; // can shift towards higher files
     (east << 1) | (west >> 1) | (bits << 8) | (bits >> 8) | (east << 9) | (west << 7) | (east >> 7) | (west >> 9)

@@ -1,31 +1,46 @@
 //! The exact endgame solver: the final disc difference with perfect play.
 //!
-//! A specialised negamax alpha-beta (principal-variation search) on raw bitboards:
-//! - **fastest-first** ordering: moves that leave the opponent fewest replies first (corners
-//!   counted double), the transposition-table move before all;
+//! A specialised negamax alpha-beta on raw bitboards:
+//! - **MTD(f) at the root**: the score is found by a sequence of null-window searches (from
+//!   0, each just past the bound the last one proved), sharing the table; every node is
+//!   searched by a dedicated null-window search;
+//! - **move ordering**: the transposition-table move first (searched before the others are
+//!   even generated and scored), then fastest-first (moves that leave the opponent fewest
+//!   replies first, corners counted double), with parity and potential mobility as
+//!   tie-breaks; from [`SHALLOW_MIN`] empties a shallow search of the reply on a quick
+//!   mobility/corner/frontier evaluation is added to the key (counted double), deeper with
+//!   more empties;
 //! - **parity**: below [`ORDER_MIN`] empties, moves in quadrants with an odd number of empties
 //!   first;
 //! - a **transposition table** of exact lower/upper bounds keyed by the full position (no false
-//!   hits), two entries per bucket, deeper entries kept;
+//!   hits), two entries per bucket, deeper entries kept, used from [`TABLE_MIN`] empties;
 //! - **enhanced transposition cut-off**: before searching, children already in the table may
 //!   refute the node at once;
-//! - **stability cut-off**: the opponent's stable discs bound the best reachable score;
-//! - **special-cased last empties**: the last 4 empties are searched without table or sorting,
-//!   and the very last empty counts flips directly.
+//! - **stability cut-off**: the opponent's stable discs bound the best reachable score, tried
+//!   when the window is high enough for it to matter (a threshold by empties, after Edax);
+//! - **special-cased last empties**: the last 6 empties are searched over the empty squares
+//!   without table or sorting, the last 3 and 2 by dedicated functions, and the very last
+//!   empty counts flips directly.
 
 use std::time::Instant;
 
-use super::bitboard::{final_score, flips, moves, stable, Bits, CORNERS};
+use super::bitboard::{adjacent, final_score, flips, moves, stable, Bits, CORNERS};
 use super::rules::{Reversi, ReversiMove, Square};
 
 /// Below this many empties, moves are ordered by parity only (no mobility sort, no table).
 pub const ORDER_MIN: u32 = 7;
+/// From this many empties, the transposition table is used (below, probing costs more than
+/// it saves).
+pub const TABLE_MIN: u32 = 9;
 /// Up to this many empties, the dedicated small-endgame search runs.
-const SMALL_MAX: u32 = 4;
+const SMALL_MAX: u32 = ORDER_MIN - 1;
 /// From this many empties, moves are ordered by a shallow search.
-const SHALLOW_MIN: u32 = 11;
+pub const SHALLOW_MIN: u32 = 15;
+/// The shallow search is `(empties - SHALLOW_OFFSET) / 4` plies deep: 2 from 15 empties, 3
+/// from 19, 4 from 23.
+const SHALLOW_OFFSET: u32 = 7;
 /// From this many empties, enhanced transposition cut-offs are tried.
-const ETC_MIN: u32 = 12;
+const ETC_MIN: u32 = 10;
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -63,6 +78,16 @@ pub struct Solver {
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
+}
+
+/// From how high a score (`alpha`) the stability cut-off is tried, by empties (Edax's table).
+#[inline]
+fn stability_threshold(empties: u32) -> i32 {
+    const T: [i32; 41] = [
+        99, 99, 99, 99, 6, 8, 10, 12, 14, 16, 20, 22, 24, 26, 28, 30, 32, 34, 36, 38, 40, 42, 44, 46, 48, 48, 50, 50,
+        52, 52, 54, 54, 56, 56, 58, 58, 60, 60, 62, 62, 64,
+    ];
+    T[(empties as usize).min(40)]
 }
 
 /// Quadrant masks, for parity.
@@ -121,7 +146,7 @@ impl Solver {
         self.stopped = false;
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
-        let score = self.search(p, o, alpha, beta, empties);
+        let score = self.mtd(p, o, alpha, beta, empties);
         if self.stopped {
             return None;
         }
@@ -139,7 +164,7 @@ impl Solver {
         if m == 0 {
             if moves(o, p) != 0 {
                 self.nodes = 0;
-                let v = -self.search(o, p, -64, 64, empties);
+                let v = -self.mtd(o, p, -64, 64, empties);
                 total += self.nodes;
                 out.push((ReversiMove::Pass, v));
             }
@@ -147,7 +172,7 @@ impl Solver {
             for sq in Bits(m) {
                 self.nodes = 0;
                 let f = flips(p, o, sq);
-                let v = -self.search(o & !f, p | f | (1 << sq), -64, 64, empties - 1);
+                let v = -self.mtd(o & !f, p | f | (1 << sq), -64, 64, empties - 1);
                 total += self.nodes;
                 out.push((ReversiMove::Place(Square::from_index(sq).expect("on board")), v));
             }
@@ -174,7 +199,7 @@ impl Solver {
         for sq in Bits(m) {
             let f = flips(p, o, sq);
             // Is this move at least `score`? A null window around it answers.
-            let v = -self.search(o & !f, p | f | (1 << sq), -score, -score + 1, empties - 1);
+            let v = -self.nws(o & !f, p | f | (1 << sq), -score, empties - 1);
             if v >= score {
                 found = Square::from_index(sq).map(ReversiMove::Place);
                 break;
@@ -220,9 +245,14 @@ impl Solver {
             i + 1
         };
         let e = &mut self.table[slot];
+        let mut best = best;
         if e.p == p && e.o == o {
             lower = lower.max(e.lower as i32);
             upper = upper.min(e.upper as i32);
+            if value <= alpha && e.best < 64 {
+                // A fail-low proves nothing about the moves: keep the one that once cut.
+                best = e.best;
+            }
         } else if e.empties as u32 > empties + 2 && slot == i {
             // Keep a much deeper entry in the first slot; use the second.
             let e2 = &mut self.table[i + 1];
@@ -242,114 +272,141 @@ impl Solver {
         }
     }
 
-    /// Negamax PVS with table, ordering and cut-offs, for `empties` > [`SMALL_MAX`].
-    fn search(&mut self, p: u64, o: u64, mut alpha: i32, mut beta: i32, empties: u32) -> i32 {
+    /// The score by a sequence of null-window searches (MTD(f)), the table keeping what each
+    /// one proved: the first tests 0, then each moves just past the bound the previous one
+    /// returned. Probes far from the true score are cheap, so this beats one wide-window
+    /// search. Fail-soft within `(alpha, beta)`.
+    fn mtd(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empties: u32) -> i32 {
+        // The score is known to lie in [lower, upper].
+        let (mut lower, mut upper) = (-64, 64);
+        let mut guess = 0;
+        while lower < upper {
+            // Is the score at least `test`?
+            let test = guess.clamp(lower + 1, upper);
+            let v = self.nws(p, o, test - 1, empties);
+            if self.stopped {
+                return 0;
+            }
+            if v >= test {
+                lower = v;
+                guess = v + 1;
+            } else {
+                upper = v;
+                guess = v;
+            }
+            if lower >= beta || upper <= alpha {
+                break;
+            }
+        }
+        if lower >= beta {
+            lower
+        } else {
+            upper
+        }
+    }
+
+    /// The null-window search: is the score above `alpha` (window `(alpha, alpha + 1)`)?
+    /// Fail-soft: the value returned is a bound on the side it fell.
+    fn nws(&mut self, p: u64, o: u64, alpha: i32, empties: u32) -> i32 {
         if empties <= SMALL_MAX {
-            return self.small(p, o, alpha, beta, !(p | o), false);
+            return self.small(p, o, alpha, alpha + 1, !(p | o), false);
         }
-        if empties < ORDER_MIN {
-            return self.parity_search(p, o, alpha, beta, empties, false);
-        }
+        self.nws_moves(p, o, alpha, empties, moves(p, o))
+    }
+
+    /// [`Solver::nws`] above [`SMALL_MAX`] empties, given the moves `m` of `p`.
+    fn nws_moves(&mut self, p: u64, o: u64, alpha: i32, empties: u32, m: u64) -> i32 {
         self.nodes += 1;
         self.check_time();
         if self.stopped {
             return 0;
         }
-        let m = moves(p, o);
         if m == 0 {
-            if moves(o, p) == 0 {
+            let om = moves(o, p);
+            if om == 0 {
                 return final_score(p, o);
             }
-            return -self.search(o, p, -beta, -alpha, empties);
+            return -self.nws_moves(o, p, -alpha - 1, empties, om);
         }
-        // Stability cut-off: the opponent's stable discs are lost to us for good.
-        if alpha >= 16 {
+        if alpha >= stability_threshold(empties) {
             let bound = 64 - 2 * stable(o, p).count_ones() as i32;
             if bound <= alpha {
                 return bound;
             }
-            beta = beta.min(bound);
         }
+        let use_table = empties >= TABLE_MIN;
         let mut hash_move = 64u8;
-        if let Some(e) = self.probe(p, o) {
-            let (lo, up) = (e.lower as i32, e.upper as i32);
-            if lo >= beta {
-                return lo;
+        if use_table {
+            if let Some(e) = self.probe(p, o) {
+                let (lo, up) = (e.lower as i32, e.upper as i32);
+                if lo > alpha {
+                    return lo;
+                }
+                if up <= alpha {
+                    return up;
+                }
+                hash_move = e.best;
             }
-            if up <= alpha {
-                return up;
-            }
-            if lo == up {
-                return lo;
-            }
-            alpha = alpha.max(lo);
-            beta = beta.min(up);
-            hash_move = e.best;
         }
-        let alpha_start = alpha;
-
-        // Generate and score the moves.
-        let mut list = [(0u8, 0i32, 0u64); 32];
-        let mut n = 0;
-        let odd = odd_empties(!(p | o));
-        let shallow_depth = if empties >= SHALLOW_MIN { 1 + (empties - SHALLOW_MIN) / 4 } else { 0 };
-        for sq in Bits(m) {
+        let mut best = -65;
+        let mut best_sq = 64u8;
+        let mut m = m;
+        if hash_move < 64 && m >> hash_move & 1 == 1 {
+            // The table move first, before paying for the ordering of the others: it usually
+            // cuts.
+            let sq = hash_move as usize;
             let f = flips(p, o, sq);
-            let np = p | f | (1 << sq);
-            let no = o & !f;
-            let key = if sq as u8 == hash_move {
-                -1_000_000
-            } else if shallow_depth > 0 {
-                // A shallow search of the reply, scored for the opponent: low is good for us.
-                self.nodes += 1;
-                shallow(no, np, shallow_depth, -10_000, 10_000)
-            } else {
-                let om = moves(no, np);
-                let mut k = (om.count_ones() as i32 + (om & CORNERS).count_ones() as i32) * 16;
-                if (1u64 << sq) & CORNERS != 0 {
-                    k -= 8;
-                }
-                if odd >> sq & 1 == 1 {
-                    k -= 4;
-                }
-                // Potential mobility as the tie-break.
-                k + (super::bitboard::adjacent(np) & !(np | no)).count_ones() as i32 / 4
-            };
-            list[n] = (sq as u8, key, f);
-            n += 1;
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            best = -self.nws(no, np, -alpha - 1, empties - 1);
+            if self.stopped {
+                return 0;
+            }
+            best_sq = hash_move;
+            if best > alpha {
+                self.store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+                return best;
+            }
+            m &= !(1 << sq);
+            if m == 0 {
+                self.store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+                return best;
+            }
         }
+        let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
+        let n = self.order(p, o, m, empties, 64, &mut list);
         let list = &mut list[..n];
-        list.sort_unstable_by_key(|e| e.1);
 
         // Enhanced transposition cut-off.
+        // Children known to fail low go last.
         if empties >= ETC_MIN {
-            for &(sq, _, f) in list.iter() {
-                let np = p | f | (1 << sq);
-                let no = o & !f;
-                if let Some(e) = self.probe(no, np) {
+            for (sq, key, f, _) in list.iter_mut() {
+                if let Some(e) = self.probe(o & !*f, p | *f | (1 << *sq)) {
                     let v = -(e.upper as i32);
-                    if v >= beta {
+                    if v > alpha {
                         return v;
+                    }
+                    if -(e.lower as i32) <= alpha {
+                        *key += 1 << 24;
                     }
                 }
             }
         }
 
-        let mut best = -65;
-        let mut best_sq = 64u8;
-        for (i, &(sq, _, f)) in list.iter().enumerate() {
-            let np = p | f | (1 << sq);
-            let no = o & !f;
-            let a = alpha.max(best);
-            let v = if i == 0 {
-                -self.search(no, np, -beta, -a, empties - 1)
-            } else {
-                let probe = -self.search(no, np, -a - 1, -a, empties - 1);
-                if probe > a && probe < beta {
-                    -self.search(no, np, -beta, -probe, empties - 1)
-                } else {
-                    probe
+        for i in 0..n {
+            // Selection sort: a cut-off usually comes before the list is fully sorted.
+            let mut k = i;
+            for j in i + 1..n {
+                if list[j].1 < list[k].1 {
+                    k = j;
                 }
+            }
+            list.swap(i, k);
+            let (sq, _, f, om) = list[i];
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            let v = if empties - 1 <= SMALL_MAX {
+                -self.small(no, np, -alpha - 1, -alpha, !(np | no), false)
+            } else {
+                -self.nws_moves(no, np, -alpha - 1, empties - 1, om)
             };
             if self.stopped {
                 return 0;
@@ -357,57 +414,91 @@ impl Solver {
             if v > best {
                 best = v;
                 best_sq = sq;
-                if v >= beta {
+                if v > alpha {
                     break;
                 }
             }
         }
-        self.store(p, o, empties, (alpha_start, beta), best, best_sq);
+        if use_table {
+            self.store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+        }
         best
     }
 
-    /// Alpha-beta with parity ordering, no table: for a few empties above [`SMALL_MAX`].
-    fn parity_search(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empties: u32, passed: bool) -> i32 {
-        self.nodes += 1;
+    /// Generates the moves of `p` (the set `m`) with their flips and an ordering key, lower
+    /// first: the table move, then a shallow search, opponent mobility and parity. The replies
+    /// of the opponent come along, for the child's search.
+    fn order(
+        &mut self,
+        p: u64,
+        o: u64,
+        m: u64,
+        empties: u32,
+        hash_move: u8,
+        list: &mut [(u8, i32, u64, u64); 32],
+    ) -> usize {
+        let mut n = 0;
         let empty = !(p | o);
-        let m = moves(p, o);
-        if m == 0 {
-            if passed {
-                return final_score(p, o);
-            }
-            return -self.parity_search(o, p, -beta, -alpha, empties, true);
-        }
         let odd = odd_empties(empty);
-        let mut best = -65;
-        for part in [m & odd, m & !odd] {
-            for sq in Bits(part) {
-                let f = flips(p, o, sq);
-                let (np, no) = (p | f | (1 << sq), o & !f);
-                let v = if empties - 1 <= SMALL_MAX {
-                    -self.small(no, np, -beta, -alpha.max(best), empty & !(1 << sq), false)
-                } else {
-                    -self.parity_search(no, np, -beta, -alpha.max(best), empties - 1, false)
-                };
-                if v > best {
-                    best = v;
-                    if v >= beta {
-                        return v;
-                    }
+        let shallow_depth = if empties >= SHALLOW_MIN { (empties - SHALLOW_OFFSET) / 4 } else { 0 };
+        for sq in Bits(m) {
+            let f = flips(p, o, sq);
+            let np = p | f | (1 << sq);
+            let no = o & !f;
+            let om = moves(no, np);
+            let key = if sq as u8 == hash_move {
+                -1_000_000_000
+            } else {
+                let mob = om.count_ones() as i32 + (om & CORNERS).count_ones() as i32;
+                let pmob = (adjacent(np) & empty).count_ones() as i32;
+                let mut k = mob * 16 + pmob;
+                if (1u64 << sq) & CORNERS != 0 {
+                    k -= 8;
                 }
-            }
+                if odd >> sq & 1 == 1 {
+                    k -= 4;
+                }
+                if shallow_depth > 0 {
+                    // A shallow search of the reply, scored for the opponent: low is good for us.
+                    self.nodes += 1;
+                    k += 2 * shallow(no, np, shallow_depth, -100_000, 100_000);
+                }
+                k
+            };
+            list[n] = (sq as u8, key, f, om);
+            n += 1;
         }
-        best
+        n
     }
 
     /// The last few empties: plain alpha-beta over the empty squares, odd quadrants first.
     fn small(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empty: u64, passed: bool) -> i32 {
+        match empty.count_ones() {
+            0 => {
+                self.nodes += 1;
+                return final_score(p, o);
+            }
+            1 => {
+                self.nodes += 1;
+                return last_one(p, o, empty.trailing_zeros() as usize);
+            }
+            2 => {
+                let x1 = empty.trailing_zeros() as usize;
+                let x2 = 63 - empty.leading_zeros() as usize;
+                return self.solve2(p, o, alpha, beta, x1, x2, passed);
+            }
+            3 => {
+                // Odd quadrants first (a quadrant holding all three, or the single one).
+                let odd = odd_empties(empty);
+                let mut xs = [0usize; 3];
+                for (slot, sq) in xs.iter_mut().zip(Bits(empty & odd).chain(Bits(empty & !odd))) {
+                    *slot = sq;
+                }
+                return self.solve3(p, o, alpha, beta, xs, passed);
+            }
+            _ => {}
+        }
         self.nodes += 1;
-        if empty == 0 {
-            return final_score(p, o);
-        }
-        if empty & (empty - 1) == 0 {
-            return last_one(p, o, empty.trailing_zeros() as usize);
-        }
         let odd = odd_empties(empty);
         let mut best = -65;
         for part in [empty & odd, empty & !odd] {
@@ -435,6 +526,69 @@ impl Solver {
     }
 }
 
+impl Solver {
+    /// Three empties, in the order to try them.
+    fn solve3(&mut self, p: u64, o: u64, alpha: i32, beta: i32, xs: [usize; 3], passed: bool) -> i32 {
+        self.nodes += 1;
+        let mut best = -65;
+        for i in 0..3 {
+            let sq = xs[i];
+            let f = flips(p, o, sq);
+            if f == 0 {
+                continue;
+            }
+            // The other two, in ascending order (the parity order of two empties).
+            let (a, b) = match i {
+                0 => (xs[1], xs[2]),
+                1 => (xs[0], xs[2]),
+                _ => (xs[0], xs[1]),
+            };
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            let v = -self.solve2(o & !f, p | f | (1 << sq), -beta, -alpha.max(best), a, b, false);
+            if v > best {
+                best = v;
+                if v >= beta {
+                    return v;
+                }
+            }
+        }
+        if best == -65 {
+            if passed {
+                return final_score(p, o);
+            }
+            return -self.solve3(o, p, -beta, -alpha, xs, true);
+        }
+        best
+    }
+
+    /// Two empties, `x1` and `x2`.
+    #[allow(clippy::too_many_arguments)]
+    fn solve2(&mut self, p: u64, o: u64, alpha: i32, beta: i32, x1: usize, x2: usize, passed: bool) -> i32 {
+        self.nodes += 1;
+        let mut best = -65;
+        let f = flips(p, o, x1);
+        if f != 0 {
+            self.nodes += 1;
+            best = -last_one(o & !f, p | f | (1 << x1), x2);
+            if best >= beta {
+                return best;
+            }
+        }
+        let f = flips(p, o, x2);
+        if f != 0 {
+            self.nodes += 1;
+            return best.max(-last_one(o & !f, p | f | (1 << x2), x1));
+        }
+        if best == -65 {
+            if passed {
+                return final_score(p, o);
+            }
+            return -self.solve2(o, p, -beta, -alpha, x1, x2, true);
+        }
+        best
+    }
+}
+
 /// A quick evaluation for move ordering: mobility, corners, and frontier, for the side to move.
 #[inline]
 fn quick_eval(p: u64, o: u64) -> i32 {
@@ -451,19 +605,31 @@ fn quick_eval(p: u64, o: u64) -> i32 {
 
 /// A depth-limited alpha-beta on [`quick_eval`], for ordering moves far from the end.
 fn shallow(p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-    let m = moves(p, o);
     if depth == 0 {
         return quick_eval(p, o);
     }
+    let m = moves(p, o);
     if m == 0 {
         if moves(o, p) == 0 {
-            return final_score(p, o) * 100;
+            return final_score(p, o) * 1000;
         }
         return -shallow(o, p, depth - 1, -beta, -alpha);
     }
-    let mut best = -100_000;
+    // From 3 plies, the opponent's fewest replies first, for earlier cut-offs.
+    let mut list = [(0i32, 0u8, 0u64); 32];
+    let mut n = 0;
     for sq in Bits(m) {
         let f = flips(p, o, sq);
+        let key = if depth >= 3 { moves(o & !f, p | f | (1 << sq)).count_ones() as i32 } else { 0 };
+        list[n] = (key, sq as u8, f);
+        n += 1;
+    }
+    let list = &mut list[..n];
+    if depth >= 3 {
+        list.sort_unstable_by_key(|e| e.0);
+    }
+    let mut best = -1_000_000;
+    for &(_, sq, f) in list.iter() {
         let v = -shallow(o & !f, p | f | (1 << sq), depth - 1, -beta, -alpha);
         if v > best {
             best = v;
