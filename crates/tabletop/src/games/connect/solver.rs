@@ -28,62 +28,54 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::rules::{winning_cells, winning_cells4, Column, Connect, ConnectVariant};
+use super::rules::{has_line, winning_cells, winning_cells4, Column, Connect, ConnectVariant};
 use crate::game::Game;
 
 /// A transposition table of exact bounds, shareable between threads.
 ///
-/// Each entry is one `u64`: the number of empty cells (6 bits), a check value and the bound
-/// (8 bits). When keys fit in 50 bits (7x6 uses 49), the table has a power of two entries,
-/// indexed by a multiplicative hash, and the check value is the whole key. For larger boards
-/// the size is a prime, the index is the key modulo the size, and the check value is the
-/// quotient: either way a hit is exact. Entries go in pairs (two slots per key).
+/// Each entry is one `u64`: a check value (46 bits), a priority (6 bits: the log2 of the
+/// nodes the search below it took), the best move found (4 bits, 0 for none) and the bound
+/// (8 bits). The table has a power of two entries; a key of `k` bits is mixed by a
+/// multiplication modulo `2^k` (a bijection), the top bits of the product index a pair of
+/// slots and the low bits are the check value, so a hit is exact. Of the two slots of a key,
+/// the first keeps the entry that took the most work, the second always takes the newest.
 #[derive(Debug)]
 pub struct Table {
     entries: Vec<AtomicU64>,
-    size: u64,
-    /// Power-of-two mode: the shift that turns a hash into an index.
-    shift: Option<u32>,
+    /// Bits of a key.
+    key_bits: u32,
+    /// Bits of the check value (the key bits that the index does not give).
+    check_bits: u32,
 }
 
-fn is_prime(n: u64) -> bool {
-    if n < 2 {
-        return false;
-    }
-    let mut d = 2;
-    while d * d <= n {
-        if n.is_multiple_of(d) {
-            return false;
-        }
-        d += 1;
-    }
-    true
-}
+/// Bits of the check value of an entry.
+const CHECK_BITS: u32 = 46;
+const CHECK_SHIFT: u32 = 18;
+const PRIORITY_SHIFT: u32 = 12;
+const MOVE_SHIFT: u32 = 8;
 
 impl Table {
-    /// A table of about `entries` entries (8 bytes each; at least 65,536) for keys of
-    /// `key_bits` bits.
+    /// A table of about `entries` entries (8 bytes each; rounded down to a power of two, at
+    /// least 131,072, more for keys of over 62 bits) for keys of `key_bits` bits.
     pub fn new(entries: usize, key_bits: u32) -> Self {
-        let entries = entries.max(1 << 16) as u64;
-        if key_bits <= 50 {
-            let bits = (63 - entries.leading_zeros()).max(17);
-            let size = 1u64 << bits;
-            return Table { entries: (0..size).map(|_| AtomicU64::new(0)).collect(), size, shift: Some(64 - bits) };
+        let entries = entries.max(1 << 17) as u64;
+        let key_bits = key_bits.clamp(1, 64);
+        // The index gives `bits - 1` bits of the mixed key; the rest must fit the check.
+        let bits = (63 - entries.leading_zeros()).max(17).max((key_bits + 1).saturating_sub(CHECK_BITS));
+        let size = 1u64 << bits;
+        Table {
+            entries: (0..size).map(|_| AtomicU64::new(0)).collect(),
+            key_bits,
+            check_bits: (key_bits + 1).saturating_sub(bits).max(1),
         }
-        let mut size = entries;
-        while !is_prime(size) {
-            size -= 1;
-        }
-        // One spare entry: the pair of the last (even) index.
-        Table { entries: (0..=size).map(|_| AtomicU64::new(0)).collect(), size, shift: None }
     }
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.size as usize
+        self.entries.len()
     }
 
-    /// Always false: a table has at least 65,536 entries.
+    /// Always false: a table has at least 131,072 entries.
     pub fn is_empty(&self) -> bool {
         false
     }
@@ -101,34 +93,45 @@ impl Table {
     /// The first of the two slots of a key, and what the entry stores to check a hit.
     #[inline]
     fn slot(&self, key: u64) -> (usize, u64) {
-        match self.shift {
-            Some(shift) => ((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize & !1, key),
-            None => {
-                let r = key % self.size;
-                ((r & !1) as usize, (key / self.size) << 1 | (r & 1))
-            }
-        }
+        let mixed = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mixed = if self.key_bits < 64 { mixed & ((1u64 << self.key_bits) - 1) } else { mixed };
+        let index = (mixed >> self.check_bits) << 1;
+        (index as usize, mixed & ((1u64 << self.check_bits) - 1))
     }
 
+    /// The bound stored for `key` (0 for none) and the best move stored (0 for none, else the
+    /// column plus one).
     #[inline]
-    fn get(&self, key: u64) -> u8 {
+    fn get(&self, key: u64) -> (u8, u8) {
         let (i, check) = self.slot(key);
         for e in [self.entries[i].load(Ordering::Relaxed), self.entries[i + 1].load(Ordering::Relaxed)] {
-            if (e & CHECK_MASK) >> 8 == check {
-                return (e & 0xff) as u8;
+            if e >> CHECK_SHIFT == check {
+                return ((e & 0xff) as u8, ((e >> MOVE_SHIFT) & 0xf) as u8);
             }
         }
-        0
+        (0, 0)
     }
 
-    /// Stores a bound. Two slots per key: the first keeps the entry with the most empty cells
-    /// (the most work saved), the second always takes the newest.
+    /// Stores a bound and a best move (0 for none: then the move stored before is kept).
     #[inline]
-    fn put(&self, key: u64, value: u8, empties: i32) {
+    fn put(&self, key: u64, value: u8, mut best: u8, priority: u32) {
         let (i, check) = self.slot(key);
-        let entry = (empties as u64) << 58 | check << 8 | value as u64;
         let first = self.entries[i].load(Ordering::Relaxed);
-        if (first & CHECK_MASK) >> 8 == check || empties as u64 >= first >> 58 {
+        let second = self.entries[i + 1].load(Ordering::Relaxed);
+        let priority = priority.min(63) as u64;
+        let same_first = first >> CHECK_SHIFT == check;
+        if best == 0 {
+            let old = if same_first {
+                first
+            } else if second >> CHECK_SHIFT == check {
+                second
+            } else {
+                0
+            };
+            best = ((old >> MOVE_SHIFT) & 0xf) as u8;
+        }
+        let entry = check << CHECK_SHIFT | priority << PRIORITY_SHIFT | (best as u64) << MOVE_SHIFT | value as u64;
+        if same_first || priority >= (first >> PRIORITY_SHIFT) & 63 {
             self.entries[i].store(entry, Ordering::Relaxed);
         } else {
             self.entries[i + 1].store(entry, Ordering::Relaxed);
@@ -136,12 +139,10 @@ impl Table {
     }
 }
 
-/// The bits of an entry that hold the check value and the bound.
-const CHECK_MASK: u64 = (1 << 58) - 1;
-
 /// Board geometry shared by every node of a search.
 #[derive(Clone, Debug)]
 struct Geometry {
+    variant: ConnectVariant,
     width: usize,
     height: usize,
     line: usize,
@@ -152,6 +153,9 @@ struct Geometry {
     order: [usize; 9],
     min_score: i32,
     max_score: i32,
+    /// The cells at the rows where the first empty cell of a column lies when the column has
+    /// an even number of empty cells (its first, third, ... empty cells then lie on them).
+    claim_rows: u64,
 }
 
 impl Geometry {
@@ -168,7 +172,16 @@ impl Geometry {
             *o = (w / 2 + (1 - 2 * (i % 2)) * (i + 1) / 2) as usize;
         }
         let cells = v.cells() as i32;
+        let height = v.height();
+        let mut claim_rows = 0u64;
+        for c in 0..width {
+            for r in (height % 2..height).step_by(2) {
+                claim_rows |= 1u64 << (c * (height + 1) + r);
+            }
+        }
         Geometry {
+            variant: v,
+            claim_rows,
             width,
             height: v.height(),
             line: v.line(),
@@ -189,6 +202,32 @@ impl Geometry {
         } else {
             winning_cells(stones, v)
         }
+    }
+
+    /// Does `stones` hold a whole line?
+    #[inline]
+    fn has_line(&self, stones: u64, v: ConnectVariant) -> bool {
+        if self.line == 4 {
+            let h = self.height;
+            for s in [1, h + 1, h, h + 2] {
+                let m = stones & (stones >> s);
+                if m & (m >> (2 * s)) != 0 {
+                    return true;
+                }
+            }
+            false
+        } else {
+            has_line(stones, v)
+        }
+    }
+
+    /// Claimeven: when every column has an even number of empty cells, the opponent of the
+    /// side to move can answer every move on top of it, and so takes the even empty cells of
+    /// every column while the side to move gets the odd ones. If the side's stones and those
+    /// odd cells hold no line, the side to move cannot win: its score is at most 0.
+    #[inline]
+    fn cannot_win(&self, cur: u64, mask: u64, possible: u64) -> bool {
+        possible & !self.claim_rows == 0 && !self.has_line(cur | (self.claim_rows & !mask), self.variant)
     }
 
     #[inline]
@@ -230,6 +269,8 @@ pub struct Solver {
     salt: u32,
     /// Enhanced transposition cut-offs at nodes with at least this many empty cells.
     etc_min_empty: i32,
+    /// Print the node count of every null-window test (standard error).
+    trace: bool,
 }
 
 /// A position inside the solver: the side to move's stones, every stone, the same two boards
@@ -273,7 +314,8 @@ impl Solver {
             stop: None,
             aborted: false,
             salt: 0,
-            etc_min_empty: 20,
+            etc_min_empty: 10,
+            trace: false,
         }
     }
 
@@ -300,6 +342,11 @@ impl Solver {
     /// Resets the node counter.
     pub fn reset_nodes(&mut self) {
         self.nodes = 0;
+    }
+
+    /// Prints the node count and time of every null-window test to standard error.
+    pub fn set_trace(&mut self, trace: bool) {
+        self.trace = trace;
     }
 
     /// Sets (or clears) a deadline after which [`Solver::try_solve`] gives up.
@@ -355,6 +402,11 @@ impl Solver {
             min = -1;
             max = 1;
         }
+        // Near the start (the empty board scores +1), the tests next to 0 dominate: make them
+        // first, the weak test and then the one on the side it points to; later positions use
+        // Pons' halving, tilted so that the cheap tests far from 0 come first and fill the table.
+        let mut iter = 0;
+        let near_start = n.moves < 4;
         while min < max {
             let mut med = min + (max - min) / 2;
             if med <= 0 && min / 2 < med {
@@ -362,7 +414,26 @@ impl Solver {
             } else if med >= 0 && max / 2 > med {
                 med = max / 2;
             }
+            if near_start && iter == 0 && min < 0 && max > 0 {
+                med = 0;
+            } else if near_start && iter == 1 && min == 1 && max > 1 {
+                med = 1;
+            } else if near_start && iter == 1 && max == 0 && min < -1 {
+                med = -1;
+            }
+            iter += 1;
+            let before = self.nodes;
+            let t0 = Instant::now();
             let r = self.negamax(n, med, med + 1);
+            if self.trace {
+                eprintln!(
+                    "  [thread {}] score > {med}? {}  ({} nodes, {:.2} s)",
+                    self.salt,
+                    r > med,
+                    self.nodes - before,
+                    t0.elapsed().as_secs_f64()
+                );
+            }
             if self.aborted {
                 return Err(OutOfTime);
             }
@@ -462,6 +533,7 @@ impl Solver {
             return (s, self.nodes - before);
         }
         let stop = Arc::new(AtomicBool::new(false));
+        let trace = self.trace;
         let results: Vec<(Option<i32>, u64)> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
@@ -472,6 +544,7 @@ impl Solver {
                     scope.spawn(move || {
                         let mut s = Solver::with_table(variant, table);
                         s.salt = t as u32;
+                        s.trace = trace;
                         s.stop = Some(stop.clone());
                         let r = s.try_solve(&p, weak).ok();
                         if r.is_some() {
@@ -546,6 +619,9 @@ impl Solver {
         if n.moves >= g.cells - 2 {
             return 0;
         }
+        if alpha >= 0 && g.cannot_win(n.cur, n.mask, possible) {
+            return 0;
+        }
         let min = -(g.cells - 2 - n.moves) / 2;
         if alpha < min {
             alpha = min;
@@ -554,8 +630,12 @@ impl Solver {
             }
         }
         let mut max = (g.cells - 1 - n.moves) / 2;
-        let key = self.key_of(n);
-        let v = self.table.get(key) as i32;
+        let (plain_key, mirror_key) = (n.cur + n.mask, n.mcur + n.mmask);
+        let mirrored = mirror_key < plain_key;
+        let key = plain_key.min(mirror_key);
+        let start_nodes = self.nodes;
+        let (v, tt_move) = self.table.get(key);
+        let v = v as i32;
         let (min_s, max_s) = (self.geo.min_score, self.geo.max_score);
         if v != 0 {
             if v > max_s - min_s + 1 {
@@ -586,7 +666,15 @@ impl Solver {
 
         // Order: centre first, then by threats created.
         let g = &self.geo;
-        let mut list = [(0i32, 0u64, 0u64); 9];
+        let mut list = [(0i32, 0u64, 0u64, 0u8); 9];
+        // The stored best move, as a column of this orientation.
+        let tt_col = if tt_move == 0 {
+            usize::MAX
+        } else if mirrored {
+            g.width - tt_move as usize
+        } else {
+            tt_move as usize - 1
+        };
         let mut len = 0;
         for i in 0..g.width {
             let col = g.order[i];
@@ -606,24 +694,28 @@ impl Solver {
                 return (g.cells - 1 - n.moves) / 2;
             }
             let mut score = threats.count_ones() as i32 * 2;
+            if col == tt_col {
+                score = 1000;
+            }
             if self.salt != 0 && (i as u32 + self.salt).is_multiple_of(3) {
                 score += 1;
             }
+
             // Insertion, stable for equal scores (keeps centre-first order).
             let mut j = len;
             while j > 0 && list[j - 1].0 < score {
                 list[j] = list[j - 1];
                 j -= 1;
             }
-            list[j] = (score, bit, mbit);
+            list[j] = (score, bit, mbit, col as u8);
             len += 1;
         }
 
         // Enhanced transposition cut-off: a child whose stored upper bound already refutes it.
         if g.cells - n.moves >= self.etc_min_empty {
-            for &(_, bit, mbit) in &list[..len] {
+            for &(_, bit, mbit, _) in &list[..len] {
                 let child = n.play(bit, mbit);
-                let cv = self.table.get(self.key_of(child)) as i32;
+                let cv = self.table.get(self.key_of(child)).0 as i32;
                 if cv != 0 && cv <= max_s - min_s + 1 {
                     let child_upper = cv + min_s - 1;
                     if -child_upper >= beta {
@@ -633,20 +725,24 @@ impl Solver {
             }
         }
 
-        for &(_, bit, mbit) in &list[..len] {
+        let last_col = (self.geo.width - 1) as u8;
+        let canonical = |col: u8| if mirrored { last_col - col } else { col } + 1;
+        for &(_, bit, mbit, col) in &list[..len] {
             let score = -self.negamax(n.play(bit, mbit), -beta, -alpha);
             if self.aborted {
                 return 0;
             }
             if score >= beta {
-                self.table.put(key, (score + max_s - 2 * min_s + 2) as u8, self.geo.cells - n.moves);
+                let work = 64 - (self.nodes - start_nodes).leading_zeros();
+                self.table.put(key, (score + max_s - 2 * min_s + 2) as u8, canonical(col), work);
                 return score;
             }
             if score > alpha {
                 alpha = score;
             }
         }
-        self.table.put(key, (alpha - min_s + 1) as u8, self.geo.cells - n.moves);
+        let work = 64 - (self.nodes - start_nodes).leading_zeros();
+        self.table.put(key, (alpha - min_s + 1) as u8, 0, work);
         alpha
     }
 }
