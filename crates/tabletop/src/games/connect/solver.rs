@@ -242,6 +242,54 @@ impl Geometry {
     }
 }
 
+/// Parallel solves mark the nodes with at least this many empty cells as being searched.
+const BUSY_MIN_EMPTY: i32 = 14;
+
+/// Bits of the index of the table of nodes being searched.
+const BUSY_BITS: u32 = 16;
+
+#[inline]
+fn busy_index(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUSY_BITS)) as usize
+}
+
+/// Positions with fewer stones played test the score against 0 first.
+const NEAR_START: i32 = 4;
+
+/// The next null-window test (is the score above the returned value?) when the score is known
+/// to lie in `min..=max` (`min < max`).
+///
+/// Near the start (the empty board scores +1), the tests next to 0 dominate: make them first,
+/// the weak test and then step by one on the side it points to (up to 3). Otherwise Pons' halving, tilted so
+/// that the cheap tests far from 0 come first and fill the table.
+fn next_test(min: i32, max: i32, near_start: bool) -> i32 {
+    if near_start {
+        if min < 0 && max > 0 {
+            return 0;
+        } else if (1..=3).contains(&min) {
+            return min;
+        } else if (-3..=0).contains(&max) {
+            return max - 1;
+        }
+    }
+    let mut med = min + (max - min) / 2;
+    if med <= 0 && min / 2 < med {
+        med = min / 2;
+    } else if med >= 0 && max / 2 > med {
+        med = max / 2;
+    }
+    med
+}
+
+/// The state of a parallel solve: the interval known to hold the score and the tests that
+/// threads are running.
+struct Narrowing {
+    min: i32,
+    max: i32,
+    /// The test each thread runs.
+    running: Vec<Option<i32>>,
+}
+
 /// Counters of one solve.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SolveStats {
@@ -269,6 +317,8 @@ pub struct Solver {
     salt: u32,
     /// Enhanced transposition cut-offs at nodes with at least this many empty cells.
     etc_min_empty: i32,
+    /// Parallel solves: the keys (plus one) of the nodes that threads are searching.
+    busy: Option<Arc<Vec<AtomicU64>>>,
     /// Print the node count of every null-window test (standard error).
     trace: bool,
 }
@@ -316,6 +366,7 @@ impl Solver {
             salt: 0,
             etc_min_empty: 10,
             trace: false,
+            busy: None,
         }
     }
 
@@ -405,23 +456,9 @@ impl Solver {
         // Near the start (the empty board scores +1), the tests next to 0 dominate: make them
         // first, the weak test and then the one on the side it points to; later positions use
         // Pons' halving, tilted so that the cheap tests far from 0 come first and fill the table.
-        let mut iter = 0;
-        let near_start = n.moves < 4;
+        let near_start = n.moves < NEAR_START;
         while min < max {
-            let mut med = min + (max - min) / 2;
-            if med <= 0 && min / 2 < med {
-                med = min / 2;
-            } else if med >= 0 && max / 2 > med {
-                med = max / 2;
-            }
-            if near_start && iter == 0 && min < 0 && max > 0 {
-                med = 0;
-            } else if near_start && iter == 1 && min == 1 && max > 1 {
-                med = 1;
-            } else if near_start && iter == 1 && max == 0 && min < -1 {
-                med = -1;
-            }
-            iter += 1;
+            let med = next_test(min, max, near_start);
             let before = self.nodes;
             let t0 = Instant::now();
             let r = self.negamax(n, med, med + 1);
@@ -524,41 +561,99 @@ impl Solver {
         }
     }
 
-    /// Solves `p` with `threads` threads sharing the table (lazy SMP); returns the score and
-    /// the nodes searched by all threads.
+    /// Solves `p` with `threads` threads sharing the table; returns the score and the nodes
+    /// searched by all threads.
+    ///
+    /// The threads share the interval known to hold the score. Each takes the next
+    /// null-window test; when another thread already runs it, near the start it tests the
+    /// score against 1 at the same time (the empty board needs both tests), otherwise it
+    /// joins the same test with a perturbed move order (lazy SMP). A test that a result
+    /// elsewhere made useless is cancelled.
     pub fn solve_parallel(&mut self, p: &Connect, threads: usize, weak: bool) -> (i32, u64) {
-        if threads <= 1 {
+        if threads <= 1 || self.finished_score(p).is_some() || self.can_win_next(self.node(p)) {
             let before = self.nodes;
             let s = if weak { self.solve_weak(p) } else { self.solve(p) };
             return (s, self.nodes - before);
         }
-        let stop = Arc::new(AtomicBool::new(false));
+        let n = self.node(p);
+        let (min, max) =
+            if weak { (-1, 1) } else { (-(self.geo.cells - n.moves) / 2, (self.geo.cells + 1 - n.moves) / 2) };
+        let near_start = n.moves < NEAR_START;
+        let shared = std::sync::Mutex::new(Narrowing { min, max, running: vec![None; threads] });
+        let cancel: Vec<Arc<AtomicBool>> = (0..threads).map(|_| Arc::new(AtomicBool::new(false))).collect();
         let trace = self.trace;
-        let results: Vec<(Option<i32>, u64)> = std::thread::scope(|scope| {
+        let busy: Arc<Vec<AtomicU64>> = Arc::new((0..1 << BUSY_BITS).map(|_| AtomicU64::new(0)).collect());
+        let nodes: u64 = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
-                    let stop = stop.clone();
                     let table = self.table.clone();
                     let variant = self.variant;
-                    let p = p.clone();
+                    let (shared, cancel) = (&shared, &cancel);
+                    let busy = busy.clone();
                     scope.spawn(move || {
                         let mut s = Solver::with_table(variant, table);
                         s.salt = t as u32;
                         s.trace = trace;
-                        s.stop = Some(stop.clone());
-                        let r = s.try_solve(&p, weak).ok();
-                        if r.is_some() {
-                            stop.store(true, Ordering::Relaxed);
+                        s.stop = Some(cancel[t].clone());
+                        s.busy = Some(busy);
+                        loop {
+                            let med = {
+                                let mut g = shared.lock().expect("solver lock");
+                                if g.min >= g.max {
+                                    break;
+                                }
+                                cancel[t].store(false, Ordering::Relaxed);
+                                let mut med = next_test(g.min, g.max, near_start);
+                                if near_start && med == 0 && g.max > 1 && g.running.contains(&Some(0)) {
+                                    if !g.running.contains(&Some(1)) {
+                                        med = 1;
+                                    }
+                                }
+                                g.running[t] = Some(med);
+                                med
+                            };
+                            s.aborted = false;
+                            let before = s.nodes;
+                            let t0 = Instant::now();
+                            let r = s.negamax(n, med, med + 1);
+                            let mut g = shared.lock().expect("solver lock");
+                            g.running[t] = None;
+                            if s.aborted {
+                                continue;
+                            }
+                            if trace {
+                                eprintln!(
+                                    "  [thread {t}] score > {med}? {}  ({} nodes, {:.2} s)",
+                                    r > med,
+                                    s.nodes - before,
+                                    t0.elapsed().as_secs_f64()
+                                );
+                            }
+                            if r <= med {
+                                g.max = g.max.min(r);
+                            } else {
+                                g.min = g.min.max(r);
+                            }
+                            let (min, max) = (g.min, g.max);
+                            for (other, test) in g.running.iter().enumerate() {
+                                if let Some(m) = *test {
+                                    // The test of `m` is useless once the score is known to
+                                    // be above it or at most it.
+                                    if m < min || m >= max {
+                                        cancel[other].store(true, Ordering::Relaxed);
+                                    }
+                                }
+                            }
                         }
-                        (r, s.nodes)
+                        s.nodes
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("solver thread")).collect()
+            handles.into_iter().map(|h| h.join().expect("solver thread")).sum()
         });
-        let nodes = results.iter().map(|r| r.1).sum();
         self.nodes += nodes;
-        let score = results.iter().find_map(|r| r.0).expect("one thread finishes");
+        let g = shared.lock().expect("solver lock");
+        let score = if weak { g.min.signum() } else { g.min };
         (score, nodes)
     }
 
@@ -727,19 +822,52 @@ impl Solver {
 
         let last_col = (self.geo.width - 1) as u8;
         let canonical = |col: u8| if mirrored { last_col - col } else { col } + 1;
+        // Parallel solves: defer the moves into positions that another thread is searching
+        // (after the first move), and mark this one as searched.
+        let busy_slot = match &self.busy {
+            Some(busy) if self.geo.cells - n.moves >= BUSY_MIN_EMPTY => {
+                let slot = busy_index(key);
+                busy[slot].store(key + 1, Ordering::Relaxed);
+                if len > 2 {
+                    let mut deferred = 0;
+                    let mut j = 1;
+                    while j + deferred < len {
+                        let (_, bit, mbit, _) = list[j];
+                        let child = self.key_of(n.play(bit, mbit));
+                        if busy[busy_index(child)].load(Ordering::Relaxed) == child + 1 {
+                            list[j..len].rotate_left(1);
+                            deferred += 1;
+                        } else {
+                            j += 1;
+                        }
+                    }
+                }
+                Some(slot)
+            }
+            _ => None,
+        };
+        let mut result = None;
         for &(_, bit, mbit, col) in &list[..len] {
             let score = -self.negamax(n.play(bit, mbit), -beta, -alpha);
             if self.aborted {
-                return 0;
+                result = Some(0);
+                break;
             }
             if score >= beta {
                 let work = 64 - (self.nodes - start_nodes).leading_zeros();
                 self.table.put(key, (score + max_s - 2 * min_s + 2) as u8, canonical(col), work);
-                return score;
+                result = Some(score);
+                break;
             }
             if score > alpha {
                 alpha = score;
             }
+        }
+        if let (Some(slot), Some(busy)) = (busy_slot, &self.busy) {
+            let _ = busy[slot].compare_exchange(key + 1, 0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        if let Some(r) = result {
+            return r;
         }
         let work = 64 - (self.nodes - start_nodes).leading_zeros();
         self.table.put(key, (alpha - min_s + 1) as u8, 0, work);
