@@ -604,10 +604,13 @@ impl Solver {
                                 }
                                 cancel[t].store(false, Ordering::Relaxed);
                                 let mut med = next_test(g.min, g.max, near_start);
-                                if near_start && med == 0 && g.max > 1 && g.running.contains(&Some(0)) {
-                                    if !g.running.contains(&Some(1)) {
-                                        med = 1;
-                                    }
+                                if near_start
+                                    && med == 0
+                                    && g.max > 1
+                                    && g.running.contains(&Some(0))
+                                    && !g.running.contains(&Some(1))
+                                {
+                                    med = 1;
                                 }
                                 g.running[t] = Some(med);
                                 med
