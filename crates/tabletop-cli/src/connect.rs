@@ -261,6 +261,12 @@ pub struct BenchArgs {
     /// Skip the benchmark sets.
     #[arg(long)]
     pub no_sets: bool,
+    /// Solve this position (a column sequence) instead of the empty board with --empty.
+    #[arg(long, default_value = "")]
+    pub position: String,
+    /// Print the nodes and time of every null-window test of the --empty solve.
+    #[arg(long)]
+    pub trace: bool,
     /// Also play the acceptance matches: the engine as X against random (50 games) and
     /// level 3 (20 games), timing every move.
     #[arg(long)]
@@ -354,17 +360,22 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
     }
     if args.empty {
         println!(
-            "empty 7x6 board: {} solve, {} thread(s), table {} MB ...",
+            "7x6 position '{}': {} solve, {} thread(s), table {} MB ...",
+            args.position,
             if args.weak { "weak" } else { "strong" },
             args.threads,
             (args.empty_table * 8) >> 20
         );
         let mut solver = Solver::new(v, args.empty_table);
+        solver.set_trace(args.trace);
+        let p = Connect::from_notation(&v, &args.position)?;
         let start = Instant::now();
-        let (score, nodes) = solver.solve_parallel(&Connect::start(&v), args.threads, args.weak);
+        let (score, nodes) = solver.solve_parallel(&p, args.threads, args.weak);
         let t = start.elapsed();
         println!(
-            "empty board: score {score}, {nodes} nodes, {:.1} s (Pons 8 min / 3.1e9 nodes; Steininger 20 s)",
+            "position '{}': score {score}, {nodes} nodes, {:.1} s (empty board: Pons 8 min / 3.1e9 nodes; \
+             Steininger 20 s)",
+            args.position,
             t.as_secs_f64()
         );
     }

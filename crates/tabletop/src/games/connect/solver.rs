@@ -5,14 +5,16 @@
 //! a draw 0, a loss the negative of the winner's score.
 //!
 //! Techniques: the bitboard of [`rules`](super::rules); negamax with alpha-beta; the exact
-//! score found by a sequence of null-window searches that halve the interval (Pons' iterative
-//! narrowing, tilted towards 0); a transposition table of packed 64-bit entries (index = key
-//! modulo a prime, the quotient stored, so entries are exact) shared between threads and kept
-//! across positions (every entry is a true bound of an absolute score, so it stays valid);
-//! mirror symmetry (a position and its mirror share one entry); moves that lose at once are
-//! never explored (forced blocks, never under an opponent threat); centre-first ordering
-//! refined by the number of threats a move creates; enhanced transposition cut-offs; and lazy
-//! SMP on several threads for long solves.
+//! score found by a sequence of null-window searches (Pons' iterative narrowing, tilted
+//! towards 0; near the start, 0 first and then steps of one); a transposition table of packed
+//! 64-bit entries (exact keys, a bound, the best move and the work done) shared between
+//! threads and kept across positions (every entry is a true bound of an absolute score, so it
+//! stays valid); mirror symmetry (a position and its mirror share one entry); moves that lose
+//! at once are never explored (forced blocks, never under an opponent threat); the stored best
+//! move first, then centre-first ordering refined by the number of threats a move creates;
+//! enhanced transposition cut-offs; a claimeven bound (when every column has an even number of
+//! empty cells, the side to move gets at most the odd ones); and parallel solves that share
+//! the table and the score interval, deferring nodes another thread is searching.
 //!
 //! ```
 //! use tabletop::games::connect::solver::Solver;
@@ -28,62 +30,54 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::rules::{winning_cells, winning_cells4, Column, Connect, ConnectVariant};
+use super::rules::{has_line, winning_cells, winning_cells4, Column, Connect, ConnectVariant};
 use crate::game::Game;
 
 /// A transposition table of exact bounds, shareable between threads.
 ///
-/// Each entry is one `u64`: the number of empty cells (6 bits), a check value and the bound
-/// (8 bits). When keys fit in 50 bits (7x6 uses 49), the table has a power of two entries,
-/// indexed by a multiplicative hash, and the check value is the whole key. For larger boards
-/// the size is a prime, the index is the key modulo the size, and the check value is the
-/// quotient: either way a hit is exact. Entries go in pairs (two slots per key).
+/// Each entry is one `u64`: a check value (46 bits), a priority (6 bits: the log2 of the
+/// nodes the search below it took), the best move found (4 bits, 0 for none) and the bound
+/// (8 bits). The table has a power of two entries; a key of `k` bits is mixed by a
+/// multiplication modulo `2^k` (a bijection), the top bits of the product index a pair of
+/// slots and the low bits are the check value, so a hit is exact. Of the two slots of a key,
+/// the first keeps the entry that took the most work, the second always takes the newest.
 #[derive(Debug)]
 pub struct Table {
     entries: Vec<AtomicU64>,
-    size: u64,
-    /// Power-of-two mode: the shift that turns a hash into an index.
-    shift: Option<u32>,
+    /// Bits of a key.
+    key_bits: u32,
+    /// Bits of the check value (the key bits that the index does not give).
+    check_bits: u32,
 }
 
-fn is_prime(n: u64) -> bool {
-    if n < 2 {
-        return false;
-    }
-    let mut d = 2;
-    while d * d <= n {
-        if n.is_multiple_of(d) {
-            return false;
-        }
-        d += 1;
-    }
-    true
-}
+/// Bits of the check value of an entry.
+const CHECK_BITS: u32 = 46;
+const CHECK_SHIFT: u32 = 18;
+const PRIORITY_SHIFT: u32 = 12;
+const MOVE_SHIFT: u32 = 8;
 
 impl Table {
-    /// A table of about `entries` entries (8 bytes each; at least 65,536) for keys of
-    /// `key_bits` bits.
+    /// A table of about `entries` entries (8 bytes each; rounded down to a power of two, at
+    /// least 131,072, more for keys of over 62 bits) for keys of `key_bits` bits.
     pub fn new(entries: usize, key_bits: u32) -> Self {
-        let entries = entries.max(1 << 16) as u64;
-        if key_bits <= 50 {
-            let bits = (63 - entries.leading_zeros()).max(17);
-            let size = 1u64 << bits;
-            return Table { entries: (0..size).map(|_| AtomicU64::new(0)).collect(), size, shift: Some(64 - bits) };
+        let entries = entries.max(1 << 17) as u64;
+        let key_bits = key_bits.clamp(1, 64);
+        // The index gives `bits - 1` bits of the mixed key; the rest must fit the check.
+        let bits = (63 - entries.leading_zeros()).max(17).max((key_bits + 1).saturating_sub(CHECK_BITS));
+        let size = 1u64 << bits;
+        Table {
+            entries: (0..size).map(|_| AtomicU64::new(0)).collect(),
+            key_bits,
+            check_bits: (key_bits + 1).saturating_sub(bits).max(1),
         }
-        let mut size = entries;
-        while !is_prime(size) {
-            size -= 1;
-        }
-        // One spare entry: the pair of the last (even) index.
-        Table { entries: (0..=size).map(|_| AtomicU64::new(0)).collect(), size, shift: None }
     }
 
     /// The number of entries.
     pub fn len(&self) -> usize {
-        self.size as usize
+        self.entries.len()
     }
 
-    /// Always false: a table has at least 65,536 entries.
+    /// Always false: a table has at least 131,072 entries.
     pub fn is_empty(&self) -> bool {
         false
     }
@@ -101,34 +95,45 @@ impl Table {
     /// The first of the two slots of a key, and what the entry stores to check a hit.
     #[inline]
     fn slot(&self, key: u64) -> (usize, u64) {
-        match self.shift {
-            Some(shift) => ((key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize & !1, key),
-            None => {
-                let r = key % self.size;
-                ((r & !1) as usize, (key / self.size) << 1 | (r & 1))
-            }
-        }
+        let mixed = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mixed = if self.key_bits < 64 { mixed & ((1u64 << self.key_bits) - 1) } else { mixed };
+        let index = (mixed >> self.check_bits) << 1;
+        (index as usize, mixed & ((1u64 << self.check_bits) - 1))
     }
 
+    /// The bound stored for `key` (0 for none) and the best move stored (0 for none, else the
+    /// column plus one).
     #[inline]
-    fn get(&self, key: u64) -> u8 {
+    fn get(&self, key: u64) -> (u8, u8) {
         let (i, check) = self.slot(key);
         for e in [self.entries[i].load(Ordering::Relaxed), self.entries[i + 1].load(Ordering::Relaxed)] {
-            if (e & CHECK_MASK) >> 8 == check {
-                return (e & 0xff) as u8;
+            if e >> CHECK_SHIFT == check {
+                return ((e & 0xff) as u8, ((e >> MOVE_SHIFT) & 0xf) as u8);
             }
         }
-        0
+        (0, 0)
     }
 
-    /// Stores a bound. Two slots per key: the first keeps the entry with the most empty cells
-    /// (the most work saved), the second always takes the newest.
+    /// Stores a bound and a best move (0 for none: then the move stored before is kept).
     #[inline]
-    fn put(&self, key: u64, value: u8, empties: i32) {
+    fn put(&self, key: u64, value: u8, mut best: u8, priority: u32) {
         let (i, check) = self.slot(key);
-        let entry = (empties as u64) << 58 | check << 8 | value as u64;
         let first = self.entries[i].load(Ordering::Relaxed);
-        if (first & CHECK_MASK) >> 8 == check || empties as u64 >= first >> 58 {
+        let second = self.entries[i + 1].load(Ordering::Relaxed);
+        let priority = priority.min(63) as u64;
+        let same_first = first >> CHECK_SHIFT == check;
+        if best == 0 {
+            let old = if same_first {
+                first
+            } else if second >> CHECK_SHIFT == check {
+                second
+            } else {
+                0
+            };
+            best = ((old >> MOVE_SHIFT) & 0xf) as u8;
+        }
+        let entry = check << CHECK_SHIFT | priority << PRIORITY_SHIFT | (best as u64) << MOVE_SHIFT | value as u64;
+        if same_first || priority >= (first >> PRIORITY_SHIFT) & 63 {
             self.entries[i].store(entry, Ordering::Relaxed);
         } else {
             self.entries[i + 1].store(entry, Ordering::Relaxed);
@@ -136,12 +141,10 @@ impl Table {
     }
 }
 
-/// The bits of an entry that hold the check value and the bound.
-const CHECK_MASK: u64 = (1 << 58) - 1;
-
 /// Board geometry shared by every node of a search.
 #[derive(Clone, Debug)]
 struct Geometry {
+    variant: ConnectVariant,
     width: usize,
     height: usize,
     line: usize,
@@ -152,6 +155,9 @@ struct Geometry {
     order: [usize; 9],
     min_score: i32,
     max_score: i32,
+    /// The cells at the rows where the first empty cell of a column lies when the column has
+    /// an even number of empty cells (its first, third, ... empty cells then lie on them).
+    claim_rows: u64,
 }
 
 impl Geometry {
@@ -168,7 +174,16 @@ impl Geometry {
             *o = (w / 2 + (1 - 2 * (i % 2)) * (i + 1) / 2) as usize;
         }
         let cells = v.cells() as i32;
+        let height = v.height();
+        let mut claim_rows = 0u64;
+        for c in 0..width {
+            for r in (height % 2..height).step_by(2) {
+                claim_rows |= 1u64 << (c * (height + 1) + r);
+            }
+        }
         Geometry {
+            variant: v,
+            claim_rows,
             width,
             height: v.height(),
             line: v.line(),
@@ -191,6 +206,32 @@ impl Geometry {
         }
     }
 
+    /// Does `stones` hold a whole line?
+    #[inline]
+    fn has_line(&self, stones: u64, v: ConnectVariant) -> bool {
+        if self.line == 4 {
+            let h = self.height;
+            for s in [1, h + 1, h, h + 2] {
+                let m = stones & (stones >> s);
+                if m & (m >> (2 * s)) != 0 {
+                    return true;
+                }
+            }
+            false
+        } else {
+            has_line(stones, v)
+        }
+    }
+
+    /// Claimeven: when every column has an even number of empty cells, the opponent of the
+    /// side to move can answer every move on top of it, and so takes the even empty cells of
+    /// every column while the side to move gets the odd ones. If the side's stones and those
+    /// odd cells hold no line, the side to move cannot win: its score is at most 0.
+    #[inline]
+    fn cannot_win(&self, cur: u64, mask: u64, possible: u64) -> bool {
+        possible & !self.claim_rows == 0 && !self.has_line(cur | (self.claim_rows & !mask), self.variant)
+    }
+
     #[inline]
     fn mirror(&self, key: u64) -> u64 {
         let s = self.height + 1;
@@ -201,6 +242,54 @@ impl Geometry {
         }
         r
     }
+}
+
+/// Parallel solves mark the nodes with at least this many empty cells as being searched.
+const BUSY_MIN_EMPTY: i32 = 14;
+
+/// Bits of the index of the table of nodes being searched.
+const BUSY_BITS: u32 = 16;
+
+#[inline]
+fn busy_index(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUSY_BITS)) as usize
+}
+
+/// Positions with fewer stones played test the score against 0 first.
+const NEAR_START: i32 = 4;
+
+/// The next null-window test (is the score above the returned value?) when the score is known
+/// to lie in `min..=max` (`min < max`).
+///
+/// Near the start (the empty board scores +1), the tests next to 0 dominate: make them first,
+/// the weak test and then step by one on the side it points to (up to 3). Otherwise Pons' halving, tilted so
+/// that the cheap tests far from 0 come first and fill the table.
+fn next_test(min: i32, max: i32, near_start: bool) -> i32 {
+    if near_start {
+        if min < 0 && max > 0 {
+            return 0;
+        } else if (1..=3).contains(&min) {
+            return min;
+        } else if (-3..=0).contains(&max) {
+            return max - 1;
+        }
+    }
+    let mut med = min + (max - min) / 2;
+    if med <= 0 && min / 2 < med {
+        med = min / 2;
+    } else if med >= 0 && max / 2 > med {
+        med = max / 2;
+    }
+    med
+}
+
+/// The state of a parallel solve: the interval known to hold the score and the tests that
+/// threads are running.
+struct Narrowing {
+    min: i32,
+    max: i32,
+    /// The test each thread runs.
+    running: Vec<Option<i32>>,
 }
 
 /// Counters of one solve.
@@ -230,6 +319,10 @@ pub struct Solver {
     salt: u32,
     /// Enhanced transposition cut-offs at nodes with at least this many empty cells.
     etc_min_empty: i32,
+    /// Parallel solves: the keys (plus one) of the nodes that threads are searching.
+    busy: Option<Arc<Vec<AtomicU64>>>,
+    /// Print the node count of every null-window test (standard error).
+    trace: bool,
 }
 
 /// A position inside the solver: the side to move's stones, every stone, the same two boards
@@ -273,7 +366,9 @@ impl Solver {
             stop: None,
             aborted: false,
             salt: 0,
-            etc_min_empty: 20,
+            etc_min_empty: 10,
+            trace: false,
+            busy: None,
         }
     }
 
@@ -300,6 +395,11 @@ impl Solver {
     /// Resets the node counter.
     pub fn reset_nodes(&mut self) {
         self.nodes = 0;
+    }
+
+    /// Prints the node count and time of every null-window test to standard error.
+    pub fn set_trace(&mut self, trace: bool) {
+        self.trace = trace;
     }
 
     /// Sets (or clears) a deadline after which [`Solver::try_solve`] gives up.
@@ -355,14 +455,24 @@ impl Solver {
             min = -1;
             max = 1;
         }
+        // Near the start (the empty board scores +1), the tests next to 0 dominate: make them
+        // first, the weak test and then the one on the side it points to; later positions use
+        // Pons' halving, tilted so that the cheap tests far from 0 come first and fill the table.
+        let near_start = n.moves < NEAR_START;
         while min < max {
-            let mut med = min + (max - min) / 2;
-            if med <= 0 && min / 2 < med {
-                med = min / 2;
-            } else if med >= 0 && max / 2 > med {
-                med = max / 2;
-            }
+            let med = next_test(min, max, near_start);
+            let before = self.nodes;
+            let t0 = Instant::now();
             let r = self.negamax(n, med, med + 1);
+            if self.trace {
+                eprintln!(
+                    "  [thread {}] score > {med}? {}  ({} nodes, {:.2} s)",
+                    self.salt,
+                    r > med,
+                    self.nodes - before,
+                    t0.elapsed().as_secs_f64()
+                );
+            }
             if self.aborted {
                 return Err(OutOfTime);
             }
@@ -453,39 +563,95 @@ impl Solver {
         }
     }
 
-    /// Solves `p` with `threads` threads sharing the table (lazy SMP); returns the score and
-    /// the nodes searched by all threads.
+    /// Solves `p` with `threads` threads sharing the table; returns the score and the nodes
+    /// searched by all threads.
+    ///
+    /// The threads share the interval known to hold the score and take the same next
+    /// null-window test with perturbed move orders (lazy SMP); a thread defers the moves into
+    /// positions that another thread is searching. (Running the next tests at once, e.g.
+    /// score > 1 beside score > 0 on the empty board, was measured and is far worse: a test
+    /// costs much more without the table that the previous one leaves.) A test that a
+    /// result elsewhere made useless is cancelled.
     pub fn solve_parallel(&mut self, p: &Connect, threads: usize, weak: bool) -> (i32, u64) {
-        if threads <= 1 {
+        if threads <= 1 || self.finished_score(p).is_some() || self.can_win_next(self.node(p)) {
             let before = self.nodes;
             let s = if weak { self.solve_weak(p) } else { self.solve(p) };
             return (s, self.nodes - before);
         }
-        let stop = Arc::new(AtomicBool::new(false));
-        let results: Vec<(Option<i32>, u64)> = std::thread::scope(|scope| {
+        let n = self.node(p);
+        let (min, max) =
+            if weak { (-1, 1) } else { (-(self.geo.cells - n.moves) / 2, (self.geo.cells + 1 - n.moves) / 2) };
+        let near_start = n.moves < NEAR_START;
+        let shared = std::sync::Mutex::new(Narrowing { min, max, running: vec![None; threads] });
+        let cancel: Vec<Arc<AtomicBool>> = (0..threads).map(|_| Arc::new(AtomicBool::new(false))).collect();
+        let trace = self.trace;
+        let busy: Arc<Vec<AtomicU64>> = Arc::new((0..1 << BUSY_BITS).map(|_| AtomicU64::new(0)).collect());
+        let nodes: u64 = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
-                    let stop = stop.clone();
                     let table = self.table.clone();
                     let variant = self.variant;
-                    let p = p.clone();
+                    let (shared, cancel) = (&shared, &cancel);
+                    let busy = busy.clone();
                     scope.spawn(move || {
                         let mut s = Solver::with_table(variant, table);
                         s.salt = t as u32;
-                        s.stop = Some(stop.clone());
-                        let r = s.try_solve(&p, weak).ok();
-                        if r.is_some() {
-                            stop.store(true, Ordering::Relaxed);
+                        s.trace = trace;
+                        s.stop = Some(cancel[t].clone());
+                        s.busy = Some(busy);
+                        loop {
+                            let med = {
+                                let mut g = shared.lock().expect("solver lock");
+                                if g.min >= g.max {
+                                    break;
+                                }
+                                cancel[t].store(false, Ordering::Relaxed);
+                                let med = next_test(g.min, g.max, near_start);
+                                g.running[t] = Some(med);
+                                med
+                            };
+                            s.aborted = false;
+                            let before = s.nodes;
+                            let t0 = Instant::now();
+                            let r = s.negamax(n, med, med + 1);
+                            let mut g = shared.lock().expect("solver lock");
+                            g.running[t] = None;
+                            if s.aborted {
+                                continue;
+                            }
+                            if trace {
+                                eprintln!(
+                                    "  [thread {t}] score > {med}? {}  ({} nodes, {:.2} s)",
+                                    r > med,
+                                    s.nodes - before,
+                                    t0.elapsed().as_secs_f64()
+                                );
+                            }
+                            if r <= med {
+                                g.max = g.max.min(r);
+                            } else {
+                                g.min = g.min.max(r);
+                            }
+                            let (min, max) = (g.min, g.max);
+                            for (other, test) in g.running.iter().enumerate() {
+                                if let Some(m) = *test {
+                                    // The test of `m` is useless once the score is known to
+                                    // be above it or at most it.
+                                    if m < min || m >= max {
+                                        cancel[other].store(true, Ordering::Relaxed);
+                                    }
+                                }
+                            }
                         }
-                        (r, s.nodes)
+                        s.nodes
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().expect("solver thread")).collect()
+            handles.into_iter().map(|h| h.join().expect("solver thread")).sum()
         });
-        let nodes = results.iter().map(|r| r.1).sum();
         self.nodes += nodes;
-        let score = results.iter().find_map(|r| r.0).expect("one thread finishes");
+        let g = shared.lock().expect("solver lock");
+        let score = if weak { g.min.signum() } else { g.min };
         (score, nodes)
     }
 
@@ -546,6 +712,9 @@ impl Solver {
         if n.moves >= g.cells - 2 {
             return 0;
         }
+        if alpha >= 0 && g.cannot_win(n.cur, n.mask, possible) {
+            return 0;
+        }
         let min = -(g.cells - 2 - n.moves) / 2;
         if alpha < min {
             alpha = min;
@@ -554,8 +723,12 @@ impl Solver {
             }
         }
         let mut max = (g.cells - 1 - n.moves) / 2;
-        let key = self.key_of(n);
-        let v = self.table.get(key) as i32;
+        let (plain_key, mirror_key) = (n.cur + n.mask, n.mcur + n.mmask);
+        let mirrored = mirror_key < plain_key;
+        let key = plain_key.min(mirror_key);
+        let start_nodes = self.nodes;
+        let (v, tt_move) = self.table.get(key);
+        let v = v as i32;
         let (min_s, max_s) = (self.geo.min_score, self.geo.max_score);
         if v != 0 {
             if v > max_s - min_s + 1 {
@@ -586,7 +759,15 @@ impl Solver {
 
         // Order: centre first, then by threats created.
         let g = &self.geo;
-        let mut list = [(0i32, 0u64, 0u64); 9];
+        let mut list = [(0i32, 0u64, 0u64, 0u8); 9];
+        // The stored best move, as a column of this orientation.
+        let tt_col = if tt_move == 0 {
+            usize::MAX
+        } else if mirrored {
+            g.width - tt_move as usize
+        } else {
+            tt_move as usize - 1
+        };
         let mut len = 0;
         for i in 0..g.width {
             let col = g.order[i];
@@ -606,24 +787,28 @@ impl Solver {
                 return (g.cells - 1 - n.moves) / 2;
             }
             let mut score = threats.count_ones() as i32 * 2;
+            if col == tt_col {
+                score = 1000;
+            }
             if self.salt != 0 && (i as u32 + self.salt).is_multiple_of(3) {
                 score += 1;
             }
+
             // Insertion, stable for equal scores (keeps centre-first order).
             let mut j = len;
             while j > 0 && list[j - 1].0 < score {
                 list[j] = list[j - 1];
                 j -= 1;
             }
-            list[j] = (score, bit, mbit);
+            list[j] = (score, bit, mbit, col as u8);
             len += 1;
         }
 
         // Enhanced transposition cut-off: a child whose stored upper bound already refutes it.
         if g.cells - n.moves >= self.etc_min_empty {
-            for &(_, bit, mbit) in &list[..len] {
+            for &(_, bit, mbit, _) in &list[..len] {
                 let child = n.play(bit, mbit);
-                let cv = self.table.get(self.key_of(child)) as i32;
+                let cv = self.table.get(self.key_of(child)).0 as i32;
                 if cv != 0 && cv <= max_s - min_s + 1 {
                     let child_upper = cv + min_s - 1;
                     if -child_upper >= beta {
@@ -633,20 +818,57 @@ impl Solver {
             }
         }
 
-        for &(_, bit, mbit) in &list[..len] {
+        let last_col = (self.geo.width - 1) as u8;
+        let canonical = |col: u8| if mirrored { last_col - col } else { col } + 1;
+        // Parallel solves: defer the moves into positions that another thread is searching
+        // (after the first move), and mark this one as searched.
+        let busy_slot = match &self.busy {
+            Some(busy) if self.geo.cells - n.moves >= BUSY_MIN_EMPTY => {
+                let slot = busy_index(key);
+                busy[slot].store(key + 1, Ordering::Relaxed);
+                if len > 2 {
+                    let mut deferred = 0;
+                    let mut j = 1;
+                    while j + deferred < len {
+                        let (_, bit, mbit, _) = list[j];
+                        let child = self.key_of(n.play(bit, mbit));
+                        if busy[busy_index(child)].load(Ordering::Relaxed) == child + 1 {
+                            list[j..len].rotate_left(1);
+                            deferred += 1;
+                        } else {
+                            j += 1;
+                        }
+                    }
+                }
+                Some(slot)
+            }
+            _ => None,
+        };
+        let mut result = None;
+        for &(_, bit, mbit, col) in &list[..len] {
             let score = -self.negamax(n.play(bit, mbit), -beta, -alpha);
             if self.aborted {
-                return 0;
+                result = Some(0);
+                break;
             }
             if score >= beta {
-                self.table.put(key, (score + max_s - 2 * min_s + 2) as u8, self.geo.cells - n.moves);
-                return score;
+                let work = 64 - (self.nodes - start_nodes).leading_zeros();
+                self.table.put(key, (score + max_s - 2 * min_s + 2) as u8, canonical(col), work);
+                result = Some(score);
+                break;
             }
             if score > alpha {
                 alpha = score;
             }
         }
-        self.table.put(key, (alpha - min_s + 1) as u8, self.geo.cells - n.moves);
+        if let (Some(slot), Some(busy)) = (busy_slot, &self.busy) {
+            let _ = busy[slot].compare_exchange(key + 1, 0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        if let Some(r) = result {
+            return r;
+        }
+        let work = 64 - (self.nodes - start_nodes).leading_zeros();
+        self.table.put(key, (alpha - min_s + 1) as u8, 0, work);
         alpha
     }
 }
