@@ -54,6 +54,9 @@ pub struct BenchArgs {
     /// Skip the midgame depth benchmark.
     #[arg(long)]
     pub no_midgame: bool,
+    /// The endgame solver's transposition table holds 2^BITS entries.
+    #[arg(long, value_name = "BITS", default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=28))]
+    pub table_bits: u32,
 }
 
 /// Options of `tabletop perft reversi`.
@@ -206,7 +209,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         println!("FFO endgames #40-#49 (exact solve, best move checked against the file):");
         let mut total_time = 0.0;
         let mut total_nodes = 0u64;
-        let mut solver = Solver::new(22);
+        let mut solver = Solver::new(args.table_bits);
         for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).take(args.ffo_count).enumerate() {
             let position: Reversi = line.parse().with_context(|| format!("FFO line {}", i + 1))?;
             let scores: Vec<(String, i32)> = line

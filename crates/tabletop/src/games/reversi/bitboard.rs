@@ -120,6 +120,95 @@ pub fn flips(p: u64, o: u64, sq: usize) -> u64 {
     f
 }
 
+/// The number of discs that placing on `sq` flips when every other square is occupied: the
+/// placer owns `p` and the opponent every other square. The last empty square of a game is
+/// scored with this instead of [`flips`]: four line patterns and four table lookups.
+///
+/// ```
+/// use tabletop::games::reversi::bitboard::{flips, last_flip_count};
+/// // a1 empty, black owns c1 and c3, white everything else: a1 flips b1 and b2.
+/// let sq = 0;
+/// let black = (1 << 2) | (1 << 18);
+/// let white = !black & !(1 << sq);
+/// assert_eq!(last_flip_count(black, sq), 2);
+/// assert_eq!(last_flip_count(black, sq), flips(black, white, sq).count_ones());
+/// ```
+#[inline]
+pub fn last_flip_count(p: u64, sq: usize) -> u32 {
+    let (row, col) = (sq / 8, sq % 8);
+    let lines = &LINE_MASKS[sq];
+    // Each line's discs of `p` as an 8-bit pattern: bit k is the k-th square of the line (by
+    // column for rows and diagonals, by row for the column). Squares off a short diagonal read
+    // as opponent discs running to the edge, so they never close a line.
+    let row_bits = (p >> (8 * row)) & 0xFF;
+    let col_bits = ((p >> col) & 0x0101_0101_0101_0101).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+    let diag1 = (p & lines[0]).wrapping_mul(0x0101_0101_0101_0101) >> 56;
+    let diag2 = (p & lines[1]).wrapping_mul(0x0101_0101_0101_0101) >> 56;
+    let counts = &LINE_FLIPS;
+    (counts[col][row_bits as usize]
+        + counts[row][col_bits as usize]
+        + counts[col][diag1 as usize]
+        + counts[col][diag2 as usize]) as u32
+}
+
+/// The two diagonals through each square: `[a1-h8 direction, h1-a8 direction]`.
+static LINE_MASKS: [[u64; 2]; 64] = make_line_masks();
+
+const fn make_line_masks() -> [[u64; 2]; 64] {
+    let mut masks = [[0u64; 2]; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        let (r, c) = ((sq / 8) as i32, (sq % 8) as i32);
+        let mut other = 0i32;
+        while other < 64 {
+            let (r2, c2) = (other / 8, other % 8);
+            if r2 - r == c2 - c {
+                masks[sq][0] |= 1 << other;
+            }
+            if r2 - r == c - c2 {
+                masks[sq][1] |= 1 << other;
+            }
+            other += 1;
+        }
+        sq += 1;
+    }
+    masks
+}
+
+/// `LINE_FLIPS[pos][own]`: the discs flipped along a full line of 8 by placing at `pos` when
+/// `own` marks the placer's discs and every other square holds an opponent disc.
+static LINE_FLIPS: [[u8; 256]; 8] = make_line_flips();
+
+const fn make_line_flips() -> [[u8; 256]; 8] {
+    let mut table = [[0u8; 256]; 8];
+    let mut pos = 0;
+    while pos < 8 {
+        let mut own = 0;
+        while own < 256 {
+            let mut total = 0;
+            // Towards higher positions, then towards lower ones.
+            let mut i = pos + 1;
+            while i < 8 && own >> i & 1 == 0 {
+                i += 1;
+            }
+            if i < 8 {
+                total += i - pos - 1;
+            }
+            let mut j = pos as i32 - 1;
+            while j >= 0 && own >> j & 1 == 0 {
+                j -= 1;
+            }
+            if j >= 0 {
+                total += pos - j as usize - 1;
+            }
+            table[pos][own] = total as u8;
+            own += 1;
+        }
+        pos += 1;
+    }
+    table
+}
+
 /// The squares next to each square.
 static NEIGHBOURS: [u64; 64] = make_neighbours();
 
@@ -173,32 +262,7 @@ pub const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// occupied corner along filled or own-coloured edge runs, plus discs on completely filled
 /// lines in all four directions.
 pub fn stable(p: u64, o: u64) -> u64 {
-    let occupied = p | o;
-    // Filled lines in each of the four directions.
-    let mut full_h = 0u64;
-    for r in 0..8 {
-        let row = 0xFFu64 << (8 * r);
-        if occupied & row == row {
-            full_h |= row;
-        }
-    }
-    let mut full_v = 0u64;
-    for c in 0..8 {
-        let col = 0x0101_0101_0101_0101u64 << c;
-        if occupied & col == col {
-            full_v |= col;
-        }
-    }
-    let mut full_d1 = 0u64;
-    let mut full_d2 = 0u64;
-    for i in 0..15 {
-        if occupied & DIAGS.0[i] == DIAGS.0[i] {
-            full_d1 |= DIAGS.0[i];
-        }
-        if occupied & DIAGS.1[i] == DIAGS.1[i] {
-            full_d2 |= DIAGS.1[i];
-        }
-    }
+    let [full_h, full_v, full_d1, full_d2] = full_lines(p | o);
     let mut st = p & full_h & full_v & full_d1 & full_d2;
     // Grow from corners: a disc is stable if in each of the 4 line directions one neighbour is
     // stable own/edge, or the line is full.
@@ -221,20 +285,37 @@ pub fn stable(p: u64, o: u64) -> u64 {
     }
 }
 
-/// The 15 a1-h8 diagonals and the 15 h1-a8 diagonals.
-static DIAGS: ([u64; 15], [u64; 15]) = make_diags();
-
-const fn make_diags() -> ([u64; 15], [u64; 15]) {
-    let mut d1 = [0u64; 15];
-    let mut d2 = [0u64; 15];
-    let mut sq = 0;
-    while sq < 64 {
-        let (r, c) = (sq / 8, sq % 8);
-        d1[r + 7 - c] |= 1 << sq;
-        d2[r + c] |= 1 << sq;
-        sq += 1;
-    }
-    (d1, d2)
+/// The squares whose whole line is occupied, for each direction: `[horizontal, vertical,
+/// a1-h8 diagonal, h1-a8 diagonal]`.
+#[inline]
+fn full_lines(occupied: u64) -> [u64; 4] {
+    // A row is full when its 8 bits are: fold them onto the a file, then spread back.
+    let mut h = occupied & (occupied >> 4);
+    h &= h >> 2;
+    h &= h >> 1;
+    let full_h = (h & 0x0101_0101_0101_0101).wrapping_mul(0xFF);
+    // A column likewise, folding the rows onto the first.
+    let mut v = occupied & (occupied >> 32);
+    v &= v >> 16;
+    v &= v >> 8;
+    let full_v = (v & 0xFF).wrapping_mul(0x0101_0101_0101_0101);
+    // Diagonals: spread the empty squares along them both ways (1, 2 then 4 steps, masking the
+    // files a step would wrap into); a square no empty square reaches lies on a full line.
+    let empty = !occupied;
+    let spread = |shift: u32, up: [u64; 3], down: [u64; 3]| {
+        let mut a = empty | ((empty << shift) & up[0]);
+        a |= (a << (2 * shift)) & up[1];
+        a |= (a << (4 * shift)) & up[2];
+        let mut b = empty | ((empty >> shift) & down[0]);
+        b |= (b >> (2 * shift)) & down[1];
+        b |= (b >> (4 * shift)) & down[2];
+        !(a | b)
+    };
+    const NOT_LOW_FILES: [u64; 3] = [0xFEFE_FEFE_FEFE_FEFE, 0xFCFC_FCFC_FCFC_FCFC, 0xF0F0_F0F0_F0F0_F0F0];
+    const NOT_HIGH_FILES: [u64; 3] = [0x7F7F_7F7F_7F7F_7F7F, 0x3F3F_3F3F_3F3F_3F3F, 0x0F0F_0F0F_0F0F_0F0F];
+    let full_d1 = spread(9, NOT_LOW_FILES, NOT_HIGH_FILES);
+    let full_d2 = spread(7, NOT_HIGH_FILES, NOT_LOW_FILES);
+    [full_h, full_v, full_d1, full_d2]
 }
 
 /// Iterates over the set bits of a bitboard, lowest first, as square indices.
@@ -303,6 +384,52 @@ mod tests {
                 }
             }
             assert_eq!(moves(p, o), m);
+        }
+    }
+
+    #[test]
+    fn last_flip_count_matches_flips_on_full_boards() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..5000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let sq = (x >> 58) as usize;
+            let p = x.rotate_left(17) & !(1 << sq);
+            let o = !p & !(1 << sq);
+            assert_eq!(last_flip_count(p, sq), flips(p, o, sq).count_ones(), "square {sq}, p {p:#x}");
+            assert_eq!(last_flip_count(o, sq), flips(o, p, sq).count_ones(), "square {sq}, o {o:#x}");
+        }
+    }
+
+    #[test]
+    fn full_lines_match_a_naive_scan() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..3000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly full boards, so that full lines occur.
+            let occupied = !(x & x.rotate_left(11) & x.rotate_left(29) & if i % 3 == 0 { 0 } else { !0 });
+            let mut expected = [0u64; 4];
+            for sq in 0..64i32 {
+                let (r, c) = (sq / 8, sq % 8);
+                for (k, (dr, dc)) in [(0, 1), (1, 0), (1, 1), (1, -1)].into_iter().enumerate() {
+                    let mut full = true;
+                    for sign in [-1, 1] {
+                        let (mut rr, mut cc) = (r, c);
+                        while (0..8).contains(&rr) && (0..8).contains(&cc) {
+                            full &= occupied >> (rr * 8 + cc) & 1 == 1;
+                            rr += sign * dr;
+                            cc += sign * dc;
+                        }
+                    }
+                    if full {
+                        expected[k] |= 1 << sq;
+                    }
+                }
+            }
+            assert_eq!(full_lines(occupied), expected, "{occupied:#x}");
         }
     }
 

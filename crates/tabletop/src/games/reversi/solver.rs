@@ -10,21 +10,26 @@
 //!   tie-breaks; from [`SHALLOW_MIN`] empties a shallow search of the reply on a quick
 //!   mobility/corner/frontier evaluation is added to the key (counted double), deeper with
 //!   more empties;
-//! - **parity**: below [`ORDER_MIN`] empties, moves in quadrants with an odd number of empties
-//!   first;
+//! - **parity and square classes**: below [`ORDER_MIN`] empties, moves in quadrants with an
+//!   odd number of empties first, and within those corners first and the squares next to
+//!   corners last (a fixed order of the 64 squares, so that iterating over a bitboard of
+//!   ranks visits them in that order);
 //! - a **transposition table** of exact lower/upper bounds keyed by the full position (no false
-//!   hits), two entries per bucket, deeper entries kept, used from [`TABLE_MIN`] empties;
+//!   hits), two entries per bucket, deeper entries kept, used from [`TABLE_MIN`] empties, on
+//!   huge pages where the system allows; from [`NEAR_MIN`] empties to [`TABLE_MIN`], a
+//!   small table that stays in the processor's cache;
 //! - **enhanced transposition cut-off**: before searching, children already in the table may
 //!   refute the node at once;
 //! - **stability cut-off**: the opponent's stable discs bound the best reachable score, tried
-//!   when the window is high enough for it to matter (a threshold by empties, after Edax);
+//!   when the window is high enough for it to matter (a threshold by empties, after Edax),
+//!   down to 4 empties;
 //! - **special-cased last empties**: the last 6 empties are searched over the empty squares
 //!   without table or sorting, the last 3 and 2 by dedicated functions, and the very last
-//!   empty counts flips directly.
+//!   empty counts its flips from four line patterns and a table.
 
 use std::time::Instant;
 
-use super::bitboard::{adjacent, final_score, flips, moves, stable, Bits, CORNERS};
+use super::bitboard::{adjacent, final_score, flips, last_flip_count, moves, stable, Bits, CORNERS};
 use super::rules::{Reversi, ReversiMove, Square};
 
 /// Below this many empties, moves are ordered by parity only (no mobility sort, no table).
@@ -34,6 +39,11 @@ pub const ORDER_MIN: u32 = 7;
 pub const TABLE_MIN: u32 = 9;
 /// Up to this many empties, the dedicated small-endgame search runs.
 const SMALL_MAX: u32 = ORDER_MIN - 1;
+/// From this many empties up to [`TABLE_MIN`], nodes use a small table that stays in the
+/// processor's cache: it catches the transpositions between nearby subtrees, cheaply.
+pub const NEAR_MIN: u32 = 7;
+/// The small table holds `2^NEAR_BITS` entries (24 KB).
+const NEAR_BITS: u32 = 10;
 /// From this many empties, moves are ordered by a shallow search.
 pub const SHALLOW_MIN: u32 = 15;
 /// The shallow search is `(empties - SHALLOW_OFFSET) / 4` plies deep: 2 from 15 empties, 3
@@ -50,6 +60,76 @@ struct Entry {
     upper: i8,
     best: u8,
     empties: u8,
+}
+
+/// A transposition table of exact score bounds, in buckets of two entries.
+struct Table {
+    entries: Vec<Entry>,
+    mask: usize,
+}
+
+impl Table {
+    fn new(bits: u32) -> Table {
+        let size = 1usize << bits;
+        Table { entries: crate::memory::large_vec(size, Entry::default()), mask: size - 1 }
+    }
+
+    fn clear(&mut self) {
+        self.entries.iter_mut().for_each(|e| *e = Entry::default());
+    }
+
+    #[inline]
+    fn slot(&self, p: u64, o: u64) -> usize {
+        let h = (p ^ o.rotate_left(23)).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ o.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+        ((h >> 20) as usize) & self.mask & !1
+    }
+
+    #[inline]
+    fn probe(&self, p: u64, o: u64) -> Option<Entry> {
+        let i = self.slot(p, o);
+        for e in &self.entries[i..i + 2] {
+            if e.p == p && e.o == o && (e.p | e.o) != 0 {
+                return Some(*e);
+            }
+        }
+        None
+    }
+
+    fn store(&mut self, p: u64, o: u64, empties: u32, (alpha, beta): (i32, i32), value: i32, best: u8) {
+        let (mut lower, mut upper) = if value <= alpha {
+            (-64, value)
+        } else if value >= beta {
+            (value, 64)
+        } else {
+            (value, value)
+        };
+        let i = self.slot(p, o);
+        let slot = if self.entries[i].p == p && self.entries[i].o == o {
+            i
+        } else if self.entries[i + 1].p == p && self.entries[i + 1].o == o {
+            i + 1
+        } else if self.entries[i].empties <= self.entries[i + 1].empties {
+            i
+        } else {
+            i + 1
+        };
+        let e = &mut self.entries[slot];
+        let mut best = best;
+        if e.p == p && e.o == o {
+            lower = lower.max(e.lower as i32);
+            upper = upper.min(e.upper as i32);
+            if value <= alpha && e.best < 64 {
+                // A fail-low proves nothing about the moves: keep the one that once cut.
+                best = e.best;
+            }
+        } else if e.empties as u32 > empties + 2 && slot == i {
+            // Keep a much deeper entry in the first slot; use the second.
+            let e2 = &mut self.entries[i + 1];
+            *e2 = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8 };
+            return;
+        }
+        *e = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8 };
+    }
 }
 
 /// What the solver found for a position.
@@ -73,8 +153,9 @@ pub struct Solution {
 /// assert!(solution.best.is_some() && solution.score.abs() <= 64);
 /// ```
 pub struct Solver {
-    table: Vec<Entry>,
-    mask: usize,
+    table: Table,
+    /// A small table, resident in the cache, for the nodes below [`TABLE_MIN`] empties.
+    near: Table,
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
@@ -90,9 +171,90 @@ fn stability_threshold(empties: u32) -> i32 {
     T[(empties as usize).min(40)]
 }
 
+/// The stability cut-off: the opponent's stable discs bound the score of `p` from above; this
+/// bound if it is at most `alpha`. Tried only when `alpha` is high for the empties (below the
+/// threshold the bound almost never cuts).
+#[inline]
+fn stability_cutoff(p: u64, o: u64, alpha: i32, empties: u32) -> Option<i32> {
+    if alpha < stability_threshold(empties) {
+        return None;
+    }
+    let bound = 64 - 2 * stable(o, p).count_ones() as i32;
+    (bound <= alpha).then_some(bound)
+}
+
 /// Quadrant masks, for parity.
 const QUADRANTS: [u64; 4] =
     [0x0000_0000_0F0F_0F0F, 0x0000_0000_F0F0_F0F0, 0x0F0F_0F0F_0000_0000, 0xF0F0_F0F0_0000_0000];
+
+/// Classes of squares by how good they usually are to play, best first: corners, edge squares
+/// two from a corner, middle edges, inner squares, squares beside a corner on an edge, and the
+/// diagonal neighbours of corners.
+const PRIORITY: [u64; 6] = [
+    CORNERS,
+    0x2400_8100_0081_0024,
+    0x1800_0081_8100_0018,
+    !(CORNERS | 0x2400_8100_0081_0024 | 0x1800_0081_8100_0018 | 0x4281_0000_0000_8142 | 0x0042_0000_0000_4200),
+    0x4281_0000_0000_8142,
+    0x0042_0000_0000_4200,
+];
+
+/// Every square, by [`PRIORITY`] class (the order in which the last empties are tried).
+static BY_PRIORITY: [u8; 64] = {
+    let mut order = [0u8; 64];
+    let (mut n, mut class) = (0, 0);
+    while class < PRIORITY.len() {
+        let mut sq = 0;
+        while sq < 64 {
+            if PRIORITY[class] >> sq & 1 == 1 {
+                order[n] = sq as u8;
+                n += 1;
+            }
+            sq += 1;
+        }
+        class += 1;
+    }
+    order
+};
+
+/// The position of each square in [`BY_PRIORITY`].
+static RANK: [u8; 64] = {
+    let mut rank = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        rank[BY_PRIORITY[i] as usize] = i as u8;
+        i += 1;
+    }
+    rank
+};
+
+/// For each set of quadrants (bit `q` for `QUADRANTS[q]`), the ranks of their squares.
+static RANKED_QUADRANTS: [u64; 16] = {
+    let mut masks = [0u64; 16];
+    let mut set = 0;
+    while set < 16 {
+        let mut i = 0;
+        while i < 64 {
+            if QUADRANT[BY_PRIORITY[i] as usize] & set != 0 {
+                masks[set as usize] |= 1 << i;
+            }
+            i += 1;
+        }
+        set += 1;
+    }
+    masks
+};
+
+/// The quadrant of each square as a bit (bit `q` for `QUADRANTS[q]`), for parity.
+static QUADRANT: [u8; 64] = {
+    let mut q = [0u8; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        q[sq] = 1 << ((sq / 32) * 2 + (sq % 8) / 4);
+        sq += 1;
+    }
+    q
+};
 
 /// Empties in quadrants holding an odd number of empties.
 #[inline]
@@ -109,13 +271,29 @@ fn odd_empties(empty: u64) -> u64 {
 impl Solver {
     /// A solver with a table of `2^bits` entries (24 bytes each); 20-22 is typical.
     pub fn new(bits: u32) -> Solver {
-        let size = 1usize << bits.clamp(4, 28);
-        Solver { table: vec![Entry::default(); size], mask: size - 1, nodes: 0, deadline: None, stopped: false }
+        Solver {
+            table: Table::new(bits.clamp(4, 28)),
+            near: Table::new(NEAR_BITS),
+            nodes: 0,
+            deadline: None,
+            stopped: false,
+        }
     }
 
     /// Empties the table.
     pub fn clear(&mut self) {
-        self.table.iter_mut().for_each(|e| *e = Entry::default());
+        self.table.clear();
+        self.near.clear();
+    }
+
+    /// The table for nodes with `empties` empties.
+    #[inline]
+    fn table_for(&mut self, empties: u32) -> &mut Table {
+        if empties >= TABLE_MIN {
+            &mut self.table
+        } else {
+            &mut self.near
+        }
     }
 
     /// Nodes visited by the last call.
@@ -189,7 +367,7 @@ impl Solver {
             return (moves(o, p) != 0).then_some(ReversiMove::Pass);
         }
         let empties = 64 - (p | o).count_ones();
-        if let Some(e) = self.probe(p, o) {
+        if let Some(e) = self.table_for(empties).probe(p, o) {
             if e.best < 64 && m >> e.best & 1 == 1 && e.lower == e.upper {
                 return Square::from_index(e.best as usize).map(ReversiMove::Place);
             }
@@ -207,59 +385,6 @@ impl Solver {
         }
         self.nodes = nodes.max(self.nodes);
         found.or_else(|| Square::from_index(m.trailing_zeros() as usize).map(ReversiMove::Place))
-    }
-
-    #[inline]
-    fn slot(&self, p: u64, o: u64) -> usize {
-        let h = (p ^ o.rotate_left(23)).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ o.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        ((h >> 20) as usize) & self.mask & !1
-    }
-
-    #[inline]
-    fn probe(&self, p: u64, o: u64) -> Option<Entry> {
-        let i = self.slot(p, o);
-        for e in &self.table[i..i + 2] {
-            if e.p == p && e.o == o && (e.p | e.o) != 0 {
-                return Some(*e);
-            }
-        }
-        None
-    }
-
-    fn store(&mut self, p: u64, o: u64, empties: u32, (alpha, beta): (i32, i32), value: i32, best: u8) {
-        let (mut lower, mut upper) = if value <= alpha {
-            (-64, value)
-        } else if value >= beta {
-            (value, 64)
-        } else {
-            (value, value)
-        };
-        let i = self.slot(p, o);
-        let slot = if self.table[i].p == p && self.table[i].o == o {
-            i
-        } else if self.table[i + 1].p == p && self.table[i + 1].o == o {
-            i + 1
-        } else if self.table[i].empties <= self.table[i + 1].empties {
-            i
-        } else {
-            i + 1
-        };
-        let e = &mut self.table[slot];
-        let mut best = best;
-        if e.p == p && e.o == o {
-            lower = lower.max(e.lower as i32);
-            upper = upper.min(e.upper as i32);
-            if value <= alpha && e.best < 64 {
-                // A fail-low proves nothing about the moves: keep the one that once cut.
-                best = e.best;
-            }
-        } else if e.empties as u32 > empties + 2 && slot == i {
-            // Keep a much deeper entry in the first slot; use the second.
-            let e2 = &mut self.table[i + 1];
-            *e2 = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8 };
-            return;
-        }
-        *e = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8 };
     }
 
     fn check_time(&mut self) {
@@ -309,7 +434,7 @@ impl Solver {
     /// Fail-soft: the value returned is a bound on the side it fell.
     fn nws(&mut self, p: u64, o: u64, alpha: i32, empties: u32) -> i32 {
         if empties <= SMALL_MAX {
-            return self.small(p, o, alpha, alpha + 1, !(p | o), false);
+            return self.small_root(p, o, alpha);
         }
         self.nws_moves(p, o, alpha, empties, moves(p, o))
     }
@@ -328,16 +453,13 @@ impl Solver {
             }
             return -self.nws_moves(o, p, -alpha - 1, empties, om);
         }
-        if alpha >= stability_threshold(empties) {
-            let bound = 64 - 2 * stable(o, p).count_ones() as i32;
-            if bound <= alpha {
-                return bound;
-            }
+        if let Some(bound) = stability_cutoff(p, o, alpha, empties) {
+            return bound;
         }
-        let use_table = empties >= TABLE_MIN;
+        let use_table = empties >= NEAR_MIN;
         let mut hash_move = 64u8;
         if use_table {
-            if let Some(e) = self.probe(p, o) {
+            if let Some(e) = self.table_for(empties).probe(p, o) {
                 let (lo, up) = (e.lower as i32, e.upper as i32);
                 if lo > alpha {
                     return lo;
@@ -363,12 +485,12 @@ impl Solver {
             }
             best_sq = hash_move;
             if best > alpha {
-                self.store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+                self.table_for(empties).store(p, o, empties, (alpha, alpha + 1), best, best_sq);
                 return best;
             }
             m &= !(1 << sq);
             if m == 0 {
-                self.store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+                self.table_for(empties).store(p, o, empties, (alpha, alpha + 1), best, best_sq);
                 return best;
             }
         }
@@ -380,7 +502,7 @@ impl Solver {
         // Children known to fail low go last.
         if empties >= ETC_MIN {
             for (sq, key, f, _) in list.iter_mut() {
-                if let Some(e) = self.probe(o & !*f, p | *f | (1 << *sq)) {
+                if let Some(e) = self.table.probe(o & !*f, p | *f | (1 << *sq)) {
                     let v = -(e.upper as i32);
                     if v > alpha {
                         return v;
@@ -404,7 +526,7 @@ impl Solver {
             let (sq, _, f, om) = list[i];
             let (np, no) = (p | f | (1 << sq), o & !f);
             let v = if empties - 1 <= SMALL_MAX {
-                -self.small(no, np, -alpha - 1, -alpha, !(np | no), false)
+                -self.small_root(no, np, -alpha - 1)
             } else {
                 -self.nws_moves(no, np, -alpha - 1, empties - 1, om)
             };
@@ -420,7 +542,7 @@ impl Solver {
             }
         }
         if use_table {
-            self.store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+            self.table_for(empties).store(p, o, empties, (alpha, alpha + 1), best, best_sq);
         }
         best
     }
@@ -471,46 +593,61 @@ impl Solver {
         n
     }
 
-    /// The last few empties: plain alpha-beta over the empty squares, odd quadrants first.
-    fn small(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empty: u64, passed: bool) -> i32 {
-        match empty.count_ones() {
-            0 => {
-                self.nodes += 1;
-                return final_score(p, o);
+    /// The last few empties (at most [`SMALL_MAX`]), null window `(alpha, alpha + 1)`: hands
+    /// the empty squares to [`Solver::small`] as ranks in [`BY_PRIORITY`] order.
+    fn small_root(&mut self, p: u64, o: u64, alpha: i32) -> i32 {
+        let empty = !(p | o);
+        let mut ranked = 0u64;
+        let mut parity = 0;
+        for sq in Bits(empty) {
+            ranked |= 1 << RANK[sq];
+            parity ^= QUADRANT[sq];
+        }
+        self.small(p, o, alpha, ranked, parity, false)
+    }
+
+    /// Plain alpha-beta over the empty squares, null window `(alpha, alpha + 1)`. The empty
+    /// squares are given by their ranks in [`BY_PRIORITY`] (bit `i` of `ranked` for the square
+    /// `BY_PRIORITY[i]`), so that iterating over the bits visits them best first; `parity`
+    /// has bit `q` set when quadrant `q` holds an odd number of empties, and those quadrants
+    /// go first.
+    fn small(&mut self, p: u64, o: u64, alpha: i32, ranked: u64, parity: u8, passed: bool) -> i32 {
+        let odd = RANKED_QUADRANTS[parity as usize];
+        if ranked.count_ones() <= 3 {
+            let mut xs = [0usize; 3];
+            for (x, i) in xs.iter_mut().zip(Bits(ranked & odd).chain(Bits(ranked & !odd))) {
+                *x = BY_PRIORITY[i] as usize;
             }
-            1 => {
-                self.nodes += 1;
-                return last_one(p, o, empty.trailing_zeros() as usize);
-            }
-            2 => {
-                let x1 = empty.trailing_zeros() as usize;
-                let x2 = 63 - empty.leading_zeros() as usize;
-                return self.solve2(p, o, alpha, beta, x1, x2, passed);
-            }
-            3 => {
-                // Odd quadrants first (a quadrant holding all three, or the single one).
-                let odd = odd_empties(empty);
-                let mut xs = [0usize; 3];
-                for (slot, sq) in xs.iter_mut().zip(Bits(empty & odd).chain(Bits(empty & !odd))) {
-                    *slot = sq;
+            return match ranked.count_ones() {
+                3 => self.solve3(p, o, alpha, xs, passed),
+                2 => self.solve2(p, o, alpha, xs[0], xs[1], passed),
+                1 => {
+                    self.nodes += 1;
+                    last_one(p, o, xs[0])
                 }
-                return self.solve3(p, o, alpha, beta, xs, passed);
-            }
-            _ => {}
+                _ => {
+                    self.nodes += 1;
+                    final_score(p, o)
+                }
+            };
         }
         self.nodes += 1;
-        let odd = odd_empties(empty);
+        if let Some(bound) = stability_cutoff(p, o, alpha, ranked.count_ones()) {
+            return bound;
+        }
         let mut best = -65;
-        for part in [empty & odd, empty & !odd] {
-            for sq in Bits(part) {
+        for part in [ranked & odd, ranked & !odd] {
+            for i in Bits(part) {
+                let sq = BY_PRIORITY[i] as usize;
                 let f = flips(p, o, sq);
                 if f == 0 {
                     continue;
                 }
-                let v = -self.small(o & !f, p | f | (1 << sq), -beta, -alpha.max(best), empty & !(1 << sq), false);
+                let (np, no) = (p | f | (1 << sq), o & !f);
+                let v = -self.small(no, np, -alpha - 1, ranked & !(1 << i), parity ^ QUADRANT[sq], false);
                 if v > best {
                     best = v;
-                    if v >= beta {
+                    if v > alpha {
                         return v;
                     }
                 }
@@ -520,15 +657,15 @@ impl Solver {
             if passed {
                 return final_score(p, o);
             }
-            return -self.small(o, p, -beta, -alpha, empty, true);
+            return -self.small(o, p, -alpha - 1, ranked, parity, true);
         }
         best
     }
 }
 
 impl Solver {
-    /// Three empties, in the order to try them.
-    fn solve3(&mut self, p: u64, o: u64, alpha: i32, beta: i32, xs: [usize; 3], passed: bool) -> i32 {
+    /// Three empties, in the order to try them; null window `(alpha, alpha + 1)`.
+    fn solve3(&mut self, p: u64, o: u64, alpha: i32, xs: [usize; 3], passed: bool) -> i32 {
         self.nodes += 1;
         let mut best = -65;
         for i in 0..3 {
@@ -537,17 +674,16 @@ impl Solver {
             if f == 0 {
                 continue;
             }
-            // The other two, in ascending order (the parity order of two empties).
+            // The other two, in their order.
             let (a, b) = match i {
                 0 => (xs[1], xs[2]),
                 1 => (xs[0], xs[2]),
                 _ => (xs[0], xs[1]),
             };
-            let (a, b) = if a < b { (a, b) } else { (b, a) };
-            let v = -self.solve2(o & !f, p | f | (1 << sq), -beta, -alpha.max(best), a, b, false);
+            let v = -self.solve2(o & !f, p | f | (1 << sq), -alpha - 1, a, b, false);
             if v > best {
                 best = v;
-                if v >= beta {
+                if v > alpha {
                     return v;
                 }
             }
@@ -556,21 +692,20 @@ impl Solver {
             if passed {
                 return final_score(p, o);
             }
-            return -self.solve3(o, p, -beta, -alpha, xs, true);
+            return -self.solve3(o, p, -alpha - 1, xs, true);
         }
         best
     }
 
-    /// Two empties, `x1` and `x2`.
-    #[allow(clippy::too_many_arguments)]
-    fn solve2(&mut self, p: u64, o: u64, alpha: i32, beta: i32, x1: usize, x2: usize, passed: bool) -> i32 {
+    /// Two empties, `x1` then `x2`; null window `(alpha, alpha + 1)`.
+    fn solve2(&mut self, p: u64, o: u64, alpha: i32, x1: usize, x2: usize, passed: bool) -> i32 {
         self.nodes += 1;
         let mut best = -65;
         let f = flips(p, o, x1);
         if f != 0 {
             self.nodes += 1;
             best = -last_one(o & !f, p | f | (1 << x1), x2);
-            if best >= beta {
+            if best > alpha {
                 return best;
             }
         }
@@ -583,7 +718,7 @@ impl Solver {
             if passed {
                 return final_score(p, o);
             }
-            return -self.solve2(o, p, -beta, -alpha, x1, x2, true);
+            return -self.solve2(o, p, -alpha - 1, x1, x2, true);
         }
         best
     }
@@ -642,17 +777,19 @@ fn shallow(p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
     best
 }
 
-/// The score with one empty square left, `sq`.
+/// The score with one empty square left, `sq` (every other square is occupied).
 #[inline]
 fn last_one(p: u64, o: u64, sq: usize) -> i32 {
-    let f = flips(p, o, sq);
-    if f != 0 {
-        return 2 * (p.count_ones() + f.count_ones() + 1) as i32 - 64;
+    let mine = p.count_ones() as i32;
+    let n = last_flip_count(p, sq) as i32;
+    if n != 0 {
+        return 2 * (mine + n + 1) - 64;
     }
-    let f = flips(o, p, sq);
-    if f != 0 {
-        return 64 - 2 * (o.count_ones() + f.count_ones() + 1) as i32;
+    let n = last_flip_count(o, sq) as i32;
+    if n != 0 {
+        return 2 * (mine - n) - 64;
     }
+    // Nobody can play: the empty square goes to the winner.
     final_score(p, o)
 }
 
