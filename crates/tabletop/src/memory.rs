@@ -5,12 +5,12 @@
 //! Huge pages for the tables remove most of the TLB misses; they are a hint that changes no
 //! contents.
 
-/// A vector of `len` copies of `value`, asking the kernel (on Linux) for huge pages before the
-/// memory is first touched, when it is large enough to matter.
-pub(crate) fn large_vec<T: Clone>(len: usize, value: T) -> Vec<T> {
+/// A vector of `len` values made by `make`, asking the kernel (on Linux) for huge pages before
+/// the memory is first touched, when it is large enough to matter.
+pub(crate) fn large_vec<T>(len: usize, make: impl FnMut() -> T) -> Vec<T> {
     let mut v = Vec::with_capacity(len);
     advise_huge_pages(v.as_ptr() as usize, len * std::mem::size_of::<T>());
-    v.resize(len, value);
+    v.resize_with(len, make);
     v
 }
 
@@ -40,9 +40,9 @@ mod tests {
 
     #[test]
     fn large_vectors_hold_their_value() {
-        let v = large_vec(3 << 20, 7u16);
+        let v = large_vec(3 << 20, || 7u16);
         assert_eq!(v.len(), 3 << 20);
         assert!(v.iter().all(|&x| x == 7));
-        assert_eq!(large_vec(0, 1u8), Vec::<u8>::new());
+        assert_eq!(large_vec(0, || 1u8), Vec::<u8>::new());
     }
 }

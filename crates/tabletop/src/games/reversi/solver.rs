@@ -71,7 +71,7 @@ struct Table {
 impl Table {
     fn new(bits: u32) -> Table {
         let size = 1usize << bits;
-        Table { entries: crate::memory::large_vec(size, Entry::default()), mask: size - 1 }
+        Table { entries: crate::memory::large_vec(size, Entry::default), mask: size - 1 }
     }
 
     fn clear(&mut self) {
