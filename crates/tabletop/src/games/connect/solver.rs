@@ -249,10 +249,31 @@ impl Geometry {
     /// Claimeven: when every column has an even number of empty cells, the opponent of the
     /// side to move can answer every move on top of it, and so takes the even empty cells of
     /// every column while the side to move gets the odd ones. If the side's stones and those
-    /// odd cells hold no line, the side to move cannot win: its score is at most 0.
+    /// odd cells hold no line, the side to move cannot win: its score is at most 0, and at
+    /// most -1 if the opponent's stones and the even cells hold a line (it completes it).
+    /// `None` when the rule does not apply.
     #[inline]
-    fn cannot_win(&self, cur: u64, mask: u64, possible: u64) -> bool {
-        possible & !self.claim_rows == 0 && !self.has_line(cur | (self.claim_rows & !mask), self.variant)
+    fn claimeven_upper(&self, cur: u64, mask: u64, possible: u64) -> Option<i32> {
+        if possible & !self.claim_rows != 0 || self.has_line(cur | (self.claim_rows & !mask), self.variant) {
+            return None;
+        }
+        let opp = cur ^ mask;
+        Some(if self.has_line(opp | (self.board & !self.claim_rows & !mask), self.variant) { -1 } else { 0 })
+    }
+
+    /// The mirror of claimeven: when exactly one column has an odd number of empty cells, the
+    /// side to move plays there and then answers every move on top of it, taking the even
+    /// empty cells; if the opponent's stones and the odd ones hold no line, the opponent
+    /// cannot win: the score of the side to move is at least 0, and at least 1 if its own
+    /// stones, that move and the even cells hold a line. `None` when the rule does not apply.
+    #[inline]
+    fn claimeven_lower(&self, cur: u64, mask: u64, possible: u64) -> Option<i32> {
+        let odd = possible & !self.claim_rows;
+        let after = mask | odd;
+        if odd == 0 || odd & (odd - 1) != 0 || self.has_line((cur ^ mask) | (self.claim_rows & !after), self.variant) {
+            return None;
+        }
+        Some(if self.has_line(cur | odd | (self.board & !self.claim_rows & !after), self.variant) { 1 } else { 0 })
     }
 
     #[inline]
@@ -735,8 +756,19 @@ impl Solver {
         if n.moves >= g.cells - 2 {
             return 0;
         }
-        if alpha >= 0 && g.cannot_win(n.cur, n.mask, possible) {
-            return 0;
+        if alpha >= -1 {
+            if let Some(upper) = g.claimeven_upper(n.cur, n.mask, possible) {
+                if upper <= alpha {
+                    return upper;
+                }
+            }
+        }
+        if beta <= 1 {
+            if let Some(lower) = g.claimeven_lower(n.cur, n.mask, possible) {
+                if lower >= beta {
+                    return lower;
+                }
+            }
         }
         let min = -(g.cells - 2 - n.moves) / 2;
         if alpha < min {
