@@ -303,7 +303,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         for name in names {
             let path = format!("{dir}/{name}");
             let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-            solver.table().clear();
+            solver.clear_tables();
             let (mut count, mut nodes, mut wrong) = (0u64, 0u64, 0u64);
             let start = Instant::now();
             for line in text.lines().filter(|l| !l.trim().is_empty()) {

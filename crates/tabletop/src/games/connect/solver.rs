@@ -80,10 +80,15 @@ impl Table {
     /// A table of about `entries` entries (8 bytes each; rounded down to a power of two, at
     /// least 131,072, more for keys of over 62 bits) for keys of `key_bits` bits.
     pub fn new(entries: usize, key_bits: u32) -> Self {
-        let entries = entries.max(1 << 17) as u64;
+        Table::sized(entries, 17, key_bits)
+    }
+
+    /// A table of about `entries` entries, at least `2^min_bits` (more for long keys).
+    fn sized(entries: usize, min_bits: u32, key_bits: u32) -> Self {
+        let entries = entries.max(1 << min_bits) as u64;
         let key_bits = key_bits.clamp(1, 64);
         // The index gives `bits - 1` bits of the mixed key; the rest must fit the check.
-        let bits = (63 - entries.leading_zeros()).max(17).max((key_bits + 1).saturating_sub(CHECK_BITS));
+        let bits = (63 - entries.leading_zeros()).max(min_bits).max((key_bits + 1).saturating_sub(CHECK_BITS));
         let size = 1u64 << bits;
         let mut entries: Vec<AtomicU64> = Vec::with_capacity(size as usize);
         advise_huge_pages(&entries);
@@ -135,6 +140,20 @@ impl Table {
             }
         }
         (0, 0)
+    }
+
+    /// Starts loading the slots of `key` into the cache (a hint; no effect on the contents).
+    #[inline]
+    fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let (i, _) = self.slot(key);
+            let p = self.entries.as_ptr().wrapping_add(i) as *const i8;
+            // SAFETY: a prefetch is a hint that never faults (SSE is part of x86-64).
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// Stores a bound and a best move (0 for none: then the move stored before is kept).
@@ -288,6 +307,13 @@ impl Geometry {
     }
 }
 
+/// Nodes with at most this many empty cells use a small private table instead of the shared
+/// one: it stays in the core's cache, where a probe of a large table is a trip to memory.
+const SMALL_MAX_EMPTY: i32 = 16;
+
+/// Entries of the small table (512 KB).
+const SMALL_ENTRIES: usize = 1 << 16;
+
 /// Parallel solves mark the nodes with at least this many empty cells as being searched.
 const BUSY_MIN_EMPTY: i32 = 14;
 
@@ -355,13 +381,18 @@ pub struct Solver {
     variant: ConnectVariant,
     geo: Geometry,
     table: Arc<Table>,
+    /// Nodes with at most `small_max_empty` empty cells use this small private table (not
+    /// shared between threads).
+    small: Table,
+    small_max_empty: i32,
     nodes: u64,
     deadline: Option<Instant>,
     stop: Option<Arc<AtomicBool>>,
     aborted: bool,
     /// Perturbs move ordering in helper threads (lazy SMP).
     salt: u32,
-    /// Enhanced transposition cut-offs at nodes with at least this many empty cells.
+    /// Enhanced transposition cut-offs at nodes with at least this many empty cells (each
+    /// costs a probe per child).
     etc_min_empty: i32,
     /// Parallel solves: the keys (plus one) of the nodes that threads are searching.
     busy: Option<Arc<Vec<AtomicU64>>>,
@@ -405,12 +436,14 @@ impl Solver {
             variant,
             geo: Geometry::new(variant),
             table,
+            small: Table::sized(SMALL_ENTRIES, 10, Solver::key_bits(variant)),
+            small_max_empty: SMALL_MAX_EMPTY,
             nodes: 0,
             deadline: None,
             stop: None,
             aborted: false,
             salt: 0,
-            etc_min_empty: 10,
+            etc_min_empty: 14,
             trace: false,
             busy: None,
         }
@@ -429,6 +462,12 @@ impl Solver {
     /// The transposition table.
     pub fn table(&self) -> &Arc<Table> {
         &self.table
+    }
+
+    /// Empties the tables (only needed to measure a cold solve: entries never go stale).
+    pub fn clear_tables(&self) {
+        self.table.clear();
+        self.small.clear();
     }
 
     /// Nodes searched since the last reset of the counter.
@@ -709,6 +748,16 @@ impl Solver {
         self.geo.winning(n.cur, self.variant) & self.possible(n) != 0
     }
 
+    /// The table for nodes with `empty` empty cells.
+    #[inline]
+    fn tt(&self, empty: i32) -> &Table {
+        if empty <= self.small_max_empty {
+            &self.small
+        } else {
+            &self.table
+        }
+    }
+
     #[inline]
     fn key_of(&self, n: Node) -> u64 {
         (n.cur + n.mask).min(n.mcur + n.mmask)
@@ -782,7 +831,8 @@ impl Solver {
         let mirrored = mirror_key < plain_key;
         let key = plain_key.min(mirror_key);
         let start_nodes = self.nodes;
-        let (v, tt_move) = self.table.get(key);
+        let empty = g.cells - n.moves;
+        let (v, tt_move) = self.tt(empty).get(key);
         let v = v as i32;
         let (min_s, max_s) = (self.geo.min_score, self.geo.max_score);
         if v != 0 {
@@ -833,6 +883,8 @@ impl Solver {
             }
             let mirror_shift = ((g.width - 1) as isize - 2 * col as isize) * (g.height + 1) as isize;
             let mbit = if mirror_shift >= 0 { bit << mirror_shift } else { bit >> -mirror_shift };
+            // The child's slot, for the cut-off test below or the child's own probe.
+            self.tt(empty - 1).prefetch(self.key_of(n.play(bit, mbit)));
             let mine = n.cur | bit;
             let threats = g.winning(mine, self.variant) & !(n.mask | bit);
             // Two threats the opponent can reach at once, or two stacked ones: the opponent
@@ -866,10 +918,10 @@ impl Solver {
         }
 
         // Enhanced transposition cut-off: a child whose stored upper bound already refutes it.
-        if g.cells - n.moves >= self.etc_min_empty {
+        if empty >= self.etc_min_empty {
             for &(_, bit, mbit, _) in &list[..len] {
                 let child = n.play(bit, mbit);
-                let cv = self.table.get(self.key_of(child)).0 as i32;
+                let cv = self.tt(empty - 1).get(self.key_of(child)).0 as i32;
                 if cv != 0 && cv <= max_s - min_s + 1 {
                     let child_upper = cv + min_s - 1;
                     if -child_upper >= beta {
@@ -914,7 +966,7 @@ impl Solver {
             }
             if score >= beta {
                 let work = 64 - (self.nodes - start_nodes).leading_zeros();
-                self.table.put(key, (score + max_s - 2 * min_s + 2) as u8, canonical(col), work);
+                self.tt(empty).put(key, (score + max_s - 2 * min_s + 2) as u8, canonical(col), work);
                 result = Some(score);
                 break;
             }
@@ -929,7 +981,7 @@ impl Solver {
             return r;
         }
         let work = 64 - (self.nodes - start_nodes).leading_zeros();
-        self.table.put(key, (alpha - min_s + 1) as u8, 0, work);
+        self.tt(empty).put(key, (alpha - min_s + 1) as u8, 0, work);
         alpha
     }
 }
