@@ -26,7 +26,7 @@
 //! assert_eq!(solver.solve(&p), -1);
 //! ```
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -93,11 +93,7 @@ impl Table {
         let mut entries: Vec<AtomicU64> = Vec::with_capacity(size as usize);
         advise_huge_pages(&entries);
         entries.resize_with(size as usize, || AtomicU64::new(0));
-        Table {
-            entries,
-            key_bits,
-            check_bits: (key_bits + 1).saturating_sub(bits).max(1),
-        }
+        Table { entries, key_bits, check_bits: (key_bits + 1).saturating_sub(bits).max(1) }
     }
 
     /// The number of entries.
@@ -314,16 +310,8 @@ const SMALL_MAX_EMPTY: i32 = 16;
 /// Entries of the small table (512 KB).
 const SMALL_ENTRIES: usize = 1 << 16;
 
-/// Parallel solves mark the nodes with at least this many empty cells as being searched.
-const BUSY_MIN_EMPTY: i32 = 14;
-
-/// Bits of the index of the table of nodes being searched.
-const BUSY_BITS: u32 = 16;
-
-#[inline]
-fn busy_index(key: u64) -> usize {
-    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUSY_BITS)) as usize
-}
+/// Parallel solves split the nodes with at least this many empty cells.
+const SPLIT_MIN_EMPTY: i32 = 24;
 
 /// Positions with fewer stones played test the score against 0 first.
 const NEAR_START: i32 = 4;
@@ -357,13 +345,24 @@ fn next_test(min: i32, max: i32, near_start: bool) -> i32 {
     med
 }
 
-/// The state of a parallel solve: the interval known to hold the score and the tests that
-/// threads are running.
-struct Narrowing {
-    min: i32,
-    max: i32,
-    /// The test each thread runs.
-    running: Vec<Option<i32>>,
+/// The threads of a parallel solve and their small tables.
+struct Par {
+    pool: rayon::ThreadPool,
+    smalls: Vec<Arc<Table>>,
+}
+
+impl Par {
+    fn new(threads: usize, variant: ConnectVariant) -> Option<Par> {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().ok()?;
+        let smalls =
+            (0..threads).map(|_| Arc::new(Table::sized(SMALL_ENTRIES, 10, Solver::key_bits(variant)))).collect();
+        Some(Par { pool, smalls })
+    }
+
+    /// The small table of the current thread.
+    fn small(&self) -> Arc<Table> {
+        self.smalls[rayon::current_thread_index().unwrap_or(0) % self.smalls.len()].clone()
+    }
 }
 
 /// Counters of one solve.
@@ -385,21 +384,22 @@ pub struct Solver {
     variant: ConnectVariant,
     geo: Geometry,
     table: Arc<Table>,
-    /// Nodes with at most `small_max_empty` empty cells use this small private table (not
-    /// shared between threads).
-    small: Table,
+    /// Nodes with at most `small_max_empty` empty cells use this small table, private to a
+    /// thread.
+    small: Arc<Table>,
     small_max_empty: i32,
     nodes: u64,
     deadline: Option<Instant>,
-    stop: Option<Arc<AtomicBool>>,
+    /// The search stops when any of these is set (parallel solves: a sibling's cut-off at a
+    /// split node above).
+    stops: Vec<Arc<AtomicBool>>,
     aborted: bool,
-    /// Perturbs move ordering in helper threads (lazy SMP).
-    salt: u32,
     /// Enhanced transposition cut-offs at nodes with at least this many empty cells (each
     /// costs a probe per child).
     etc_min_empty: i32,
-    /// Parallel solves: the keys (plus one) of the nodes that threads are searching.
-    busy: Option<Arc<Vec<AtomicU64>>>,
+    /// Parallel solves: nodes with at least this many empty cells search their moves after
+    /// the first one in parallel.
+    split_min_empty: i32,
     /// Print the node count of every null-window test (standard error).
     trace: bool,
 }
@@ -440,16 +440,15 @@ impl Solver {
             variant,
             geo: Geometry::new(variant),
             table,
-            small: Table::sized(SMALL_ENTRIES, 10, Solver::key_bits(variant)),
+            small: Arc::new(Table::sized(SMALL_ENTRIES, 10, Solver::key_bits(variant))),
             small_max_empty: SMALL_MAX_EMPTY,
             nodes: 0,
             deadline: None,
-            stop: None,
+            stops: Vec::new(),
             aborted: false,
-            salt: 0,
             etc_min_empty: 14,
+            split_min_empty: SPLIT_MIN_EMPTY,
             trace: false,
-            busy: None,
         }
     }
 
@@ -528,6 +527,11 @@ impl Solver {
     /// The exact (or with `weak`, the sign of the) score, or [`OutOfTime`] if the deadline
     /// passed first.
     pub fn try_solve(&mut self, p: &Connect, weak: bool) -> Result<i32, OutOfTime> {
+        self.narrow(p, weak, None)
+    }
+
+    /// The null-window tests of a solve, each searched in `par`'s threads if given.
+    fn narrow(&mut self, p: &Connect, weak: bool, par: Option<&Par>) -> Result<i32, OutOfTime> {
         self.aborted = false;
         if let Some(score) = self.finished_score(p) {
             return Ok(if weak { score.signum() } else { score });
@@ -550,11 +554,13 @@ impl Solver {
             let med = next_test(min, max, near_start);
             let before = self.nodes;
             let t0 = Instant::now();
-            let r = self.negamax(n, med, med + 1);
+            let r = match par {
+                Some(par) => par.pool.install(|| self.split_negamax(n, med, med + 1, par)),
+                None => self.negamax(n, med, med + 1),
+            };
             if self.trace {
                 eprintln!(
-                    "  [thread {}] score > {med}? {}  ({} nodes, {:.2} s)",
-                    self.salt,
+                    "  score > {med}? {}  ({} nodes, {:.2} s)",
                     r > med,
                     self.nodes - before,
                     t0.elapsed().as_secs_f64()
@@ -653,93 +659,40 @@ impl Solver {
     /// Solves `p` with `threads` threads sharing the table; returns the score and the nodes
     /// searched by all threads.
     ///
-    /// The threads share the interval known to hold the score and take the same next
-    /// null-window test with perturbed move orders (lazy SMP); a thread defers the moves into
-    /// positions that another thread is searching. (Running the next tests at once, e.g.
-    /// score > 1 beside score > 0 on the empty board, was measured and is far worse: a test
-    /// costs much more without the table that the previous one leaves.) A test that a
-    /// result elsewhere made useless is cancelled.
+    /// Each null-window test is searched by all the threads (young brothers wait): a node
+    /// with at least `SPLIT_MIN_EMPTY` empty cells searches its first move, and if that does
+    /// not cut, its other moves in parallel; a cut-off among them stops the others.
+    /// (Measured and dropped: lazy SMP with ABDADA-like deferral, each thread searching the
+    /// whole test with perturbed move orders; 2 threads were slower than 1, each thread
+    /// searching nearly the whole tree.)
     pub fn solve_parallel(&mut self, p: &Connect, threads: usize, weak: bool) -> (i32, u64) {
-        if threads <= 1 || self.finished_score(p).is_some() || self.can_win_next(self.node(p)) {
-            let before = self.nodes;
-            let s = if weak { self.solve_weak(p) } else { self.solve(p) };
-            return (s, self.nodes - before);
+        let before = self.nodes;
+        let saved = self.deadline.take();
+        let par = if threads > 1 { Par::new(threads, self.variant) } else { None };
+        let r = self.narrow(p, weak, par.as_ref()).unwrap_or(0);
+        self.deadline = saved;
+        (r, self.nodes - before)
+    }
+
+    /// A solver for a parallel task: the same tables (the small one of the thread that runs
+    /// it), stopped by `stop` and whatever stops this one.
+    fn task(&self, par: &Par, stop: &Arc<AtomicBool>) -> Solver {
+        let mut stops = self.stops.clone();
+        stops.push(stop.clone());
+        Solver {
+            variant: self.variant,
+            geo: self.geo.clone(),
+            table: self.table.clone(),
+            small: par.small(),
+            small_max_empty: self.small_max_empty,
+            nodes: 0,
+            deadline: self.deadline,
+            stops,
+            aborted: false,
+            etc_min_empty: self.etc_min_empty,
+            split_min_empty: self.split_min_empty,
+            trace: false,
         }
-        let n = self.node(p);
-        let (min, max) =
-            if weak { (-1, 1) } else { (-(self.geo.cells - n.moves) / 2, (self.geo.cells + 1 - n.moves) / 2) };
-        let near_start = n.moves < NEAR_START;
-        let shared = std::sync::Mutex::new(Narrowing { min, max, running: vec![None; threads] });
-        let cancel: Vec<Arc<AtomicBool>> = (0..threads).map(|_| Arc::new(AtomicBool::new(false))).collect();
-        let trace = self.trace;
-        let busy: Arc<Vec<AtomicU64>> = Arc::new((0..1 << BUSY_BITS).map(|_| AtomicU64::new(0)).collect());
-        let nodes: u64 = std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads)
-                .map(|t| {
-                    let table = self.table.clone();
-                    let variant = self.variant;
-                    let (shared, cancel) = (&shared, &cancel);
-                    let busy = busy.clone();
-                    scope.spawn(move || {
-                        let mut s = Solver::with_table(variant, table);
-                        s.salt = t as u32;
-                        s.trace = trace;
-                        s.stop = Some(cancel[t].clone());
-                        s.busy = Some(busy);
-                        loop {
-                            let med = {
-                                let mut g = shared.lock().expect("solver lock");
-                                if g.min >= g.max {
-                                    break;
-                                }
-                                cancel[t].store(false, Ordering::Relaxed);
-                                let med = next_test(g.min, g.max, near_start);
-                                g.running[t] = Some(med);
-                                med
-                            };
-                            s.aborted = false;
-                            let before = s.nodes;
-                            let t0 = Instant::now();
-                            let r = s.negamax(n, med, med + 1);
-                            let mut g = shared.lock().expect("solver lock");
-                            g.running[t] = None;
-                            if s.aborted {
-                                continue;
-                            }
-                            if trace {
-                                eprintln!(
-                                    "  [thread {t}] score > {med}? {}  ({} nodes, {:.2} s)",
-                                    r > med,
-                                    s.nodes - before,
-                                    t0.elapsed().as_secs_f64()
-                                );
-                            }
-                            if r <= med {
-                                g.max = g.max.min(r);
-                            } else {
-                                g.min = g.min.max(r);
-                            }
-                            let (min, max) = (g.min, g.max);
-                            for (other, test) in g.running.iter().enumerate() {
-                                if let Some(m) = *test {
-                                    // The test of `m` is useless once the score is known to
-                                    // be above it or at most it.
-                                    if m < min || m >= max {
-                                        cancel[other].store(true, Ordering::Relaxed);
-                                    }
-                                }
-                            }
-                        }
-                        s.nodes
-                    })
-                })
-                .collect();
-            handles.into_iter().map(|h| h.join().expect("solver thread")).sum()
-        });
-        self.nodes += nodes;
-        let g = shared.lock().expect("solver lock");
-        let score = if weak { g.min.signum() } else { g.min };
-        (score, nodes)
     }
 
     #[inline]
@@ -767,27 +720,139 @@ impl Solver {
         (n.cur + n.mask).min(n.mcur + n.mmask)
     }
 
+    /// Has a cut-off elsewhere made this search useless?
+    fn stopped(&self) -> bool {
+        self.stops.iter().any(|s| s.load(Ordering::Relaxed))
+    }
+
     fn check_time(&mut self) {
         if let Some(d) = self.deadline {
             if Instant::now() >= d {
                 self.aborted = true;
             }
         }
-        if let Some(s) = &self.stop {
-            if s.load(Ordering::Relaxed) {
-                self.aborted = true;
-            }
+        if self.stops.iter().any(|s| s.load(Ordering::Relaxed)) {
+            self.aborted = true;
         }
     }
 
     /// Negamax with alpha-beta on a position where the side to move cannot win at once.
-    fn negamax(&mut self, n: Node, mut alpha: i32, mut beta: i32) -> i32 {
+    fn negamax(&mut self, n: Node, alpha: i32, beta: i32) -> i32 {
+        let mut e = match self.prepare(n, alpha, beta) {
+            Prepared::Done(score) => return score,
+            Prepared::Moves(e) => e,
+        };
+        let mut best = i32::MIN;
+        for i in 0..e.len {
+            let (_, bit, mbit, col) = e.list[i];
+            let score = -self.negamax(n.play(bit, mbit), -e.beta, -e.alpha);
+            if self.aborted {
+                return 0;
+            }
+            if score >= e.beta {
+                return self.store_lower(&e, score, col);
+            }
+            best = best.max(score);
+            e.alpha = e.alpha.max(score);
+        }
+        self.store_upper(&e, best)
+    }
+
+    /// Like [`Solver::negamax`], in the threads of `par`: with enough empty cells, the moves
+    /// after the first are searched in parallel when the first does not cut.
+    fn split_negamax(&mut self, n: Node, alpha: i32, beta: i32, par: &Par) -> i32 {
+        if self.geo.cells - n.moves < self.split_min_empty {
+            return self.negamax(n, alpha, beta);
+        }
+        // Stop at once in a task that a cut-off elsewhere made useless.
+        self.check_time();
+        let e = match self.prepare(n, alpha, beta) {
+            Prepared::Done(score) => return score,
+            Prepared::Moves(e) => e,
+        };
+        let (_, bit, mbit, col) = e.list[0];
+        let first = -self.split_negamax(n.play(bit, mbit), -e.beta, -e.alpha, par);
+        if self.aborted {
+            return 0;
+        }
+        if first >= e.beta {
+            return self.store_lower(&e, first, col);
+        }
+        // The other moves, best first, each to the next free thread.
+        let stop = Arc::new(AtomicBool::new(false));
+        let next = AtomicUsize::new(1);
+        let results = std::sync::Mutex::new(Vec::with_capacity(e.len));
+        let this = &*self;
+        let work = || {
+            let mut task = this.task(par, &stop);
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= e.len || task.stopped() {
+                    break;
+                }
+                let (_, bit, mbit, col) = e.list[i];
+                let before = task.nodes;
+                let score = -task.split_negamax(n.play(bit, mbit), -e.beta, -e.alpha, par);
+                if !task.aborted && score >= e.beta {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                results.lock().expect("results").push((score, col, task.nodes - before, task.aborted));
+                if task.aborted {
+                    break;
+                }
+            }
+        };
+        rayon::scope(|scope| {
+            for _ in 1..par.pool.current_num_threads() {
+                scope.spawn(|_| work());
+            }
+            work();
+        });
+        let results = results.into_inner().expect("results");
+        self.nodes += results.iter().map(|r| r.2).sum::<u64>();
+        if let Some(&(score, col, _, _)) = results.iter().find(|r| !r.3 && r.0 >= e.beta) {
+            return self.store_lower(&e, score, col);
+        }
+        if results.iter().any(|r| r.3) || self.stopped() {
+            self.aborted = true;
+            return 0;
+        }
+        let best = results.iter().map(|r| r.0).fold(first, i32::max);
+        self.store_upper(&e, best)
+    }
+
+    /// Stores the lower bound `score` found by move `col` and returns it.
+    #[inline]
+    fn store_lower(&self, e: &Moves, score: i32, col: u8) -> i32 {
+        let (min_s, max_s) = (self.geo.min_score, self.geo.max_score);
+        let last_col = (self.geo.width - 1) as u8;
+        let canonical = if e.mirrored { last_col - col } else { col } + 1;
+        let work = 64 - (self.nodes - e.start_nodes).leading_zeros();
+        self.tt(e.empty).put(e.key, (score + max_s - 2 * min_s + 2) as u8, canonical, work);
+        score
+    }
+
+    /// Stores the upper bound `best` (fail-soft: the best child's bound, often below alpha,
+    /// which means fewer tests at the root and tighter stored bounds: 1-8% fewer nodes) and
+    /// returns it.
+    #[inline]
+    fn store_upper(&self, e: &Moves, best: i32) -> i32 {
+        let work = 64 - (self.nodes - e.start_nodes).leading_zeros();
+        self.tt(e.empty).put(e.key, (best - self.geo.min_score + 1) as u8, 0, work);
+        best
+    }
+
+    /// Everything a node does before searching its moves: the score when it is known without
+    /// them (forced losses, bounds, table and static cut-offs), else the moves in order.
+    #[inline(always)]
+    fn prepare(&mut self, n: Node, mut alpha: i32, mut beta: i32) -> Prepared {
+        use Prepared::Done;
         self.nodes += 1;
         if self.nodes & 0xfff == 0 {
             self.check_time();
         }
         if self.aborted {
-            return 0;
+            return Done(0);
         }
         let g = &self.geo;
         let possible = (n.mask + g.bottom) & g.board;
@@ -798,28 +863,28 @@ impl Solver {
         if forced != 0 {
             if forced & (forced - 1) != 0 {
                 // Two threats at once: lost on the opponent's next move.
-                return -(g.cells - n.moves) / 2;
+                return Done(-(g.cells - n.moves) / 2);
             }
             next = forced;
         }
         next &= !(opp_win >> 1);
         if next == 0 {
-            return -(g.cells - n.moves) / 2;
+            return Done(-(g.cells - n.moves) / 2);
         }
         if n.moves >= g.cells - 2 {
-            return 0;
+            return Done(0);
         }
         if alpha >= -1 {
             if let Some(upper) = g.claimeven_upper(n.cur, n.mask, possible) {
                 if upper <= alpha {
-                    return upper;
+                    return Done(upper);
                 }
             }
         }
         if beta <= 1 {
             if let Some(lower) = g.claimeven_lower(n.cur, n.mask, possible) {
                 if lower >= beta {
-                    return lower;
+                    return Done(lower);
                 }
             }
         }
@@ -827,7 +892,7 @@ impl Solver {
         if alpha < min {
             alpha = min;
             if alpha >= beta {
-                return alpha;
+                return Done(alpha);
             }
         }
         let mut max = (g.cells - 1 - n.moves) / 2;
@@ -845,7 +910,7 @@ impl Solver {
                 if alpha < lower {
                     alpha = lower;
                     if alpha >= beta {
-                        return alpha;
+                        return Done(alpha);
                     }
                 }
             } else {
@@ -853,7 +918,7 @@ impl Solver {
                 if beta > upper {
                     beta = upper;
                     if alpha >= beta {
-                        return beta;
+                        return Done(beta);
                     }
                 }
                 max = max.min(upper);
@@ -862,7 +927,7 @@ impl Solver {
         if beta > max {
             beta = max;
             if alpha >= beta {
-                return beta;
+                return Done(beta);
             }
         }
 
@@ -896,7 +961,7 @@ impl Solver {
             // other at our next move, the best this node can score.
             let playable = ((n.mask | bit) + g.bottom) & g.board & threats;
             if playable & playable.wrapping_sub(1) != 0 || playable & (threats >> 1) != 0 {
-                return (g.cells - 1 - n.moves) / 2;
+                return Done((g.cells - 1 - n.moves) / 2);
             }
             let mut score = threats.count_ones() as i32 * 2;
             // Playing under one's own threat lets the opponent block it: such moves last
@@ -906,9 +971,6 @@ impl Solver {
             }
             if col == tt_col {
                 score = 1000;
-            }
-            if self.salt != 0 && (i as u32 + self.salt).is_multiple_of(3) {
-                score += 1;
             }
 
             // Insertion, stable for equal scores (keeps centre-first order).
@@ -929,71 +991,37 @@ impl Solver {
                 if cv != 0 && cv <= max_s - min_s + 1 {
                     let child_upper = cv + min_s - 1;
                     if -child_upper >= beta {
-                        return -child_upper;
+                        return Done(-child_upper);
                     }
                 }
             }
         }
 
-        let last_col = (self.geo.width - 1) as u8;
-        let canonical = |col: u8| if mirrored { last_col - col } else { col } + 1;
-        // Parallel solves: defer the moves into positions that another thread is searching
-        // (after the first move), and mark this one as searched.
-        let busy_slot = match &self.busy {
-            Some(busy) if self.geo.cells - n.moves >= BUSY_MIN_EMPTY => {
-                let slot = busy_index(key);
-                busy[slot].store(key + 1, Ordering::Relaxed);
-                if len > 2 {
-                    let mut deferred = 0;
-                    let mut j = 1;
-                    while j + deferred < len {
-                        let (_, bit, mbit, _) = list[j];
-                        let child = self.key_of(n.play(bit, mbit));
-                        if busy[busy_index(child)].load(Ordering::Relaxed) == child + 1 {
-                            list[j..len].rotate_left(1);
-                            deferred += 1;
-                        } else {
-                            j += 1;
-                        }
-                    }
-                }
-                Some(slot)
-            }
-            _ => None,
-        };
-        let mut result = None;
-        let mut best = i32::MIN;
-        for &(_, bit, mbit, col) in &list[..len] {
-            let score = -self.negamax(n.play(bit, mbit), -beta, -alpha);
-            if self.aborted {
-                result = Some(0);
-                break;
-            }
-            if score >= beta {
-                let work = 64 - (self.nodes - start_nodes).leading_zeros();
-                self.tt(empty).put(key, (score + max_s - 2 * min_s + 2) as u8, canonical(col), work);
-                result = Some(score);
-                break;
-            }
-            if score > best {
-                best = score;
-            }
-            if score > alpha {
-                alpha = score;
-            }
-        }
-        if let (Some(slot), Some(busy)) = (busy_slot, &self.busy) {
-            let _ = busy[slot].compare_exchange(key + 1, 0, Ordering::Relaxed, Ordering::Relaxed);
-        }
-        if let Some(r) = result {
-            return r;
-        }
-        // Fail-soft: the best child's bound is an upper bound of this node, often below alpha
-        // (fewer tests at the root, tighter stored bounds: 1-8% fewer nodes).
-        let work = 64 - (self.nodes - start_nodes).leading_zeros();
-        self.tt(empty).put(key, (best - min_s + 1) as u8, 0, work);
-        best
+        Prepared::Moves(Moves { list, len, alpha, beta, key, mirrored, empty, start_nodes })
     }
+}
+
+/// What [`Solver::prepare`] found.
+// Only ever the value of an inlined call: its size costs no copy.
+#[allow(clippy::large_enum_variant)]
+enum Prepared {
+    /// The node's score (or bound) without searching its moves.
+    Done(i32),
+    /// The moves to search.
+    Moves(Moves),
+}
+
+/// A node's moves to search, best first, and what storing its result needs.
+struct Moves {
+    /// Ordering score, move bit, mirrored move bit, column.
+    list: [(i32, u64, u64, u8); 9],
+    len: usize,
+    alpha: i32,
+    beta: i32,
+    key: u64,
+    mirrored: bool,
+    empty: i32,
+    start_nodes: u64,
 }
 
 /// Solves a position given as a column sequence (convenience for tests and tools).
