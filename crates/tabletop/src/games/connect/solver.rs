@@ -193,6 +193,8 @@ struct Geometry {
     order: [usize; 9],
     min_score: i32,
     max_score: i32,
+    /// For each cell (bit index), the number of lines through it on an empty board.
+    cell_value: [i32; 64],
     /// The cells at the rows where the first empty cell of a column lies when the column has
     /// an even number of empty cells (its first, third, ... empty cells then lie on them).
     claim_rows: u64,
@@ -219,8 +221,25 @@ impl Geometry {
                 claim_rows |= 1u64 << (c * (height + 1) + r);
             }
         }
+        let mut cell_value = [0i32; 64];
+        let (w, h, n) = (width as i64, height as i64, v.line() as i64);
+        for c in 0..w {
+            for r in 0..h {
+                let inside = |c: i64, r: i64| (0..w).contains(&c) && (0..h).contains(&r);
+                for (dc, dr) in [(1, 0), (0, 1), (1, 1), (1, -1)] {
+                    // Lines through (c, r) start k cells before it.
+                    for k in 0..n {
+                        let (c0, r0) = (c - k * dc, r - k * dr);
+                        if inside(c0, r0) && inside(c0 + (n - 1) * dc, r0 + (n - 1) * dr) {
+                            cell_value[(c * (h + 1) + r) as usize] += 1;
+                        }
+                    }
+                }
+            }
+        }
         Geometry {
             variant: v,
+            cell_value,
             claim_rows,
             width,
             height: v.height(),
@@ -312,6 +331,12 @@ const SMALL_ENTRIES: usize = 1 << 16;
 
 /// Parallel solves split the nodes with at least this many empty cells.
 const SPLIT_MIN_EMPTY: i32 = 24;
+
+/// Up to this many stones played, moves with as many threats are ordered by the number of
+/// lines through their cell (a quarter fewer nodes on the ply-1 position '4', a third on
+/// '4444'; the sets, where positions have more stones, change by under 5%; from the first
+/// 20 plies: the sets lose up to 7%).
+const CELL_VALUE_MAX_MOVES: i32 = 16;
 
 /// Positions with fewer stones played test the score against 0 first.
 const NEAR_START: i32 = 4;
@@ -952,8 +977,11 @@ impl Solver {
             }
             let mirror_shift = ((g.width - 1) as isize - 2 * col as isize) * (g.height + 1) as isize;
             let mbit = if mirror_shift >= 0 { bit << mirror_shift } else { bit >> -mirror_shift };
-            // The child's slot, for the cut-off test below or the child's own probe.
-            self.tt(empty - 1).prefetch(self.key_of(n.play(bit, mbit)));
+            // The child's slot in the large table, for the cut-off test below or the child's
+            // own probe (the small table is in the cache).
+            if empty - 1 > self.small_max_empty {
+                self.table.prefetch(self.key_of(n.play(bit, mbit)));
+            }
             let mine = n.cur | bit;
             let threats = g.winning(mine, self.variant) & !(n.mask | bit);
             // Two threats the opponent can reach at once, or two stacked ones: the opponent
@@ -968,6 +996,11 @@ impl Solver {
             // (a quarter fewer nodes on the large solves, 15% on Test_L2_R2).
             if (bit << 1) & my_win != 0 {
                 score -= 100;
+            }
+            // Early on, among moves with as many threats, those on cells that lie on more lines
+            // (on an empty board) first, instead of by column only.
+            if n.moves <= CELL_VALUE_MAX_MOVES {
+                score = score * 16 + g.cell_value[bit.trailing_zeros() as usize];
             }
             if col == tt_col {
                 score = 1000;
