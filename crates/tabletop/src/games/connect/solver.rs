@@ -763,10 +763,10 @@ impl Solver {
 
     /// Negamax with alpha-beta on a position where the side to move cannot win at once.
     fn negamax(&mut self, n: Node, alpha: i32, beta: i32) -> i32 {
-        let mut e = match self.prepare(n, alpha, beta) {
-            Prepared::Done(score) => return score,
-            Prepared::Moves(e) => e,
-        };
+        let mut e = Moves::default();
+        if let Some(score) = self.prepare(n, alpha, beta, &mut e) {
+            return score;
+        }
         let mut best = i32::MIN;
         for i in 0..e.len {
             let (_, bit, mbit, col) = e.list[i];
@@ -791,10 +791,10 @@ impl Solver {
         }
         // Stop at once in a task that a cut-off elsewhere made useless.
         self.check_time();
-        let e = match self.prepare(n, alpha, beta) {
-            Prepared::Done(score) => return score,
-            Prepared::Moves(e) => e,
-        };
+        let mut e = Moves::default();
+        if let Some(score) = self.prepare(n, alpha, beta, &mut e) {
+            return score;
+        }
         let (_, bit, mbit, col) = e.list[0];
         let first = -self.split_negamax(n.play(bit, mbit), -e.beta, -e.alpha, par);
         if self.aborted {
@@ -847,7 +847,7 @@ impl Solver {
     }
 
     /// Stores the lower bound `score` found by move `col` and returns it.
-    #[inline]
+    #[inline(always)]
     fn store_lower(&self, e: &Moves, score: i32, col: u8) -> i32 {
         let (min_s, max_s) = (self.geo.min_score, self.geo.max_score);
         let last_col = (self.geo.width - 1) as u8;
@@ -860,7 +860,7 @@ impl Solver {
     /// Stores the upper bound `best` (fail-soft: the best child's bound, often below alpha,
     /// which means fewer tests at the root and tighter stored bounds: 1-8% fewer nodes) and
     /// returns it.
-    #[inline]
+    #[inline(always)]
     fn store_upper(&self, e: &Moves, best: i32) -> i32 {
         let work = 64 - (self.nodes - e.start_nodes).leading_zeros();
         self.tt(e.empty).put(e.key, (best - self.geo.min_score + 1) as u8, 0, work);
@@ -870,14 +870,13 @@ impl Solver {
     /// Everything a node does before searching its moves: the score when it is known without
     /// them (forced losses, bounds, table and static cut-offs), else the moves in order.
     #[inline(always)]
-    fn prepare(&mut self, n: Node, mut alpha: i32, mut beta: i32) -> Prepared {
-        use Prepared::Done;
+    fn prepare(&mut self, n: Node, mut alpha: i32, mut beta: i32, e: &mut Moves) -> Option<i32> {
         self.nodes += 1;
         if self.nodes & 0xfff == 0 {
             self.check_time();
         }
         if self.aborted {
-            return Done(0);
+            return Some(0);
         }
         let g = &self.geo;
         let possible = (n.mask + g.bottom) & g.board;
@@ -888,28 +887,28 @@ impl Solver {
         if forced != 0 {
             if forced & (forced - 1) != 0 {
                 // Two threats at once: lost on the opponent's next move.
-                return Done(-(g.cells - n.moves) / 2);
+                return Some(-(g.cells - n.moves) / 2);
             }
             next = forced;
         }
         next &= !(opp_win >> 1);
         if next == 0 {
-            return Done(-(g.cells - n.moves) / 2);
+            return Some(-(g.cells - n.moves) / 2);
         }
         if n.moves >= g.cells - 2 {
-            return Done(0);
+            return Some(0);
         }
         if alpha >= -1 {
             if let Some(upper) = g.claimeven_upper(n.cur, n.mask, possible) {
                 if upper <= alpha {
-                    return Done(upper);
+                    return Some(upper);
                 }
             }
         }
         if beta <= 1 {
             if let Some(lower) = g.claimeven_lower(n.cur, n.mask, possible) {
                 if lower >= beta {
-                    return Done(lower);
+                    return Some(lower);
                 }
             }
         }
@@ -917,7 +916,7 @@ impl Solver {
         if alpha < min {
             alpha = min;
             if alpha >= beta {
-                return Done(alpha);
+                return Some(alpha);
             }
         }
         let mut max = (g.cells - 1 - n.moves) / 2;
@@ -935,7 +934,7 @@ impl Solver {
                 if alpha < lower {
                     alpha = lower;
                     if alpha >= beta {
-                        return Done(alpha);
+                        return Some(alpha);
                     }
                 }
             } else {
@@ -943,7 +942,7 @@ impl Solver {
                 if beta > upper {
                     beta = upper;
                     if alpha >= beta {
-                        return Done(beta);
+                        return Some(beta);
                     }
                 }
                 max = max.min(upper);
@@ -952,13 +951,12 @@ impl Solver {
         if beta > max {
             beta = max;
             if alpha >= beta {
-                return Done(beta);
+                return Some(beta);
             }
         }
 
         // Order: centre first, then by threats created.
         let g = &self.geo;
-        let mut list = [(0i32, 0u64, 0u64, 0u8); 9];
         // The stored best move, as a column of this orientation.
         let tt_col = if tt_move == 0 {
             usize::MAX
@@ -967,6 +965,7 @@ impl Solver {
         } else {
             tt_move as usize - 1
         };
+        let list = &mut e.list;
         let mut len = 0;
         let my_win = g.winning(n.cur, self.variant) & !n.mask;
         for i in 0..g.width {
@@ -989,7 +988,7 @@ impl Solver {
             // other at our next move, the best this node can score.
             let playable = ((n.mask | bit) + g.bottom) & g.board & threats;
             if playable & playable.wrapping_sub(1) != 0 || playable & (threats >> 1) != 0 {
-                return Done((g.cells - 1 - n.moves) / 2);
+                return Some((g.cells - 1 - n.moves) / 2);
             }
             let mut score = threats.count_ones() as i32 * 2;
             // Playing under one's own threat lets the opponent block it: such moves last
@@ -1024,27 +1023,20 @@ impl Solver {
                 if cv != 0 && cv <= max_s - min_s + 1 {
                     let child_upper = cv + min_s - 1;
                     if -child_upper >= beta {
-                        return Done(-child_upper);
+                        return Some(-child_upper);
                     }
                 }
             }
         }
 
-        Prepared::Moves(Moves { list, len, alpha, beta, key, mirrored, empty, start_nodes })
+        e.len = len;
+        (e.alpha, e.beta, e.key, e.mirrored, e.empty, e.start_nodes) = (alpha, beta, key, mirrored, empty, start_nodes);
+        None
     }
 }
 
-/// What [`Solver::prepare`] found.
-// Only ever the value of an inlined call: its size costs no copy.
-#[allow(clippy::large_enum_variant)]
-enum Prepared {
-    /// The node's score (or bound) without searching its moves.
-    Done(i32),
-    /// The moves to search.
-    Moves(Moves),
-}
-
 /// A node's moves to search, best first, and what storing its result needs.
+#[derive(Default)]
 struct Moves {
     /// Ordering score, move bit, mirrored move bit, column.
     list: [(i32, u64, u64, u8); 9],
