@@ -4,17 +4,20 @@
 //! own piece scores `(W*H+1)/2 + 1 - k` (for an even number of cells that is `W*H/2 + 1 - k`),
 //! a draw 0, a loss the negative of the winner's score.
 //!
-//! Techniques: the bitboard of [`rules`](super::rules); negamax with alpha-beta; the exact
-//! score found by a sequence of null-window searches (Pons' iterative narrowing, tilted
-//! towards 0; near the start, 0 first and then steps of one); a transposition table of packed
+//! Techniques: the bitboard of [`rules`](super::rules); fail-soft negamax with alpha-beta; the
+//! exact score found by a sequence of null-window searches (Pons' iterative narrowing, tilted
+//! away from 0; near the start, 0 first and then steps of one); a transposition table of packed
 //! 64-bit entries (exact keys, a bound, the best move and the work done) shared between
 //! threads and kept across positions (every entry is a true bound of an absolute score, so it
-//! stays valid); mirror symmetry (a position and its mirror share one entry); moves that lose
-//! at once are never explored (forced blocks, never under an opponent threat); the stored best
-//! move first, then centre-first ordering refined by the number of threats a move creates;
-//! enhanced transposition cut-offs; a claimeven bound (when every column has an even number of
-//! empty cells, the side to move gets at most the odd ones); and parallel solves that share
-//! the table and the score interval, deferring nodes another thread is searching.
+//! stays valid), with huge pages, and a small table private to each thread for the nodes near
+//! the end (it stays in the core's cache); mirror symmetry (a position and its mirror share
+//! one entry); moves that lose at once are never explored (forced blocks, never under an
+//! opponent threat); the stored best move first, then by the number of threats a move
+//! creates, moves under one's own threat last, ties broken centre first (early on, by the
+//! lines through the cell); enhanced transposition cut-offs; claimeven bounds both ways (all
+//! columns even: the side to move gets at most the odd cells; one column odd: it plays there
+//! and takes the even ones); and parallel solves that split a node's moves between threads
+//! once its first move has not cut.
 //!
 //! ```
 //! use tabletop::games::connect::solver::Solver;
@@ -44,8 +47,8 @@ use crate::game::Game;
 #[derive(Debug)]
 pub struct Table {
     entries: Vec<AtomicU64>,
-    /// Bits of a key.
-    key_bits: u32,
+    /// The bits a key may use.
+    key_mask: u64,
     /// Bits of the check value (the key bits that the index does not give).
     check_bits: u32,
 }
@@ -93,7 +96,8 @@ impl Table {
         let mut entries: Vec<AtomicU64> = Vec::with_capacity(size as usize);
         advise_huge_pages(&entries);
         entries.resize_with(size as usize, || AtomicU64::new(0));
-        Table { entries, key_bits, check_bits: (key_bits + 1).saturating_sub(bits).max(1) }
+        let key_mask = if key_bits < 64 { (1u64 << key_bits) - 1 } else { u64::MAX };
+        Table { entries, key_mask, check_bits: (key_bits + 1).saturating_sub(bits).max(1) }
     }
 
     /// The number of entries.
@@ -120,7 +124,7 @@ impl Table {
     #[inline]
     fn slot(&self, key: u64) -> (usize, u64) {
         let mixed = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let mixed = if self.key_bits < 64 { mixed & ((1u64 << self.key_bits) - 1) } else { mixed };
+        let mixed = mixed & self.key_mask;
         let index = (mixed >> self.check_bits) << 1;
         (index as usize, mixed & ((1u64 << self.check_bits) - 1))
     }
