@@ -44,6 +44,23 @@ fn set_l1_r2_sampled() {
     check_set("Test_L1_R2", 50);
 }
 
+/// Parallel solves (positions searched by two threads, with moves split between them at the
+/// nodes with many empty cells) give the exact scores; the table is shared across positions.
+#[test]
+fn parallel_solves_sampled() {
+    let path = format!("{}/../../../shared/data/connect/Test_L1_R2", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let v = ConnectVariant::connect4();
+    let mut solver = Solver::new(v, 1 << 22);
+    for line in text.lines().step_by(100) {
+        let (seq, score) = line.split_once(' ').unwrap();
+        let p = Connect::from_notation(&v, seq).unwrap();
+        let expected: i32 = score.trim().parse().unwrap();
+        assert_eq!(solver.solve_parallel(&p, 2, false).0, expected, "{seq}");
+        assert_eq!(solver.solve_parallel(&p, 2, true).0, expected.signum(), "weak {seq}");
+    }
+}
+
 #[test]
 fn small_boards() {
     let mut s = Solver::new(ConnectVariant::connect3(), 1 << 16);
@@ -98,10 +115,9 @@ fn solver_matches_plain_negamax_on_many_sizes() {
     }
 }
 
-/// 7x6: the first player wins, and only with the centre column. Far too slow for the default
-/// run (the empty-board solve takes minutes): `cargo test --release -- --ignored centre`.
+/// 7x6: the first player wins, and only with the centre column (weak solves of the seven
+/// first moves, one thread: about 70 s in the test profile).
 #[test]
-#[ignore]
 fn seven_by_six_only_the_centre_wins() {
     let v = ConnectVariant::connect4();
     let mut solver = Solver::new(v, 1 << 26);
