@@ -512,7 +512,7 @@ pub struct BookArgs {
     #[command(flatten)]
     pub size: SizeArgs,
     /// Positions with up to this many stones.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 12)]
     pub plies: usize,
     /// Which side the book plays: first (X), second (O) or both.
     #[arg(long, default_value = "first")]

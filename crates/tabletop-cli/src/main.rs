@@ -189,6 +189,9 @@ enum MovesGame {
 
 fn main() {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Serve(_)) {
+        end_quietly_on_closed_pipe();
+    }
     let result = match cli.command {
         Command::Play(PlayGame::Slide(a)) => slide::play(a),
         Command::Play(PlayGame::Reversi(a)) => reversi::play(a),
@@ -219,3 +222,18 @@ fn main() {
         std::process::exit(1);
     }
 }
+
+/// Restores the default action of SIGPIPE, which Rust programs ignore: otherwise
+/// `tabletop ... | head` makes the next `println!` panic on the closed pipe, where Unix tools
+/// end quietly. Not for the server, whose closed connections must not end it.
+#[cfg(unix)]
+fn end_quietly_on_closed_pipe() {
+    // SAFETY: called first thing in main, before any other thread exists; SIG_DFL is a valid
+    // action for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn end_quietly_on_closed_pipe() {}

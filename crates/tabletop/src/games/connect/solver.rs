@@ -35,6 +35,7 @@ use std::time::Instant;
 
 use super::rules::{has_line, winning_cells, winning_cells4, Column, Connect, ConnectVariant};
 use crate::game::Game;
+use crate::memory::large_vec;
 
 /// A transposition table of exact bounds, shareable between threads.
 ///
@@ -52,26 +53,6 @@ pub struct Table {
     /// Bits of the check value (the key bits that the index does not give).
     check_bits: u32,
 }
-
-/// Asks the kernel to back a large table with huge pages: a probe is a random access, and
-/// with 4 KB pages nearly every one also misses the TLB.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(entries: &Vec<AtomicU64>) {
-    const PAGE: usize = 4096;
-    let start = entries.as_ptr() as usize;
-    let end = start + entries.capacity() * 8;
-    // madvise takes whole pages: the allocation's pages from the first aligned one.
-    let aligned = start.div_ceil(PAGE) * PAGE;
-    if end - start >= 1 << 22 {
-        // SAFETY: the range lies inside the vector's own allocation; the advice changes no
-        // contents.
-        // A failure only costs speed.
-        unsafe { libc::madvise(aligned as *mut libc::c_void, end - aligned, libc::MADV_HUGEPAGE) };
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_: &Vec<AtomicU64>) {}
 
 /// Bits of the check value of an entry.
 const CHECK_BITS: u32 = 46;
@@ -93,9 +74,7 @@ impl Table {
         // The index gives `bits - 1` bits of the mixed key; the rest must fit the check.
         let bits = (63 - entries.leading_zeros()).max(min_bits).max((key_bits + 1).saturating_sub(CHECK_BITS));
         let size = 1u64 << bits;
-        let mut entries: Vec<AtomicU64> = Vec::with_capacity(size as usize);
-        advise_huge_pages(&entries);
-        entries.resize_with(size as usize, || AtomicU64::new(0));
+        let entries = large_vec(size as usize, || AtomicU64::new(0));
         let key_mask = if key_bits < 64 { (1u64 << key_bits) - 1 } else { u64::MAX };
         Table { entries, key_mask, check_bits: (key_bits + 1).saturating_sub(bits).max(1) }
     }
@@ -140,20 +119,6 @@ impl Table {
             }
         }
         (0, 0)
-    }
-
-    /// Starts loading the slots of `key` into the cache (a hint; no effect on the contents).
-    #[inline]
-    fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let (i, _) = self.slot(key);
-            let p = self.entries.as_ptr().wrapping_add(i) as *const i8;
-            // SAFETY: a prefetch is a hint that never faults (SSE is part of x86-64).
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
     }
 
     /// Stores a bound and a best move (0 for none: then the move stored before is kept).
@@ -980,11 +945,6 @@ impl Solver {
             }
             let mirror_shift = ((g.width - 1) as isize - 2 * col as isize) * (g.height + 1) as isize;
             let mbit = if mirror_shift >= 0 { bit << mirror_shift } else { bit >> -mirror_shift };
-            // The child's slot in the large table, for the cut-off test below or the child's
-            // own probe (the small table is in the cache).
-            if empty - 1 > self.small_max_empty {
-                self.table.prefetch(self.key_of(n.play(bit, mbit)));
-            }
             let mine = n.cur | bit;
             let threats = g.winning(mine, self.variant) & !(n.mask | bit);
             // Two threats the opponent can reach at once, or two stacked ones: the opponent
