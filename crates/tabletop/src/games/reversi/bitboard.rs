@@ -341,6 +341,13 @@ impl Iterator for Bits {
 mod tests {
     use super::*;
 
+    /// Steps a xorshift generator: varied boards, the same in every run.
+    fn xorshift(x: &mut u64) {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+    }
+
     fn naive_flips(p: u64, o: u64, sq: usize) -> u64 {
         if (p | o) >> sq & 1 != 0 {
             return 0;
@@ -365,9 +372,7 @@ mod tests {
     fn flips_and_moves_match_a_naive_scan() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..3000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let occ = x | (x >> 3);
             let mut y = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
             y ^= y >> 29;
@@ -391,9 +396,7 @@ mod tests {
     fn last_flip_count_matches_flips_on_full_boards() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         for _ in 0..5000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             let sq = (x >> 58) as usize;
             let p = x.rotate_left(17) & !(1 << sq);
             let o = !p & !(1 << sq);
@@ -406,9 +409,7 @@ mod tests {
     fn full_lines_match_a_naive_scan() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         for i in 0..3000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            xorshift(&mut x);
             // Mostly full boards, so that full lines occur.
             let occupied = !(x & x.rotate_left(11) & x.rotate_left(29) & if i % 3 == 0 { 0 } else { !0 });
             let mut expected = [0u64; 4];
