@@ -56,6 +56,66 @@ struct ServeArgs {
     /// SQLite database file, created on first start; `:memory:` for throw-away games.
     #[arg(long, default_value = "tabletop.db")]
     db: std::path::PathBuf,
+    /// The origin used in invite links (e.g. https://games.example.org); default: the request's Host.
+    #[arg(long)]
+    public_url: Option<String>,
+    /// The longest a computer seat, hint or analysis may think (e.g. 10s, 500ms).
+    #[arg(long, default_value = "10s", value_parser = parse_think)]
+    max_think: std::time::Duration,
+    /// The most memory one engine may ask for (e.g. 64MiB, 1GiB).
+    #[arg(long, default_value = "64MiB", value_parser = parse_bytes)]
+    engine_memory: u64,
+    /// Engine worker threads (default: the number of cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    workers: Option<u16>,
+    /// Hints and analyses that may wait for a worker; more get 503.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    queue: u32,
+    /// Open connections at most.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: u32,
+    /// Games one client address may create (or join) per minute.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    create_rate: u32,
+    /// Hints and analyses one client address may ask per minute.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    hint_rate: u32,
+    /// Games kept in memory at most (the others stay in the database and load on demand).
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    cache_games: u32,
+    /// Log level: error, warn, info, debug (or a tracing filter such as tabletop_web=debug).
+    #[arg(long, default_value = "info")]
+    log_level: String,
+}
+
+/// A thinking time: a duration from 1 ms to 10 minutes.
+fn parse_think(text: &str) -> Result<std::time::Duration, String> {
+    let time = tabletop::player_spec::parse_duration(text).ok_or("expected a duration such as 10s or 500ms")?;
+    if time < std::time::Duration::from_millis(1) || time > std::time::Duration::from_secs(600) {
+        return Err("the longest thinking time must be from 1ms to 10m".into());
+    }
+    Ok(time)
+}
+
+/// A size in bytes: `64MiB`, `1GiB`, `512KiB` or a bare number of bytes, from 1 MiB to 1 TiB.
+fn parse_bytes(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => text.split_at(i),
+        None => (text, ""),
+    };
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return Err(format!("unknown unit {unit:?}: use KiB, MiB or GiB")),
+    };
+    let bytes = number.parse::<u64>().ok().and_then(|n| n.checked_mul(scale)).ok_or("expected a size such as 64MiB")?;
+    if !(1 << 20..=1 << 40).contains(&bytes) {
+        return Err("the engine memory must be from 1MiB to 1TiB".into());
+    }
+    Ok(bytes)
 }
 
 #[derive(Subcommand)]
@@ -215,7 +275,24 @@ fn main() {
         Command::Book(BookGame::Connect(a)) => connect::book(a),
         Command::Moves(MovesGame::Mathable(a)) => mathable::moves(a),
         Command::Tune(TuneGame::Reversi(a)) => tune::reversi(a),
-        Command::Serve(a) => tabletop_web::serve_blocking(a.addr, &a.db).map_err(anyhow::Error::from),
+        Command::Serve(a) => {
+            let defaults = tabletop_web::ServeConfig::default();
+            let config = tabletop_web::ServeConfig {
+                addr: a.addr,
+                db: a.db,
+                public_url: a.public_url,
+                max_think: a.max_think,
+                engine_memory: a.engine_memory,
+                workers: a.workers.map_or(defaults.workers, usize::from),
+                queue: a.queue as usize,
+                max_connections: a.max_connections as usize,
+                create_rate: a.create_rate,
+                hint_rate: a.hint_rate,
+                cache_games: a.cache_games as usize,
+                ..defaults
+            };
+            tabletop_web::serve_blocking(config, &a.log_level).map_err(anyhow::Error::from)
+        }
     };
     if let Err(err) = result {
         eprintln!("error: {err:#}");

@@ -12,9 +12,8 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
-use crate::server::{router, AppState};
 use crate::store::{Store, StoreError};
 
 /// What the load benchmark measured.
@@ -132,10 +131,16 @@ pub struct LoadSettings {
 /// the database file `db`, then checks that the database holds every acknowledged move.
 pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadReport, BenchError> {
     let LoadSettings { games, max_moves, max_time, think } = settings;
-    let listener = TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let app = router(AppState::new(Store::open(db)?));
-    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    // One client creates every game: lift the per-client limits for the benchmark.
+    let config = crate::ServeConfig {
+        addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        db: db.to_path_buf(),
+        create_rate: 1_000_000,
+        hint_rate: 1_000_000,
+        ..crate::ServeConfig::default()
+    };
+    let server = crate::start(config).await.map_err(|e| BenchError::Protocol(e.to_string()))?;
+    let addr = server.addr;
     let started = Instant::now();
     let deadline = started + max_time;
     let clients: Vec<_> =
@@ -148,7 +153,7 @@ pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadRep
         played.push((id, moves));
     }
     let seconds = started.elapsed().as_secs_f64();
-    server.abort();
+    server.shutdown().await;
     // Every acknowledged move must be in the database, read back through a fresh connection.
     let store = Store::open(db)?;
     let mut lost = 0;

@@ -1,22 +1,35 @@
 //! `tabletop serve`: a web page for every game and a JSON API, with games kept in SQLite.
 //!
+//! - [`config`]: the server's settings ([`ServeConfig`], the `tabletop serve` flags).
 //! - [`sessions`]: a uniform [`sessions::Session`] over any game, with a small adapter per game.
-//! - [`store`]: the SQLite database (every move committed before the answer).
-//! - [`server`]: the axum router, the page (embedded in the binary) and the API handlers.
+//! - [`store`]: the SQLite database (versioned schema; every move committed before the answer).
+//! - [`live`]: the games in memory (a bounded cache), their events, proposals and computers.
+//! - [`engines`]: the bounded pool of engine workers that does all the thinking.
+//! - [`server`]: the router, the page (embedded in the binary), the API handlers, the limits.
 //! - [`bench`]: the load benchmark behind `tabletop bench serve`.
 
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod config;
+pub mod engines;
+pub mod live;
 pub mod server;
 pub mod sessions;
 pub mod store;
 
-pub use server::{router, serve, AppState, ServeError};
+pub use config::ServeConfig;
+pub use live::AppState;
+pub use server::{router, serve, start, RunningServer, ServeError};
 pub use store::Store;
 
-/// Runs [`serve`] on a new multi-threaded runtime (for the command line).
-pub fn serve_blocking(addr: std::net::SocketAddr, db: &std::path::Path) -> Result<(), ServeError> {
+/// Runs [`serve`] on a new multi-threaded runtime (for the command line), logging to standard
+/// error at `log_level` (`error`, `warn`, `info`, `debug`, or a tracing filter).
+pub fn serve_blocking(config: ServeConfig, log_level: &str) -> Result<(), ServeError> {
+    let filter = tracing_subscriber::EnvFilter::try_new(log_level)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
     let runtime = tokio::runtime::Runtime::new().map_err(ServeError::Serve)?;
-    runtime.block_on(serve(addr, db))
+    runtime.block_on(serve(config))
 }

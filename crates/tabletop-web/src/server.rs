@@ -1,23 +1,40 @@
-//! The HTTP server: the page, and the JSON API documented in docs/API.md.
+//! The HTTP server: the page, the JSON API documented in docs/API.md, and its defences.
+//!
+//! - [`start`] binds, opens the database, resumes computer seats that are to move, and serves
+//!   connections itself (hyper) so that header and idle timeouts and a connection cap apply.
+//! - The router: routes, per-client rate limits, the body limit (from `Content-Length`), the
+//!   request log, and every error as JSON.
+//! - [`crate::live`] holds the games in play; [`crate::engines`] does all the thinking.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::Path;
-use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
 
+use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{DefaultBodyLimit, Path as UrlPath, Query, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use rand::RngCore;
+use futures_util::stream::Stream;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tabletop::PlayerSpec;
+use tokio::net::TcpListener;
+use tower::ServiceExt;
+use tower_governor::governor::GovernorConfigBuilder;
+use tower_governor::GovernorLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::RequestBodyTimeoutLayer;
+use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
-use crate::sessions::{new_session, Session};
+use crate::config::ServeConfig;
+use crate::live::{AppState, Change, LiveGame, ProposalKind, Shared};
+use crate::sessions::{new_session, Caps};
 use crate::store::{GameRow, Store, StoreError};
 
 /// Request bodies larger than this are refused (413).
@@ -29,7 +46,7 @@ pub enum ApiError {
     /// 400: the request is malformed.
     #[error("{0}")]
     BadRequest(String),
-    /// 403: a seat's move without that seat's token.
+    /// 403: a seat's action without that seat's token, or not allowed for it.
     #[error("{0}")]
     Forbidden(String),
     /// 413: the body is over [`BODY_LIMIT`].
@@ -44,109 +61,46 @@ pub enum ApiError {
     /// 422: the rules refuse the move; the reason is the one the terminal gives.
     #[error("{0}")]
     Illegal(String),
-    /// 500: storage failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
+    /// 503 with `Retry-After`: the engine workers are all busy.
+    #[error("the engines are all busy; try again in a few seconds")]
+    Busy,
+    /// 503: the database cannot be written.
+    #[error("the server cannot store games right now; try again later")]
+    Unavailable,
+    /// 500: stored data is damaged or storage failed (the reason goes to the log, not the client).
+    #[error("internal error")]
+    Internal(String),
+}
+
+impl From<StoreError> for ApiError {
+    fn from(err: StoreError) -> Self {
+        ApiError::Internal(err.to_string())
+    }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let status = match self {
+        let status = match &self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Illegal(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Busy | ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(reason) => {
+                tracing::error!("internal error: {reason}");
+                StatusCode::INTERNAL_SERVER_ERROR
+            }
         };
-        (status, Json(json!({"error": self.to_string()}))).into_response()
-    }
-}
-
-struct LiveGame {
-    row: GameRow,
-    session: Box<dyn Session>,
-    thinking: bool,
-}
-
-impl LiveGame {
-    fn seat_of(&self, token: Option<&str>) -> Option<usize> {
-        let token = token?;
-        self.row.tokens.iter().position(|t| t == token)
-    }
-
-    /// The seat a request's token holds, or 403.
-    fn require_seat(&self, token: &str) -> Result<usize, ApiError> {
-        self.seat_of(Some(token)).ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))
-    }
-
-    fn is_computer(&self, seat: usize) -> bool {
-        self.row.seats.get(seat).is_some_and(|s| s != "human")
-    }
-
-    fn state(&self, viewer: Option<usize>) -> Value {
-        let mut view = self.session.view(viewer);
-        if let Some(ended) = &self.row.ended {
-            view["status"] = json!({"over": true, "to_move": null, "winners": [], "reason": ended});
-            view["legal"] = json!([]);
+        if matches!(self, ApiError::Busy) {
+            tracing::warn!("refused work: the engine queue is full");
         }
-        view["id"] = json!(self.row.id);
-        view["seats"] = json!(self.row.seats);
-        view["options"] = self.row.options.clone();
-        view["thinking"] = json!(self.thinking);
-        view["your_seat"] = json!(viewer);
-        view
-    }
-
-    fn to_move(&self) -> Option<usize> {
-        if self.row.ended.is_some() {
-            None
-        } else {
-            self.session.to_move()
+        let mut response = (status, Json(json!({"error": self.to_string()}))).into_response();
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
         }
-    }
-}
-
-/// The server's shared state.
-pub struct AppState {
-    store: Mutex<Store>,
-    games: Mutex<HashMap<String, Arc<tokio::sync::Mutex<LiveGame>>>>,
-}
-
-type Shared = Arc<AppState>;
-
-impl AppState {
-    /// State over an opened store.
-    pub fn new(store: Store) -> Shared {
-        Arc::new(AppState { store: Mutex::new(store), games: Mutex::new(HashMap::new()) })
-    }
-
-    /// The game locked for a change by the seat `token` holds (404 or 403 otherwise).
-    async fn seated(&self, id: &str, token: &str) -> Result<(tokio::sync::OwnedMutexGuard<LiveGame>, usize), ApiError> {
-        let game = self.game(id)?.lock_owned().await;
-        let seat = game.require_seat(token)?;
-        Ok((game, seat))
-    }
-
-    fn store(&self) -> std::sync::MutexGuard<'_, Store> {
-        self.store.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The live game, loaded from the database (moves replayed) on first use.
-    fn game(&self, id: &str) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
-        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(game) = games.get(id) {
-            return Ok(game.clone());
-        }
-        let (row, moves) = self.store().load(id)?.ok_or_else(|| ApiError::NotFound(id.to_string()))?;
-        let mut session = new_session(&row.game, &row.options).map_err(ApiError::BadRequest)?;
-        for notation in &moves {
-            session.play(notation).map_err(|e| ApiError::BadRequest(format!("stored move {notation}: {e}")))?;
-        }
-        let game = Arc::new(tokio::sync::Mutex::new(LiveGame { row, session, thinking: false }));
-        games.insert(id.to_string(), game.clone());
-        Ok(game)
+        response
     }
 }
 
@@ -159,44 +113,207 @@ fn bad_body(rejection: JsonRejection) -> ApiError {
     }
 }
 
-fn random_hex() -> String {
-    let mut bytes = [0u8; 16];
-    rand::rngs::OsRng.fill_bytes(&mut bytes);
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+/// The page and its files, embedded in the binary.
+#[derive(rust_embed::RustEmbed)]
+#[folder = "assets/"]
+struct Assets;
+
+fn asset(path: &str) -> Option<Response> {
+    let file = Assets::get(path)?;
+    let kind = match path.rsplit('.').next() {
+        Some("html") => "text/html; charset=utf-8",
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("json") => "application/json",
+        _ => "application/octet-stream",
+    };
+    Some(([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")], file.data.into_owned()).into_response())
 }
 
-const INDEX_HTML: &str = include_str!("../assets/index.html");
-const APP_JS: &str = include_str!("../assets/app.js");
-const STYLE_CSS: &str = include_str!("../assets/style.css");
+async fn page() -> Response {
+    match Assets::get("index.html") {
+        Some(file) => Html(file.data.into_owned()).into_response(),
+        None => ApiError::NotFound("index.html".into()).into_response(),
+    }
+}
 
-/// The router: the page and the API.
+/// GET of anything else: a file of the page, or a JSON 404.
+async fn fallback(request: Request) -> Response {
+    let path = request.uri().path().trim_start_matches('/');
+    let path = if path == "favicon.ico" { "favicon.svg" } else { path };
+    if request.method() == axum::http::Method::GET && !path.starts_with("api/") {
+        if let Some(response) = asset(path) {
+            return response;
+        }
+    }
+    (StatusCode::NOT_FOUND, Json(json!({"error": format!("no such page: {}", request.uri().path())}))).into_response()
+}
+
+/// Errors made by layers (rate limits, body limits, wrong methods) come as text: make them JSON.
+async fn json_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json") || v.starts_with("text/event-stream"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text).trim().to_string();
+    let reason = match status {
+        StatusCode::METHOD_NOT_ALLOWED => "method not allowed for this route".to_string(),
+        StatusCode::PAYLOAD_TOO_LARGE => format!("request body too large (limit {BODY_LIMIT} bytes)"),
+        StatusCode::TOO_MANY_REQUESTS => {
+            tracing::warn!("refused work: a client's rate limit");
+            format!("too many requests from this address; {}", if text.is_empty() { "slow down" } else { &text })
+        }
+        _ if !text.is_empty() => text,
+        _ => status.canonical_reason().unwrap_or("error").to_string(),
+    };
+    let body = json!({ "error": reason }).to_string();
+    parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body))
+}
+
+/// The router: the page and the API, with its limits.
 pub fn router(state: Shared) -> Router {
-    Router::new()
-        .route("/", get(|| async { Html(INDEX_HTML) }))
-        .route("/app.js", get(|| async { ([(header::CONTENT_TYPE, "text/javascript; charset=utf-8")], APP_JS) }))
-        .route("/style.css", get(|| async { ([(header::CONTENT_TYPE, "text/css; charset=utf-8")], STYLE_CSS) }))
-        .route("/api/games", get(list_games).post(create_game))
-        .route("/api/games/{id}", get(get_game))
-        .route("/api/games/{id}/moves", post(submit_move))
+    let config = state.config.clone();
+    // Per client address: `rate` a minute, bursts of a tenth of a minute's worth.
+    let per_minute = |rate: u32| {
+        let rate = rate.max(1);
+        let config = GovernorConfigBuilder::default()
+            .per_millisecond((60_000 / u64::from(rate)).max(1))
+            .burst_size((rate / 6).max(1))
+            .finish()
+            .expect("a non-zero period and burst make a valid rate limit");
+        GovernorLayer::new(Arc::new(config))
+    };
+    let creating = Router::new()
+        .route("/api/games", post(create_game))
+        .route("/api/games/{id}/join", post(join))
+        .layer(per_minute(config.create_rate));
+    let thinking = Router::new()
         .route("/api/games/{id}/hint", post(hint))
+        .route("/api/games/{id}/analysis", post(analysis))
+        .layer(per_minute(config.hint_rate));
+    Router::new()
+        .route("/", get(page))
+        .route("/game/{id}", get(page))
+        .route("/api/lobby", get(lobby))
+        .route("/api/games/{id}", get(get_game))
+        .route("/api/games/{id}/events", get(events))
+        .route("/api/games/{id}/moves", post(submit_move))
         .route("/api/games/{id}/undo", post(undo))
+        .route("/api/games/{id}/proposal", post(answer_proposal))
         .route("/api/games/{id}/resign", post(resign))
+        .merge(creating)
+        .merge(thinking)
+        .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(RequestBodyTimeoutLayer::new(config.body_timeout))
+        .layer(axum::middleware::map_response(json_errors))
+        .layer(
+            TraceLayer::new_for_http()
+                // The path only: tokens travel in bodies and query strings, never in the log.
+                .make_span_with(|request: &Request| {
+                    tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+                })
+                .on_request(())
+                .on_response(DefaultOnResponse::new().level(tracing::Level::INFO).latency_unit(tower_http::LatencyUnit::Millis)),
+        )
         .with_state(state)
 }
 
-/// Opens the database and serves on `addr` until interrupted; prints the address to open.
-pub async fn serve(addr: SocketAddr, db: &Path) -> Result<(), ServeError> {
-    let store = Store::open(db)?;
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| ServeError::Bind(addr, e))?;
-    let local = listener.local_addr().map_err(|e| ServeError::Bind(addr, e))?;
-    println!("tabletop is serving on http://{local}/ (database {})", db.display());
-    axum::serve(listener, router(AppState::new(store)))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(ServeError::Serve)
+/// A server running in the background (see [`start`]).
+pub struct RunningServer {
+    /// The address it listens on.
+    pub addr: SocketAddr,
+    /// Its shared state.
+    pub state: Shared,
+    shutdown: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl RunningServer {
+    /// Stops accepting connections and waits for the accept loop to end.
+    pub async fn shutdown(self) {
+        let _ = self.shutdown.send(true);
+        let _ = self.task.await;
+    }
+}
+
+/// Opens the database, resumes the computers that are to move, and serves in the background.
+pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
+    raise_file_limit();
+    let store = Store::open(&config.db)?;
+    let listener = TcpListener::bind(config.addr).await.map_err(|e| ServeError::Bind(config.addr, e))?;
+    let addr = listener.local_addr().map_err(|e| ServeError::Bind(config.addr, e))?;
+    let state = AppState::new(store, config.clone());
+    crate::live::start_background(&state);
+    crate::live::resume_computers(&state).await;
+    let app = router(state.clone());
+    let (shutdown, mut stopped) = tokio::sync::watch::channel(false);
+    let connections = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
+    let header_timeout = config.header_timeout;
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok(permit) = connections.clone().acquire_owned().await else { return };
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                _ = stopped.changed() => return,
+            };
+            let (stream, peer) = match accepted {
+                Ok(pair) => pair,
+                Err(err) => {
+                    // Out of file descriptors and the like: wait a moment rather than spin.
+                    tracing::warn!("accept failed: {err}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let app = app.clone();
+            tokio::spawn(async move {
+                let _permit = permit;
+                let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+                    request.extensions_mut().insert(ConnectInfo(peer));
+                    app.clone().oneshot(request.map(Body::new))
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(header_timeout)
+                    .keep_alive(true)
+                    .serve_connection(TokioIo::new(stream), service);
+                if let Err(err) = connection.await {
+                    tracing::debug!("connection from {peer}: {err}");
+                }
+            });
+        }
+    });
+    Ok(RunningServer { addr, state, shutdown, task })
+}
+
+/// Many connections need many file descriptors: raise the soft limit to the hard one.
+fn raise_file_limit() {
+    if let Err(err) = rlimit::increase_nofile_limit(u64::MAX) {
+        tracing::warn!("cannot raise the open-file limit: {err}");
+    }
+}
+
+/// Serves until interrupted; prints the address to open.
+pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
+    let db = config.db.clone();
+    let server = start(config).await?;
+    println!("tabletop is serving on http://{}/ (database {})", server.addr, db.display());
+    let _ = tokio::signal::ctrl_c().await;
+    server.shutdown().await;
+    Ok(())
 }
 
 /// Why the server could not start or stopped.
@@ -213,68 +330,144 @@ pub enum ServeError {
     Serve(std::io::Error),
 }
 
-async fn list_games(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
-    let rows = state.store().recent(50)?;
-    let games: Vec<Value> = rows
-        .into_iter()
-        .map(|(id, game, created, moves)| json!({"id": id, "game": game, "created": created, "moves": moves}))
-        .collect();
-    Ok(Json(json!({ "games": games })))
-}
-
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct CreateRequest {
     game: String,
     #[serde(default)]
     options: Value,
     #[serde(default)]
     seats: Vec<String>,
+    #[serde(default)]
+    hints: bool,
+}
+
+/// The origin for links: `--public-url`, else the request's Host.
+fn origin(state: &AppState, headers: &HeaderMap) -> String {
+    if let Some(url) = &state.config.public_url {
+        return url.trim_end_matches('/').to_string();
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1");
+    // Only characters a host name and port may hold, so the link cannot carry anything else.
+    let host: String = host.chars().filter(|c| c.is_ascii_alphanumeric() || ".-:[]".contains(*c)).take(255).collect();
+    format!("http://{host}")
 }
 
 async fn create_game(
     State(state): State<Shared>,
+    headers: HeaderMap,
     body: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let mut options = if request.options.is_null() { json!({}) } else { request.options };
-    if !options.is_object() {
-        return Err(ApiError::BadRequest("options must be a JSON object".into()));
-    }
-    crate::sessions::complete_options(&request.game, &mut options);
-    let session = new_session(&request.game, &options).map_err(ApiError::BadRequest)?;
+    state.check_writable()?;
+    let options = if request.options.is_null() { json!({}) } else { request.options };
+    let mut secret = json!({});
+    crate::sessions::complete_secret(&request.game, &mut secret);
+    let session = new_session(&request.game, &options, &secret).map_err(ApiError::BadRequest)?;
     let seats_needed = session.num_seats();
     let mut seats = request.seats;
     if seats.is_empty() {
-        seats = vec!["human".to_string(); seats_needed];
-        if seats_needed == 2 {
-            seats[1] = "engine".to_string();
-        }
+        seats = vec!["engine".to_string(); seats_needed];
+        seats[0] = "human".to_string();
     }
     if seats.len() != seats_needed {
         return Err(ApiError::BadRequest(format!("{} needs {seats_needed} seats, got {}", request.game, seats.len())));
     }
-    for text in &seats {
-        let spec: PlayerSpec = text.parse().map_err(|e: tabletop::SpecError| ApiError::BadRequest(e.to_string()))?;
-        session.check_spec(&spec).map_err(ApiError::BadRequest)?;
+    let caps = Caps { max_think: state.config.max_think, engine_memory: state.config.engine_memory };
+    for (seat, text) in seats.iter_mut().enumerate() {
+        let spec: PlayerSpec =
+            text.parse().map_err(|e: tabletop::SpecError| ApiError::BadRequest(format!("seat {seat}: {e}")))?;
+        if spec.settings.is_empty() && (spec.name == "human" || spec.name == "open") {
+            *text = spec.name;
+            continue;
+        }
+        session.check_spec(&spec, &caps).map_err(|e| ApiError::BadRequest(format!("seat {seat}: {e}")))?;
+        *text = spec.to_string();
     }
-    let created = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+    if !seats.iter().any(|s| s == "human") {
+        return Err(ApiError::BadRequest("at least one seat must be \"human\" (the creator's)".into()));
+    }
     let row = GameRow {
-        id: random_hex(),
+        id: crate::live::random_hex(),
         game: request.game,
         options,
+        secret,
+        tokens: (0..seats_needed).map(|_| crate::live::random_hex()).collect(),
         seats,
-        tokens: (0..seats_needed).map(|_| random_hex()).collect(),
+        hints: request.hints,
+        resigned: Vec::new(),
         ended: None,
-        created,
+        ended_winners: Vec::new(),
+        created: crate::live::now_seconds(),
     };
-    state.store().insert_game(&row)?;
-    let id = row.id.clone();
-    let tokens = row.tokens.clone();
-    let live = Arc::new(tokio::sync::Mutex::new(LiveGame { row, session, thinking: false }));
-    state.games.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone(), live.clone());
+    let live = state.insert_new(row, session)?;
     let mut game = live.lock().await;
-    schedule_computer(&state, &id, &mut game);
-    Ok(Json(json!({"id": id, "tokens": tokens, "state": game.state(Some(0))})))
+    crate::live::schedule(&state, &mut game);
+    let base = origin(&state, &headers);
+    let id = game.row.id.clone();
+    let names = game.session.seat_names();
+    let tokens: Vec<Value> = game
+        .row
+        .seats
+        .iter()
+        .zip(&game.row.tokens)
+        .map(|(s, t)| if s == "human" { json!(t) } else { Value::Null })
+        .collect();
+    let invites: Vec<Value> = game
+        .row
+        .seats
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| *s == "human")
+        .map(|(seat, _)| {
+            let path = format!("/game/{id}#seat={}", game.row.tokens[seat]);
+            json!({"seat": seat, "name": names.get(seat), "url": format!("{base}{path}"), "path": path})
+        })
+        .collect();
+    let watch = format!("/game/{id}");
+    let creator = game.row.seats.iter().position(|s| s == "human");
+    Ok(Json(json!({
+        "id": id,
+        "tokens": tokens,
+        "invites": invites,
+        "watch": {"url": format!("{base}{watch}"), "path": watch},
+        "state": game.state(creator),
+    })))
+}
+
+async fn lobby(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
+    let rows = state.store().lobby(50)?;
+    let games: Vec<Value> = rows
+        .into_iter()
+        .map(|(id, game, options, seats, created)| {
+            let open: Vec<usize> = seats.iter().enumerate().filter(|(_, s)| *s == "open").map(|(i, _)| i).collect();
+            let players = crate::live::public_players(&game, &seats);
+            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created})
+        })
+        .collect();
+    Ok(Json(json!({ "games": games })))
+}
+
+async fn join(State(state): State<Shared>, UrlPath(id): UrlPath<String>) -> Result<Json<Value>, ApiError> {
+    state.check_writable()?;
+    let live = state.game(&id).await?;
+    let mut game = live.lock().await;
+    if game.to_move().is_none() {
+        return Err(ApiError::Conflict("the game is over".into()));
+    }
+    let seat = game
+        .row
+        .seats
+        .iter()
+        .position(|s| s == "open")
+        .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
+    let mut seats = game.row.seats.clone();
+    seats[seat] = "human".to_string();
+    state.store().take_seat(&id, &seats).map_err(|e| state.write_failed(e))?;
+    game.row.seats = seats;
+    game.changed(Change::SeatTaken, Some(seat));
+    let token = game.row.tokens[seat].clone();
+    Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
 }
 
 #[derive(Deserialize)]
@@ -287,10 +480,49 @@ async fn get_game(
     UrlPath(id): UrlPath<String>,
     Query(query): Query<TokenQuery>,
 ) -> Result<Json<Value>, ApiError> {
-    let live = state.game(&id)?;
+    let live = state.game(&id).await?;
     let game = live.lock().await;
     let viewer = game.seat_of(query.token.as_deref());
     Ok(Json(game.state(viewer)))
+}
+
+async fn events(
+    State(state): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    Query(query): Query<TokenQuery>,
+) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, ApiError> {
+    let live = state.game(&id).await?;
+    let (receiver, viewer, presence) = {
+        let mut game = live.lock().await;
+        let viewer = game.seat_of(query.token.as_deref());
+        (game.events.subscribe(), viewer, game.presence_guard(viewer))
+    };
+    let stream = futures_util::stream::unfold(
+        (receiver, live, viewer, presence, true),
+        |(mut receiver, live, viewer, presence, first)| async move {
+            let note = if first {
+                crate::live::Note { change: Change::Connected, seat: viewer }
+            } else {
+                match receiver.recv().await {
+                    Ok(note) => note,
+                    // Missed some: the state sent next is the current one anyway.
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        crate::live::Note { change: Change::Connected, seat: None }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                }
+            };
+            let data = {
+                let game = live.lock().await;
+                let mut view = game.state(viewer);
+                view["event"] = json!({"kind": note.change.name(), "seat": note.seat});
+                view.to_string()
+            };
+            let event = SseEvent::default().event("state").data(data);
+            Some((Ok(event), (receiver, live, viewer, presence, false)))
+        },
+    );
+    Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
 #[derive(Deserialize)]
@@ -309,76 +541,29 @@ async fn submit_move(
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
     let (mut game, seat) = state.seated(&id, &request.token).await?;
-    let ply = game.session.moves().len();
-    if request.ply.is_some_and(|p| p != ply) {
-        return Err(ApiError::Conflict(format!(
-            "the game has moved on: it is at move {ply}, not {}",
-            request.ply.unwrap_or(0)
-        )));
+    let ply = game.session.ply();
+    if let Some(seen) = request.ply.filter(|&p| p != ply) {
+        return Err(ApiError::Conflict(format!("the game has moved on: it is at move {ply}, not {seen}")));
     }
     match game.to_move() {
         None => return Err(ApiError::Illegal("the game is over".into())),
         Some(to_move) if to_move != seat => return Err(ApiError::Conflict("it is not your turn".into())),
-        Some(to_move) if game.is_computer(to_move) => {
-            return Err(ApiError::Conflict("the computer plays this seat".into()))
-        }
         Some(_) => {}
     }
+    state.check_writable()?;
+    if game.people() > 1 {
+        // Between people, ending the game (Mathable's terminate) is a proposal the others must accept.
+        let mut probe = game.session.boxed_clone();
+        if probe.play(&request.notation).map_err(ApiError::Illegal)? == "terminate" {
+            game.propose(ProposalKind::Terminate, seat)?;
+            return Ok(Json(game.state(Some(seat))));
+        }
+    }
     let notation = game.session.play(&request.notation).map_err(ApiError::Illegal)?;
-    if let Err(err) = state.store().append_move(&id, ply, &notation) {
-        game.session.undo();
-        return Err(err.into());
-    }
-    schedule_computer(&state, &id, &mut game);
+    game.store_move(&state, ply, &notation)?;
+    game.changed(Change::Move, Some(seat));
+    crate::live::schedule(&state, &mut game);
     Ok(Json(game.state(Some(seat))))
-}
-
-/// If a computer is to move, thinks off the async runtime, then plays and stores its move.
-fn schedule_computer(state: &Shared, id: &str, game: &mut LiveGame) {
-    let Some(seat) = game.to_move() else { return };
-    if !game.is_computer(seat) || game.thinking {
-        return;
-    }
-    let Ok(spec) = game.row.seats[seat].parse::<PlayerSpec>() else { return };
-    game.thinking = true;
-    let ply = game.session.moves().len();
-    let snapshot = game.session.boxed_clone();
-    let (state, id) = (state.clone(), id.to_string());
-    tokio::spawn(async move {
-        let chosen = tokio::task::spawn_blocking(move || snapshot.computer_move(&spec)).await;
-        let Ok(live) = state.game(&id) else { return };
-        let mut game = live.lock().await;
-        game.thinking = false;
-        // Undo or resignation while thinking makes the move stale.
-        if game.session.moves().len() != ply || game.to_move() != Some(seat) {
-            schedule_computer(&state, &id, &mut game);
-            return;
-        }
-        if let Ok(Ok(notation)) = chosen {
-            if game.session.play(&notation).is_ok() {
-                if state.store().append_move(&id, ply, &notation).is_err() {
-                    game.session.undo();
-                    return;
-                }
-                schedule_computer(&state, &id, &mut game);
-            }
-        }
-    });
-}
-
-async fn hint(State(state): State<Shared>, UrlPath(id): UrlPath<String>) -> Result<Json<Value>, ApiError> {
-    let live = state.game(&id)?;
-    let snapshot = {
-        let game = live.lock().await;
-        if game.to_move().is_none() {
-            return Err(ApiError::Illegal("the game is over".into()));
-        }
-        game.session.boxed_clone()
-    };
-    let advice = tokio::task::spawn_blocking(move || snapshot.hint())
-        .await
-        .map_err(|e| ApiError::BadRequest(format!("hint failed: {e}")))?;
-    Ok(Json(advice.unwrap_or(Value::Null)))
 }
 
 #[derive(Deserialize)]
@@ -393,18 +578,45 @@ async fn undo(
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
     let (mut game, seat) = state.seated(&id, &request.token).await?;
-    if game.row.ended.is_some() {
+    if game.to_move().is_none() {
         return Err(ApiError::Illegal("the game has ended".into()));
     }
-    // Take back the last full round: until a person is to move again, having undone at least one move.
-    if !game.session.undo() {
+    state.check_writable()?;
+    if game.people() > 1 {
+        game.request_takeback(seat)?;
+        return Ok(Json(game.state(Some(seat))));
+    }
+    // Against the computer: take back the last full round, until the person is to move again.
+    let mut target = game.session.ply();
+    if target == 0 {
         return Err(ApiError::Illegal("nothing to undo".into()));
     }
-    while game.session.to_move().is_some_and(|s| game.is_computer(s)) && game.session.undo() {}
-    let ply = game.session.moves().len();
-    state.store().truncate_moves(&id, ply)?;
-    game.thinking = false;
-    schedule_computer(&state, &id, &mut game);
+    target -= 1;
+    while target > 0 && game.session.mover_of(target).is_some_and(|s| game.is_computer(s)) {
+        target -= 1;
+    }
+    game.take_back_to(&state, target)?;
+    game.changed(Change::Undo, Some(seat));
+    crate::live::schedule(&state, &mut game);
+    Ok(Json(game.state(Some(seat))))
+}
+
+#[derive(Deserialize)]
+struct ProposalAnswer {
+    token: String,
+    accept: bool,
+}
+
+async fn answer_proposal(
+    State(state): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<ProposalAnswer>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let (mut game, seat) = state.seated(&id, &request.token).await?;
+    state.check_writable()?;
+    game.answer_proposal(&state, seat, request.accept)?;
+    crate::live::schedule(&state, &mut game);
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -418,8 +630,89 @@ async fn resign(
     if game.to_move().is_none() {
         return Err(ApiError::Illegal("the game is already over".into()));
     }
-    let ended = format!("seat {seat} resigned");
-    state.store().set_ended(&id, &ended)?;
-    game.row.ended = Some(ended);
+    state.check_writable()?;
+    game.resign(&state, seat)?;
+    crate::live::schedule(&state, &mut game);
     Ok(Json(game.state(Some(seat))))
+}
+
+#[derive(Deserialize)]
+struct HintRequest {
+    token: Option<String>,
+    ply: Option<usize>,
+}
+
+/// The seat a hint or analysis is for, if this viewer may have it now.
+fn may_think_for(game: &LiveGame, token: Option<&str>) -> Result<usize, ApiError> {
+    let seat = game
+        .seat_of(token)
+        .ok_or_else(|| ApiError::Forbidden("hints are for the seat to move: send its token".into()))?;
+    if game.to_move() != Some(seat) {
+        return Err(ApiError::Forbidden("hints are only for the seat to move".into()));
+    }
+    if !game.hints_allowed() {
+        return Err(ApiError::Forbidden("hints are off in this game between people".into()));
+    }
+    Ok(seat)
+}
+
+async fn hint(
+    State(state): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<HintRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let live = state.game(&id).await?;
+    let (snapshot, flag) = {
+        let game = live.lock().await;
+        may_think_for(&game, request.token.as_deref())?;
+        (game.session.boxed_clone(), game.cancel.clone())
+    };
+    let budget = state.config.max_think.min(Duration::from_millis(800));
+    let name = snapshot.game();
+    let advice = state.pool.run(true, flag, move |slots| snapshot.hint(slots.slot(name), budget)).await.map_err(
+        |e| match e {
+            crate::engines::PoolError::Busy => ApiError::Busy,
+            other => ApiError::Internal(other.to_string()),
+        },
+    )?;
+    Ok(Json(advice.unwrap_or(Value::Null)))
+}
+
+async fn analysis(
+    State(state): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<HintRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let live = state.game(&id).await?;
+    let (snapshot, flag, ply) = {
+        let game = live.lock().await;
+        let over = game.to_move().is_none();
+        if over && !game.session.hidden_information() {
+            let ply = request.ply.unwrap_or(game.session.ply());
+            if ply > game.session.ply() {
+                return Err(ApiError::BadRequest(format!("the game has {} moves", game.session.ply())));
+            }
+            (game.session.boxed_clone(), game.cancel.clone(), Some(ply))
+        } else {
+            may_think_for(&game, request.token.as_deref())?;
+            if request.ply.is_some_and(|p| p != game.session.ply()) {
+                return Err(ApiError::Forbidden("during the game, only the current position can be analysed".into()));
+            }
+            (game.session.boxed_clone(), game.cancel.clone(), None)
+        }
+    };
+    let budget = state.config.max_think.min(Duration::from_millis(1500));
+    let answer =
+        state.pool.run(true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {
+            crate::engines::PoolError::Busy => ApiError::Busy,
+            other => ApiError::Internal(other.to_string()),
+        })?;
+    answer.map(Json).map_err(ApiError::Illegal)
+}
+
+/// The flag of a game's current thinking (used by tests to see that work is cancelled).
+pub fn thinking_count(state: &AppState) -> usize {
+    state.thinking.load(Ordering::SeqCst)
 }

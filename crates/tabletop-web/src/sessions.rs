@@ -2,15 +2,31 @@
 //! small [`Adapter`] per game for what only that game knows (its options, its board as JSON,
 //! its players and hints).
 
+use std::any::Any;
+use std::time::Duration;
+
 use serde_json::{json, Value};
 use tabletop::games::connect::engine::{describe_score, make_player as connect_player, Engine as ConnectEngine};
 use tabletop::games::connect::{Column, Connect, ConnectVariant, Side as ConnectSide};
 use tabletop::games::mathable::{players::from_spec as mathable_player, Mathable, MathableMove, Settings, Square};
-use tabletop::games::reversi::{engine::Engine as ReversiEngine, players::make_player as reversi_player};
+use tabletop::games::reversi::{engine::EnginePlayer as ReversiEnginePlayer, players::make_player as reversi_player};
 use tabletop::games::reversi::{Color, Reversi, ReversiMove};
 use tabletop::games::slide::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
-use tabletop::games::slide::{Cell, Slide, SlideVariant};
+use tabletop::games::slide::{Cell, Slide, SlideMove, SlideVariant};
 use tabletop::{EndReason, Game, Outcome, Player, PlayerKind, PlayerSpec, Record, Seat, Status};
+
+/// The per-worker cache of one game's engine (its tables are reused across moves and games);
+/// each adapter decides what it keeps there.
+pub type EngineSlot = Option<(String, Box<dyn Any>)>;
+
+/// The server's caps on what one computer player may ask for.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    /// The longest thinking time.
+    pub max_think: Duration,
+    /// The most memory for one engine's tables, in bytes.
+    pub engine_memory: u64,
+}
 
 /// A game in progress, whatever the game.
 pub trait Session: Send {
@@ -25,16 +41,35 @@ pub trait Session: Send {
     fn play(&mut self, text: &str) -> Result<String, String>;
     /// Takes back the last move; false at the start.
     fn undo(&mut self) -> bool;
-    /// The moves so far, in notation.
+    /// The number of moves played.
+    fn ply(&self) -> usize;
+    /// Every move so far in canonical notation (the server's own record: nothing filtered).
     fn moves(&self) -> Vec<String>;
-    /// The board and status as JSON for `viewer` (a seat, or `None` for a spectator).
+    /// The seat that played move `ply`.
+    fn mover_of(&self, ply: usize) -> Option<usize>;
+    /// Does move `ply` reveal hidden information (a Mathable draw or exchange), so that it may
+    /// not be taken back between people?
+    fn reveals(&self, ply: usize) -> bool;
+    /// Does the game hide information from some seats?
+    fn hidden_information(&self) -> bool;
+    /// Each seat's name as people know it (`Black`, `X`, `Player 2`).
+    fn seat_names(&self) -> Vec<String>;
+    /// Each seat's score where the game keeps one (Reversi discs, Mathable points).
+    fn scores(&self) -> Option<Vec<i64>>;
+    /// The board and status as JSON for `viewer` (a seat, or `None` for a spectator), with the
+    /// move list as that viewer may see it.
     fn view(&self, viewer: Option<usize>) -> Value;
-    /// The engine's best move and its value.
-    fn hint(&self) -> Option<Value>;
+    /// The engine's best move and its value, within `budget`.
+    fn hint(&self, slot: &mut EngineSlot, budget: Duration) -> Option<Value>;
+    /// The value of every legal move at `ply` (the current position when `None`), within `budget`.
+    fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String>;
     /// A computer player's move for the side to move, in notation.
-    fn computer_move(&self, spec: &PlayerSpec) -> Result<String, String>;
-    /// Checks a player spec against the players this game offers (`human` included).
-    fn check_spec(&self, spec: &PlayerSpec) -> Result<(), String>;
+    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<String, String>;
+    /// The move that passes the turn of a seat that left (a resigned Mathable player), if any.
+    fn pass_move(&self) -> Option<String>;
+    /// Checks a computer player's spec completely (name, settings, values, ranges) and against
+    /// the server's caps, with the reason the terminal gives.
+    fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), String>;
     /// A copy, for thinking off the lock.
     fn boxed_clone(&self) -> Box<dyn Session>;
 }
@@ -43,21 +78,47 @@ pub trait Session: Send {
 pub trait Adapter<G: Game>: Send + Sync + 'static {
     /// The game's name.
     const NAME: &'static str;
+    /// The option keys the game accepts at creation.
+    const OPTION_KEYS: &'static [&'static str];
     /// The players it offers.
     fn player_kinds() -> &'static [PlayerKind];
-    /// The starting position from the options sent by the page (validated, with a reason).
-    fn start(options: &Value) -> Result<G, String>;
+    /// The starting position from the public options and the server's secret (validated, with a reason).
+    fn start(options: &Value, secret: &Value) -> Result<G, String>;
     /// The board as JSON.
     fn board(record: &Record<G>, viewer: Option<usize>) -> Value;
     /// The engine's advice.
-    fn hint(record: &Record<G>) -> Option<Value>;
+    fn hint(record: &Record<G>, slot: &mut EngineSlot, budget: Duration) -> Option<Value>;
     /// A move chosen by the player a spec names.
-    fn choose(record: &Record<G>, spec: &PlayerSpec) -> Result<G::Move, String>;
+    fn choose(record: &Record<G>, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<G::Move, String>;
+    /// Checks a spec's values (the library's own constructor where that is cheap) and the caps.
+    fn check_spec(record: &Record<G>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String>;
+    /// Each seat's name.
+    fn seat_name(seat: usize) -> String;
+    /// The value of every legal move of the record's current position.
+    fn analyze(_record: &Record<G>, _budget: Duration) -> Result<Value, String> {
+        Err("analysis is not available for this game yet".into())
+    }
     /// Does the position hold information some seats must not see (Mathable's racks)? Then the
     /// legal moves and the position notation go only to the seat to move.
     const HIDDEN_INFORMATION: bool = false;
-    /// Fills in options the game needs fixed for replay (a random bag seed), before storing.
-    fn complete_options(_options: &mut Value) {}
+    /// A move as `viewer` may see it (`mover`: did the viewer play it?).
+    fn public_move(mv: &G::Move, _mover: bool) -> String {
+        mv.to_string()
+    }
+    /// Does this move reveal hidden information?
+    fn reveals(_mv: &G::Move) -> bool {
+        false
+    }
+    /// The scores, where the game keeps them.
+    fn scores(_position: &G) -> Option<Vec<i64>> {
+        None
+    }
+    /// The move that passes a departed seat's turn.
+    fn pass_move(_position: &G) -> Option<G::Move> {
+        None
+    }
+    /// Fills in what the server keeps secret (a random bag seed), before storing.
+    fn complete_secret(_secret: &mut Value) {}
 }
 
 /// A [`Session`] for any game with an [`Adapter`].
@@ -67,9 +128,14 @@ pub struct GenericSession<G: Game, A: Adapter<G>> {
 }
 
 impl<G: Game, A: Adapter<G>> GenericSession<G, A> {
-    /// A new game from the page's options.
-    pub fn new(options: &Value) -> Result<Self, String> {
-        Ok(GenericSession { record: Record::new(A::start(options)?), adapter: std::marker::PhantomData })
+    /// A new game from the page's options (unknown keys refused) and the server's secret.
+    pub fn new(options: &Value, secret: &Value) -> Result<Self, String> {
+        let Some(map) = options.as_object() else { return Err("options must be a JSON object".into()) };
+        if let Some(key) = map.keys().find(|k| !A::OPTION_KEYS.contains(&k.as_str())) {
+            let valid = if A::OPTION_KEYS.is_empty() { "none".to_string() } else { A::OPTION_KEYS.join(", ") };
+            return Err(format!("{} has no option {key:?}; valid options: {valid}", A::NAME));
+        }
+        Ok(GenericSession { record: Record::new(A::start(options, secret)?), adapter: std::marker::PhantomData })
     }
 }
 
@@ -115,8 +181,32 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
         self.record.undo().is_some()
     }
 
+    fn ply(&self) -> usize {
+        self.record.moves().len()
+    }
+
     fn moves(&self) -> Vec<String> {
         self.record.moves().iter().map(|m| m.to_string()).collect()
+    }
+
+    fn mover_of(&self, ply: usize) -> Option<usize> {
+        self.record.positions().get(ply)?.status().to_move().map(|s| s.index())
+    }
+
+    fn reveals(&self, ply: usize) -> bool {
+        self.record.moves().get(ply).is_some_and(A::reveals)
+    }
+
+    fn hidden_information(&self) -> bool {
+        A::HIDDEN_INFORMATION
+    }
+
+    fn seat_names(&self) -> Vec<String> {
+        (0..self.num_seats()).map(A::seat_name).collect()
+    }
+
+    fn scores(&self) -> Option<Vec<i64>> {
+        A::scores(self.record.current())
     }
 
     fn view(&self, viewer: Option<usize>) -> Value {
@@ -126,29 +216,65 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
         if to_move.is_some() && may_see {
             self.record.current().legal_moves(&mut legal);
         }
+        let history: Vec<Value> = self
+            .record
+            .moves()
+            .iter()
+            .enumerate()
+            .map(|(ply, mv)| {
+                let seat = self.mover_of(ply);
+                let text = A::public_move(mv, seat.is_some() && seat == viewer);
+                json!({"ply": ply, "seat": seat, "move": text})
+            })
+            .collect();
+        let moves: Vec<Value> = history.iter().map(|h| h["move"].clone()).collect();
         json!({
             "game": A::NAME,
             "status": status_json(&self.record),
             "board": A::board(&self.record, viewer),
             "legal": legal.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
-            "moves": self.moves(),
+            "moves": moves,
+            "history": history,
             "position": if may_see { Value::from(self.record.current().notation()) } else { Value::Null },
         })
     }
 
-    fn hint(&self) -> Option<Value> {
-        A::hint(&self.record)
+    fn hint(&self, slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
+        A::hint(&self.record, slot, budget)
     }
 
-    fn computer_move(&self, spec: &PlayerSpec) -> Result<String, String> {
-        A::choose(&self.record, spec).map(|m| m.to_string())
-    }
-
-    fn check_spec(&self, spec: &PlayerSpec) -> Result<(), String> {
-        if spec.name == "human" && spec.settings.is_empty() {
-            return Ok(()); // every game can be played by people
+    fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String> {
+        let ply = ply.unwrap_or(self.record.moves().len());
+        if ply > self.record.moves().len() {
+            return Err(format!("the game has {} moves; no move {ply}", self.record.moves().len()));
         }
-        spec.check(A::player_kinds()).map(|_| ()).map_err(|e| format!("{e} (or human)"))
+        let mut record = Record::new(self.record.start().clone());
+        for &mv in &self.record.moves()[..ply] {
+            record.play(mv).map_err(|e| e.to_string())?;
+        }
+        A::analyze(&record, budget)
+    }
+
+    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<String, String> {
+        A::choose(&self.record, spec, slot).map(|m| m.to_string())
+    }
+
+    fn pass_move(&self) -> Option<String> {
+        A::pass_move(self.record.current()).map(|m| m.to_string())
+    }
+
+    fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
+        spec.check(A::player_kinds()).map_err(|e| format!("{e} (or human, open)"))?;
+        if let Some(time) = spec.get_duration("time").map_err(|e| e.to_string())? {
+            if time > caps.max_think {
+                return Err(format!(
+                    "time={} is over this server's longest thinking time, {} ms",
+                    spec.settings.get("time").map_or("", String::as_str),
+                    caps.max_think.as_millis()
+                ));
+            }
+        }
+        A::check_spec(&self.record, spec, caps)
     }
 
     fn boxed_clone(&self) -> Box<dyn Session> {
@@ -156,51 +282,112 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
     }
 }
 
+/// The player in a slot when its key matches, else a new one from `make` (the old one is
+/// dropped first, so a worker never holds two engines of one game).
+fn slot_player<P: 'static>(
+    slot: &mut EngineSlot,
+    key: String,
+    make: impl FnOnce() -> Result<P, String>,
+) -> Result<&mut P, String> {
+    let fits = matches!(slot, Some((k, v)) if *k == key && v.is::<P>());
+    if !fits {
+        *slot = None;
+        *slot = Some((key, Box::new(make()?)));
+    }
+    slot.as_mut().and_then(|(_, v)| v.downcast_mut::<P>()).ok_or_else(|| "engine cache".to_string())
+}
+
 /// The games the server offers.
 pub const GAMES: &[&str] = &["slide", "reversi", "connect", "mathable"];
 
-/// Starts a session of a named game.
-pub fn new_session(game: &str, options: &Value) -> Result<Box<dyn Session>, String> {
+/// Starts a session of a named game from its public options and the server's secret.
+pub fn new_session(game: &str, options: &Value, secret: &Value) -> Result<Box<dyn Session>, String> {
     match game {
-        "slide" => Ok(Box::new(GenericSession::<Slide, SlideAdapter>::new(options)?)),
-        "mathable" => Ok(Box::new(GenericSession::<Mathable, MathableAdapter>::new(options)?)),
-        "reversi" => Ok(Box::new(GenericSession::<Reversi, ReversiAdapter>::new(options)?)),
-        "connect" => Ok(Box::new(GenericSession::<Connect, ConnectAdapter>::new(options)?)),
+        "slide" => Ok(Box::new(GenericSession::<Slide, SlideAdapter>::new(options, secret)?)),
+        "mathable" => Ok(Box::new(GenericSession::<Mathable, MathableAdapter>::new(options, secret)?)),
+        "reversi" => Ok(Box::new(GenericSession::<Reversi, ReversiAdapter>::new(options, secret)?)),
+        "connect" => Ok(Box::new(GenericSession::<Connect, ConnectAdapter>::new(options, secret)?)),
         other => Err(format!("unknown game {other:?}; available: {}", GAMES.join(", "))),
     }
 }
 
-/// Fills in the options a game needs fixed before they are stored (see [`Adapter::complete_options`]).
-pub fn complete_options(game: &str, options: &mut Value) {
-    match game {
-        "slide" => SlideAdapter::complete_options(options),
-        "mathable" => MathableAdapter::complete_options(options),
-        _ => {}
+/// Fills in what the server keeps to itself for a new game (see [`Adapter::complete_secret`]).
+pub fn complete_secret(game: &str, secret: &mut Value) {
+    if game == "mathable" {
+        MathableAdapter::complete_secret(secret);
+    }
+}
+
+fn option_usize(options: &Value, key: &str, default: usize) -> Result<usize, String> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .filter(|&n| n <= 1 << 16)
+            .map(|n| n as usize)
+            .ok_or_else(|| format!("option {key:?} must be a whole number")),
+    }
+}
+
+fn option_str<'a>(options: &'a Value, key: &str) -> Result<Option<&'a str>, String> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(_) => Err(format!("option {key:?} must be a string")),
     }
 }
 
 /// Slide on the web.
 pub struct SlideAdapter;
 
-fn option_usize(options: &Value, key: &str, default: usize) -> Result<usize, String> {
-    match options.get(key) {
-        None | Some(Value::Null) => Ok(default),
-        Some(v) => v.as_u64().map(|n| n as usize).ok_or_else(|| format!("option {key:?} must be a whole number")),
+impl SlideAdapter {
+    /// The squares (0-based, row-major) of the winner's completed lines.
+    fn winning_line(position: &Slide) -> Vec<usize> {
+        let n = position.size();
+        let winner = match position.status() {
+            Status::Over(Outcome::Win(seat)) => {
+                if seat.0 == 0 {
+                    'b'
+                } else {
+                    'o'
+                }
+            }
+            _ => return Vec::new(),
+        };
+        let owned = |r: usize, c: usize| position.cell(r, c).map(Cell::letter) == Some(winner);
+        let mut cells = Vec::new();
+        let lines = (0..n)
+            .map(|r| (0..n).map(|c| (r, c)).collect::<Vec<_>>())
+            .chain((0..n).map(|c| (0..n).map(|r| (r, c)).collect()))
+            .chain([(0..n).map(|i| (i, i)).collect(), (0..n).map(|i| (i, n - 1 - i)).collect()]);
+        for line in lines {
+            if line.iter().all(|&(r, c)| owned(r, c)) {
+                cells.extend(line.iter().map(|&(r, c)| r * n + c));
+            }
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        cells
     }
 }
 
 impl Adapter<Slide> for SlideAdapter {
     const NAME: &'static str = "slide";
+    const OPTION_KEYS: &'static [&'static str] = &["size", "empty"];
 
     fn player_kinds() -> &'static [PlayerKind] {
         SLIDE_KINDS
     }
 
-    fn start(options: &Value) -> Result<Slide, String> {
+    fn start(options: &Value, _secret: &Value) -> Result<Slide, String> {
         let size = option_usize(options, "size", 3)?;
         let empty = option_usize(options, "empty", 1)?;
         let variant = SlideVariant::new(size, empty).map_err(|e| e.to_string())?;
         Ok(Slide::start(&variant))
+    }
+
+    fn seat_name(seat: usize) -> String {
+        if seat == 0 { "Blue" } else { "Orange" }.to_string()
     }
 
     fn board(record: &Record<Slide>, _viewer: Option<usize>) -> Value {
@@ -214,47 +401,81 @@ impl Adapter<Slide> for SlideAdapter {
             "cells": cells,
             "phase": if position.is_placement_phase() { "placement" } else { "slide" },
             "last_move": record.moves().last().map(|m| m.to_string()),
+            "winning_line": Self::winning_line(position),
         })
     }
 
-    fn hint(record: &Record<Slide>) -> Option<Value> {
-        let advice = EnginePlayer::new(Some(std::time::Duration::from_millis(500)), None).advise(record)?;
+    fn hint(record: &Record<Slide>, _slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
+        let advice = EnginePlayer::new(Some(budget), None).advise(record)?;
         Some(json!({"move": advice.best.to_string(), "value": advice.value}))
     }
 
-    fn choose(record: &Record<Slide>, spec: &PlayerSpec) -> Result<tabletop::games::slide::SlideMove, String> {
+    fn choose(record: &Record<Slide>, spec: &PlayerSpec, _slot: &mut EngineSlot) -> Result<SlideMove, String> {
         let mut player = slide_player(spec).map_err(|e| e.to_string())?;
         Ok(player.choose_move(record))
     }
+
+    fn check_spec(_record: &Record<Slide>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), String> {
+        // Slide's players hold no big tables: building one checks every value.
+        slide_player(spec).map(|_| ()).map_err(|e| e.to_string())
+    }
 }
 
-/// Mathable on the web: racks are hidden information.
+/// Mathable on the web: racks and the bag are hidden information.
 pub struct MathableAdapter;
 
 impl Adapter<Mathable> for MathableAdapter {
     const NAME: &'static str = "mathable";
+    const OPTION_KEYS: &'static [&'static str] = &["preset", "players"];
     const HIDDEN_INFORMATION: bool = true;
 
     fn player_kinds() -> &'static [PlayerKind] {
         tabletop::games::mathable::PLAYER_KINDS
     }
 
-    fn complete_options(options: &mut Value) {
-        if options.get("seed").and_then(Value::as_u64).is_none() {
+    fn complete_secret(secret: &mut Value) {
+        if secret.get("seed").and_then(Value::as_u64).is_none() {
             use rand::RngCore;
-            options["seed"] = json!(rand::rngs::OsRng.next_u64() >> 11);
+            secret["seed"] = json!(rand::rngs::OsRng.next_u64() >> 11);
         }
     }
 
-    fn start(options: &Value) -> Result<Mathable, String> {
-        let preset = options.get("preset").and_then(Value::as_str).unwrap_or("classic");
+    fn start(options: &Value, secret: &Value) -> Result<Mathable, String> {
+        let preset = option_str(options, "preset")?.unwrap_or("classic");
         let mut settings: Settings =
             preset.parse().map_err(|e: tabletop::games::mathable::SettingsError| e.to_string())?;
         if let Some(players) = options.get("players").filter(|v| !v.is_null()) {
-            settings.players = players.as_u64().filter(|&p| p <= 8).ok_or("option \"players\" must be 2 to 4")? as u8;
+            settings.players =
+                players.as_u64().filter(|p| (2..=4).contains(p)).ok_or("option \"players\" must be 2 to 4")? as u8;
         }
-        settings.seed = options.get("seed").and_then(Value::as_u64).unwrap_or(1);
+        settings.seed = secret.get("seed").and_then(Value::as_u64).unwrap_or(1);
         Mathable::new(&settings).map_err(|e| e.to_string())
+    }
+
+    fn seat_name(seat: usize) -> String {
+        format!("Player {}", seat + 1)
+    }
+
+    fn public_move(mv: &MathableMove, mover: bool) -> String {
+        match mv {
+            MathableMove::Exchange(tokens) if !mover => {
+                let n = tokens.as_slice().len();
+                format!("exchanged {n} token{}", if n == 1 { "" } else { "s" })
+            }
+            other => other.to_string(),
+        }
+    }
+
+    fn reveals(mv: &MathableMove) -> bool {
+        matches!(mv, MathableMove::Draw | MathableMove::Exchange(_) | MathableMove::EndTurn)
+    }
+
+    fn scores(position: &Mathable) -> Option<Vec<i64>> {
+        Some(position.scores().iter().map(|&s| i64::from(s)).collect())
+    }
+
+    fn pass_move(position: &Mathable) -> Option<MathableMove> {
+        position.is_legal(MathableMove::EndTurn).then_some(MathableMove::EndTurn)
     }
 
     fn board(record: &Record<Mathable>, viewer: Option<usize>) -> Value {
@@ -294,7 +515,8 @@ impl Adapter<Mathable> for MathableAdapter {
             })
             .collect();
         // The mover's valid placements with their points (the rack is theirs to see).
-        let placements: Vec<Value> = if viewer.is_some() && viewer == record.status().to_move().map(|s| s.index()) {
+        let mover_views = viewer.is_some() && viewer == record.status().to_move().map(|s| s.index());
+        let placements: Vec<Value> = if mover_views {
             game.placements()
                 .iter()
                 .map(|p| json!({"cell": p.cell.to_string(), "token": p.token, "points": p.points}))
@@ -310,22 +532,26 @@ impl Adapter<Mathable> for MathableAdapter {
             "scores": game.scores(),
             "bag": game.bag().len(),
             "placed_this_turn": game.placed_this_turn(),
-            "can_exchange": game.can_exchange(),
-            "extra_draw": game.extra_draw_pending(),
+            "can_exchange": mover_views && game.can_exchange(),
+            "extra_draw": mover_views && game.extra_draw_pending(),
             "recent": recent,
         })
     }
 
-    fn hint(record: &Record<Mathable>) -> Option<Value> {
+    fn hint(record: &Record<Mathable>, _slot: &mut EngineSlot, _budget: Duration) -> Option<Value> {
         let game = record.current();
         let best = game.placements().into_iter().max_by_key(|p| p.points)?;
         Some(json!({"move": format!("{}={}", best.cell, best.token), "value": format!("{} points", best.points)}))
     }
 
-    fn choose(record: &Record<Mathable>, spec: &PlayerSpec) -> Result<MathableMove, String> {
+    fn choose(record: &Record<Mathable>, spec: &PlayerSpec, _slot: &mut EngineSlot) -> Result<MathableMove, String> {
         let seed = record.current().settings().seed ^ record.moves().len() as u64;
         let mut player = mathable_player(spec, seed).map_err(|e| e.to_string())?;
         Ok(player.choose_move(record))
+    }
+
+    fn check_spec(_record: &Record<Mathable>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), String> {
+        mathable_player(spec, 0).map(|_| ()).map_err(|e| e.to_string())
     }
 }
 
@@ -334,13 +560,22 @@ pub struct ReversiAdapter;
 
 impl Adapter<Reversi> for ReversiAdapter {
     const NAME: &'static str = "reversi";
+    const OPTION_KEYS: &'static [&'static str] = &[];
 
     fn player_kinds() -> &'static [PlayerKind] {
         tabletop::games::reversi::players::PLAYERS
     }
 
-    fn start(_options: &Value) -> Result<Reversi, String> {
+    fn start(_options: &Value, _secret: &Value) -> Result<Reversi, String> {
         Ok(Reversi::new())
+    }
+
+    fn seat_name(seat: usize) -> String {
+        if seat == 0 { "Black" } else { "White" }.to_string()
+    }
+
+    fn scores(position: &Reversi) -> Option<Vec<i64>> {
+        Some(vec![i64::from(position.discs(Color::Black)), i64::from(position.discs(Color::White))])
     }
 
     fn board(record: &Record<Reversi>, _viewer: Option<usize>) -> Value {
@@ -372,19 +607,50 @@ impl Adapter<Reversi> for ReversiAdapter {
         })
     }
 
-    fn hint(record: &Record<Reversi>) -> Option<Value> {
-        let analysis = ReversiEngine::new(Some(std::time::Duration::from_millis(500)), None).analyse(record.current());
+    fn hint(record: &Record<Reversi>, slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
+        let engine = slot_player(slot, "engine".into(), || Ok(ReversiEnginePlayer::new(None, None, "engine".into())))
+            .ok()?
+            .engine();
+        engine.time = Some(budget);
+        engine.depth = None;
+        let analysis = engine.analyse(record.current());
         Some(json!({"move": analysis.best.to_string(), "value": analysis.describe()}))
     }
 
-    fn choose(record: &Record<Reversi>, spec: &PlayerSpec) -> Result<ReversiMove, String> {
+    fn choose(record: &Record<Reversi>, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<ReversiMove, String> {
+        if spec.name == "engine" {
+            // One engine per worker, its tables reused; the spec sets its limits for this move.
+            let time = spec.get_duration("time").map_err(|e| e.to_string())?;
+            let depth = spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?.map(|d| d as u32);
+            let player =
+                slot_player(slot, "engine".into(), || Ok(ReversiEnginePlayer::new(None, None, "engine".into())))?;
+            let engine = player.engine();
+            engine.time = if time.is_none() && depth.is_none() { Some(Duration::from_secs(1)) } else { time };
+            engine.depth = depth;
+            return Ok(player.choose_move(record));
+        }
         let mut player = reversi_player(spec, record.moves().len() as u64).map_err(|e| e.to_string())?;
         Ok(player.choose_move(record))
+    }
+
+    fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), String> {
+        if spec.name == "engine" {
+            // Checked without building an engine (its tables are tens of megabytes).
+            spec.get_duration("time").map_err(|e| e.to_string())?;
+            spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?;
+            return Ok(());
+        }
+        reversi_player(spec, 0).map(|_| ()).map_err(|e| e.to_string())
     }
 }
 
 /// Connect-N on the web.
 pub struct ConnectAdapter;
+
+/// Bytes per entry of the Connect engine's table.
+const CONNECT_ENTRY_BYTES: u64 = 8;
+/// The Connect engine's table when a spec names none (64 MiB).
+const CONNECT_DEFAULT_TABLE: u64 = 1 << 23;
 
 impl ConnectAdapter {
     /// The cells (row from the bottom, column) of every completed line, to highlight the win.
@@ -409,18 +675,30 @@ impl ConnectAdapter {
         cells.dedup();
         cells
     }
+
+    /// The engine in a worker's slot for this variant and table size.
+    fn engine(slot: &mut EngineSlot, variant: ConnectVariant, table: u64) -> Result<&mut ConnectEngine, String> {
+        let key = format!("{}x{}x{}:{table}", variant.width(), variant.height(), variant.line());
+        slot_player(slot, key, || Ok(ConnectEngine::with_table(variant, Duration::from_secs(1), table as usize)))
+    }
 }
 
 impl Adapter<Connect> for ConnectAdapter {
     const NAME: &'static str = "connect";
+    const OPTION_KEYS: &'static [&'static str] = &["preset", "width", "height", "connect"];
 
     fn player_kinds() -> &'static [PlayerKind] {
         tabletop::games::connect::engine::PLAYER_KINDS
     }
 
-    fn start(options: &Value) -> Result<Connect, String> {
-        let variant: ConnectVariant = match options.get("preset").and_then(Value::as_str) {
-            Some(preset) => preset.parse().map_err(|e: tabletop::games::connect::ConnectVariantError| e.to_string())?,
+    fn start(options: &Value, _secret: &Value) -> Result<Connect, String> {
+        let variant: ConnectVariant = match option_str(options, "preset")? {
+            Some(preset) => {
+                if ["width", "height", "connect"].iter().any(|k| options.get(k).is_some_and(|v| !v.is_null())) {
+                    return Err("give either \"preset\" or \"width\", \"height\" and \"connect\", not both".into());
+                }
+                preset.parse().map_err(|e: tabletop::games::connect::ConnectVariantError| e.to_string())?
+            }
             None => ConnectVariant::new(
                 option_usize(options, "width", 7)?,
                 option_usize(options, "height", 6)?,
@@ -429,6 +707,10 @@ impl Adapter<Connect> for ConnectAdapter {
             .map_err(|e| e.to_string())?,
         };
         Ok(Connect::new(variant))
+    }
+
+    fn seat_name(seat: usize) -> String {
+        if seat == 0 { "X" } else { "O" }.to_string()
     }
 
     fn board(record: &Record<Connect>, _viewer: Option<usize>) -> Value {
@@ -459,10 +741,10 @@ impl Adapter<Connect> for ConnectAdapter {
         })
     }
 
-    fn hint(record: &Record<Connect>) -> Option<Value> {
+    fn hint(record: &Record<Connect>, slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
         let position = record.current();
-        let mut engine = ConnectEngine::new(position.connect_variant(), std::time::Duration::from_millis(800));
-        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(800);
+        let engine = Self::engine(slot, position.connect_variant(), CONNECT_DEFAULT_TABLE).ok()?;
+        let deadline = std::time::Instant::now() + budget;
         let side = position.side_to_move();
         match engine.best_exact(position, Some(deadline)) {
             Ok((column, score, _)) => Some(json!({
@@ -471,15 +753,42 @@ impl Adapter<Connect> for ConnectAdapter {
             })),
             Err(_) => {
                 // Not solved in time: the engine's own choice, with what it was based on.
+                engine.set_time(budget);
                 let mv = engine.choose_move(record);
                 Some(json!({"move": mv.to_string(), "value": engine.last_note()}))
             }
         }
     }
 
-    fn choose(record: &Record<Connect>, spec: &PlayerSpec) -> Result<Column, String> {
+    fn choose(record: &Record<Connect>, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<Column, String> {
         let variant = record.current().connect_variant();
+        if spec.name == "engine" {
+            let time = spec.get_duration("time").map_err(|e| e.to_string())?.unwrap_or(Duration::from_secs(1));
+            let table = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(|e| e.to_string())?;
+            let engine = Self::engine(slot, variant, table.unwrap_or(CONNECT_DEFAULT_TABLE))?;
+            engine.set_time(time);
+            return Ok(engine.choose_move(record));
+        }
         let mut player = connect_player(spec, variant, record.moves().len() as u64).map_err(|e| e.to_string())?;
         Ok(player.choose_move(record))
+    }
+
+    fn check_spec(_record: &Record<Connect>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
+        if spec.name == "engine" {
+            // Checked without building an engine: its table is what the caps bound.
+            spec.get_duration("time").map_err(|e| e.to_string())?;
+            let table = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(|e| e.to_string())?;
+            let bytes = table.unwrap_or(CONNECT_DEFAULT_TABLE).saturating_mul(CONNECT_ENTRY_BYTES);
+            if bytes > caps.engine_memory {
+                return Err(format!(
+                    "table={} needs {} MiB, over this server's limit of {} MiB per engine",
+                    table.unwrap_or(CONNECT_DEFAULT_TABLE),
+                    bytes >> 20,
+                    caps.engine_memory >> 20
+                ));
+            }
+            return Ok(());
+        }
+        connect_player(spec, ConnectVariant::connect4(), 0).map(|_| ()).map_err(|e| e.to_string())
     }
 }

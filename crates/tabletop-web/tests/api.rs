@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 /// A minimal HTTP/1.1 client: one request per connection.
 async fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> (u16, Value) {
@@ -33,10 +33,17 @@ async fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>)
 }
 
 async fn start(db: &Path) -> SocketAddr {
-    let store = tabletop_web::Store::open(db).unwrap();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, tabletop_web::router(tabletop_web::AppState::new(store))).await });
+    let config = tabletop_web::ServeConfig {
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        db: db.to_path_buf(),
+        create_rate: 100_000,
+        hint_rate: 100_000,
+        ..tabletop_web::ServeConfig::default()
+    };
+    let server = tabletop_web::start(config).await.unwrap();
+    let addr = server.addr;
+    // The server lives as long as the test's runtime.
+    std::mem::forget(server);
     addr
 }
 
@@ -44,7 +51,8 @@ async fn create(addr: SocketAddr, seats: Value) -> (String, Vec<String>) {
     let body = json!({"game": "slide", "options": {"size": 3, "empty": 1}, "seats": seats}).to_string();
     let (status, created) = request(addr, "POST", "/api/games", Some(&body)).await;
     assert_eq!(status, 200, "{created}");
-    let tokens = created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    // Computer seats have no token (null).
+    let tokens = created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap_or("").to_string()).collect();
     (created["id"].as_str().unwrap().to_string(), tokens)
 }
 
@@ -89,23 +97,38 @@ async fn every_endpoint_and_error_status() {
         request(addr, "POST", "/api/games", Some(r#"{"game":"slide","seats":["human","wizard"]}"#)).await;
     assert_eq!(status, 400);
     assert!(err["error"].as_str().unwrap().contains("valid players"));
-    // Hint, undo, resign, list.
-    let (status, hint) = request(addr, "POST", &format!("/api/games/{id}/hint"), None).await;
-    assert_eq!(status, 200);
-    assert!(hint["move"].is_string() && hint["value"].is_string(), "{hint}");
-    let (status, state) =
+    // Between people without hints allowed: no hint for anyone, with or without a token.
+    let (status, _) = request(addr, "POST", &format!("/api/games/{id}/hint"), Some("{}")).await;
+    assert_eq!(status, 403);
+    let (status, _) =
+        request(addr, "POST", &format!("/api/games/{id}/hint"), Some(&json!({"token": tokens[1]}).to_string())).await;
+    assert_eq!(status, 403);
+    // Takeback between people: seat 1 cannot take back seat 0's move; seat 0 asks, seat 1 accepts.
+    let (status, _) =
         request(addr, "POST", &format!("/api/games/{id}/undo"), Some(&json!({"token": tokens[1]}).to_string())).await;
+    assert_eq!(status, 422);
+    let (status, state) =
+        request(addr, "POST", &format!("/api/games/{id}/undo"), Some(&json!({"token": tokens[0]}).to_string())).await;
+    assert_eq!(
+        (status, state["moves"].clone(), state["proposal"]["kind"].clone()),
+        (200, json!(["5"]), json!("takeback"))
+    );
+    let answer = json!({"token": tokens[1], "accept": true}).to_string();
+    let (status, state) = request(addr, "POST", &format!("/api/games/{id}/proposal"), Some(&answer)).await;
     assert_eq!((status, state["moves"].clone()), (200, json!([])));
+    // Resigning loses.
     let (status, state) =
         request(addr, "POST", &format!("/api/games/{id}/resign"), Some(&json!({"token": tokens[0]}).to_string())).await;
     assert_eq!(status, 200);
     assert_eq!(state["status"]["over"], true);
+    assert_eq!(state["status"]["winners"], json!([1]), "the resigning seat loses");
     let (status, _) =
         request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body("1", &tokens[0], None))).await;
     assert_eq!(status, 422, "no moves after resignation");
+    // No public list of games.
     let (status, list) = request(addr, "GET", "/api/games", None).await;
-    assert_eq!(status, 200);
-    assert!(list["games"].as_array().unwrap().iter().any(|g| g["id"] == id.as_str()));
+    assert_eq!(status, 405);
+    assert!(list["error"].is_string());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -207,7 +230,7 @@ async fn mathable_racks_are_shown_only_to_their_seat() {
     let (status, created) = request(addr, "POST", "/api/games", Some(&body.to_string())).await;
     assert_eq!(status, 200, "{created}");
     let id = created["id"].as_str().unwrap();
-    assert!(created["state"]["options"]["seed"].is_u64(), "a random seed is fixed at creation, for replay");
+    assert!(created["state"]["options"].get("seed").is_none(), "the bag's seed stays on the server");
     let tokens: Vec<&str> = created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
     let (_, spectator) = request(addr, "GET", &format!("/api/games/{id}"), None).await;
     assert_eq!(spectator["board"]["racks"], json!([7, 7, 7]));

@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod arena;
+pub mod cancel;
 pub mod conformance;
 pub mod game;
 pub mod games;

@@ -326,6 +326,9 @@ impl<G: TwoPlayer, E: Evaluator<G>, O: MoveOrder<G>> Search<G, E, O> {
                     self.stopped = true;
                 }
             }
+            if crate::cancel::cancelled() {
+                self.stopped = true;
+            }
         }
         self.stopped
     }

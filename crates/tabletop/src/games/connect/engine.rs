@@ -132,6 +132,11 @@ impl Engine {
         }
     }
 
+    /// Changes the move budget (an engine, with its table, serves moves of any budget).
+    pub fn set_time(&mut self, time: Duration) {
+        self.time = time;
+    }
+
     /// What the last move was based on: `book: ...`, `perfect: ...` or `heuristic: ...`.
     pub fn last_note(&self) -> &str {
         &self.note

@@ -725,7 +725,7 @@ impl Solver {
                 self.aborted = true;
             }
         }
-        if self.stops.iter().any(|s| s.load(Ordering::Relaxed)) {
+        if self.stops.iter().any(|s| s.load(Ordering::Relaxed)) || crate::cancel::cancelled() {
             self.aborted = true;
         }
     }

@@ -172,7 +172,7 @@ impl EnginePlayer {
         let mut beam = vec![root];
         let mut buf = Vec::new();
         let mut seen: HashMap<u64, u32> = HashMap::new();
-        while !beam.is_empty() && start.elapsed() < self.time / 3 {
+        while !beam.is_empty() && start.elapsed() < self.time / 3 && !crate::cancel::cancelled() {
             let mut children: Vec<(f64, usize, Placement)> = Vec::new();
             for (i, node) in beam.iter().enumerate() {
                 buf.clear();

@@ -33,6 +33,10 @@ pub fn square_weight_eval(p: u64, o: u64) -> i32 {
 }
 
 fn minimax(p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+    // A cancelled search (see crate::cancel) unwinds at once; its move is then discarded.
+    if depth > 3 && crate::cancel::cancelled() {
+        return 0;
+    }
     let m = moves(p, o);
     if m == 0 && moves(o, p) == 0 {
         let s = final_score(p, o);

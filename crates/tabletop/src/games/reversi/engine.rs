@@ -231,6 +231,9 @@ impl Engine {
                     self.stopped = true;
                 }
             }
+            if crate::cancel::cancelled() {
+                self.stopped = true;
+            }
         }
         if self.stopped {
             return 0;

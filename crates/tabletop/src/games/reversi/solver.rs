@@ -394,6 +394,9 @@ impl Solver {
                     self.stopped = true;
                 }
             }
+            if crate::cancel::cancelled() {
+                self.stopped = true;
+            }
         }
     }
 

@@ -101,6 +101,10 @@ impl ClassicPlayer {
         if score != 1 || depth == 0 {
             return score;
         }
+        // A cancelled search (see crate::cancel) unwinds at once; its move is then discarded.
+        if depth > 3 && crate::cancel::cancelled() {
+            return 1;
+        }
         let key = format!("{}{}{depth}", position.configuration(), position.side_to_move());
         if let Some(stored) = self.memo.get(&key) {
             // Stored as score * 4 + bound (0 exact, 1 lower, 2 upper).

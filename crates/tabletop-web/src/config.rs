@@ -1,0 +1,60 @@
+//! The server's settings (`tabletop serve` flags) and their defaults.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Everything `tabletop serve` can be told. `ServeConfig::default()` is what the command uses
+/// without flags, except that tests usually bind port 0 and a temporary database.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// Address to listen on.
+    pub addr: SocketAddr,
+    /// The SQLite database file (`:memory:` keeps nothing).
+    pub db: PathBuf,
+    /// The origin used in invite links (`https://games.example.org`); from the request's Host header when unset.
+    pub public_url: Option<String>,
+    /// The longest a computer seat, a hint or an analysis may think.
+    pub max_think: Duration,
+    /// The most memory one engine may ask for, in bytes.
+    pub engine_memory: u64,
+    /// Engine worker threads (computer moves, hints, analysis).
+    pub workers: usize,
+    /// Hints and analyses that may wait for a worker before the next one gets 503.
+    pub queue: usize,
+    /// Open connections at most; further ones wait to be accepted.
+    pub max_connections: usize,
+    /// Games one client address may create per minute.
+    pub create_rate: u32,
+    /// Hints and analyses one client address may ask per minute.
+    pub hint_rate: u32,
+    /// Games kept in memory at most; the least recently used idle ones are evicted (they stay in the database).
+    pub cache_games: usize,
+    /// How long a client may take to send a request's headers, and how long an idle kept-alive connection stays open.
+    pub header_timeout: Duration,
+    /// How long a client may take to send a request's body.
+    pub body_timeout: Duration,
+    /// How often the database file is checked for removal or replacement.
+    pub storage_check: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            db: PathBuf::from("tabletop.db"),
+            public_url: None,
+            max_think: Duration::from_secs(10),
+            engine_memory: 64 << 20,
+            workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            queue: 32,
+            max_connections: 4096,
+            create_rate: 60,
+            hint_rate: 120,
+            cache_games: 2000,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(10),
+            storage_check: Duration::from_secs(2),
+        }
+    }
+}

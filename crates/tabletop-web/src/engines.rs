@@ -1,0 +1,150 @@
+//! The engine workers: a fixed number of threads that run every computer move, hint and
+//! analysis, so that the server's CPU and memory for thinking are bounded whatever is asked.
+//!
+//! Each worker keeps one engine per game in a slot ([`EngineSlot`]) and reuses its tables
+//! across moves and games. Computer moves wait for a worker; hints and analyses are refused
+//! (503) when more than `queue` of them already wait. Every job runs under a
+//! [`CancelFlag`], raised when its game is resigned, undone, ended or evicted, and by a
+//! watchdog at the longest thinking time (with a margin), so no job outlives its purpose.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tabletop::cancel::{run_cancellable, CancelFlag};
+
+use crate::sessions::EngineSlot;
+
+/// A worker's engines, one slot per game.
+#[derive(Default)]
+pub struct Slots(HashMap<&'static str, EngineSlot>);
+
+impl Slots {
+    /// The slot of one game.
+    pub fn slot(&mut self, game: &'static str) -> &mut EngineSlot {
+        self.0.entry(game).or_default()
+    }
+}
+
+type Job = Box<dyn FnOnce(&mut Slots) + Send>;
+
+/// Why a job was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum PoolError {
+    /// Too many hints and analyses already wait.
+    #[error("the engines are all busy; try again in a few seconds")]
+    Busy,
+    /// The job panicked or the pool is gone.
+    #[error("the engine failed")]
+    Failed,
+}
+
+/// The pool of engine workers.
+pub struct EnginePool {
+    sender: Mutex<Sender<Job>>,
+    /// Optional jobs (hints, analyses) queued or running.
+    optional: AtomicUsize,
+    workers: usize,
+    queue: usize,
+    watchdog: Duration,
+}
+
+impl EnginePool {
+    /// Starts `workers` threads; at most `queue` optional jobs may wait; every job is cancelled
+    /// after `watchdog`.
+    pub fn new(workers: usize, queue: usize, watchdog: Duration) -> Arc<Self> {
+        let workers = workers.max(1);
+        let (sender, receiver) = channel::<Job>();
+        let receiver = Arc::new(Mutex::new(receiver));
+        for i in 0..workers {
+            let receiver = receiver.clone();
+            let spawned = std::thread::Builder::new().name(format!("engine-{i}")).spawn(move || worker(&receiver));
+            if let Err(err) = spawned {
+                tracing::error!("cannot start engine worker {i}: {err}");
+            }
+        }
+        Arc::new(EnginePool { sender: Mutex::new(sender), optional: AtomicUsize::new(0), workers, queue, watchdog })
+    }
+
+    /// Runs `work` on a worker under `flag` and waits for its answer. `optional` jobs are
+    /// refused with [`PoolError::Busy`] when the queue is full; the others always wait their turn.
+    pub async fn run<R: Send + 'static>(
+        self: &Arc<Self>,
+        optional: bool,
+        flag: CancelFlag,
+        work: impl FnOnce(&mut Slots) -> R + Send + 'static,
+    ) -> Result<R, PoolError> {
+        struct Release(Option<Arc<EnginePool>>);
+        impl Drop for Release {
+            fn drop(&mut self) {
+                if let Some(pool) = self.0.take() {
+                    pool.optional.fetch_sub(1, Ordering::SeqCst);
+                }
+            }
+        }
+        let release = if optional {
+            let before = self.optional.fetch_add(1, Ordering::SeqCst);
+            if before >= self.workers + self.queue {
+                self.optional.fetch_sub(1, Ordering::SeqCst);
+                return Err(PoolError::Busy);
+            }
+            Release(Some(self.clone()))
+        } else {
+            Release(None)
+        };
+        let (answer, receive) = tokio::sync::oneshot::channel();
+        let watchdog = self.watchdog;
+        let job: Job = Box::new(move |slots: &mut Slots| {
+            // The release travels with the job: it is counted until the worker is done with it.
+            let _release = release;
+            if flag.is_cancelled() {
+                return;
+            }
+            let timer = flag.clone();
+            let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let finished = done.clone();
+            std::thread::spawn(move || {
+                let step = Duration::from_millis(50);
+                let mut waited = Duration::ZERO;
+                while waited < watchdog && !finished.load(Ordering::Relaxed) {
+                    std::thread::sleep(step);
+                    waited += step;
+                }
+                if !finished.load(Ordering::Relaxed) {
+                    timer.cancel();
+                }
+            });
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_cancellable(&flag, || work(slots))));
+            done.store(true, Ordering::Relaxed);
+            match result {
+                Ok(value) => {
+                    let _ = answer.send(value);
+                }
+                Err(_) => {
+                    // A panicking engine may have left its tables half-written: start afresh.
+                    *slots = Slots::default();
+                    tracing::error!("an engine job panicked");
+                }
+            }
+        });
+        self.sender.lock().unwrap_or_else(|e| e.into_inner()).send(job).map_err(|_| PoolError::Failed)?;
+        receive.await.map_err(|_| PoolError::Failed)
+    }
+}
+
+fn worker(receiver: &Mutex<Receiver<Job>>) {
+    let mut slots = Slots::default();
+    loop {
+        let job = match receiver.lock() {
+            Ok(guard) => guard.recv(),
+            Err(poisoned) => poisoned.into_inner().recv(),
+        };
+        match job {
+            Ok(job) => job(&mut slots),
+            Err(_) => return,
+        }
+    }
+}

@@ -1,0 +1,814 @@
+//! The games in play: a bounded cache over the database, each game with its event channel,
+//! presence, pending proposal and computer thinking.
+//!
+//! - [`AppState::game`] loads a game on demand (replaying its moves) and resumes its computer.
+//! - Games idle longer than [`IDLE_EVICTION`], or the least recently used past the cache size,
+//!   are dropped from memory (they stay in the database); a game someone watches or a computer
+//!   thinks for is kept.
+//! - [`schedule`] starts a computer's thinking on the engine pool when one is to move, and
+//!   passes the turns of seats that left.
+//! - A watcher checks every few seconds that the database file is still the one opened;
+//!   if not, writes are refused (503) rather than acknowledged and lost.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rand::RngCore;
+use serde_json::{json, Value};
+use tabletop::cancel::CancelFlag;
+use tabletop::PlayerSpec;
+use tokio::sync::broadcast;
+
+use crate::config::ServeConfig;
+use crate::engines::EnginePool;
+use crate::server::ApiError;
+use crate::sessions::{new_session, Session};
+use crate::store::{GameRow, Store, StoreError};
+
+/// A game untouched this long leaves memory.
+pub const IDLE_EVICTION: Duration = Duration::from_secs(600);
+
+/// 32 random hex digits from the OS generator (ids and tokens).
+pub fn random_hex() -> String {
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Seconds since the Unix epoch.
+pub fn now_seconds() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// What changed in a game, as events name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// The stream just opened (or missed events): here is the current state.
+    Connected,
+    /// A move was played.
+    Move,
+    /// Moves were taken back.
+    Undo,
+    /// A takeback was asked for.
+    TakebackRequested,
+    /// A takeback was refused.
+    TakebackDeclined,
+    /// Ending the game was proposed.
+    TerminateProposed,
+    /// Ending the game was refused.
+    TerminateDeclined,
+    /// A seat resigned.
+    Resign,
+    /// A computer started thinking.
+    Thinking,
+    /// An open seat was taken.
+    SeatTaken,
+    /// Someone connected or left.
+    Presence,
+}
+
+impl Change {
+    /// The name in events.
+    pub fn name(self) -> &'static str {
+        match self {
+            Change::Connected => "connected",
+            Change::Move => "move",
+            Change::Undo => "undo",
+            Change::TakebackRequested => "takeback_requested",
+            Change::TakebackDeclined => "takeback_declined",
+            Change::TerminateProposed => "terminate_proposed",
+            Change::TerminateDeclined => "terminate_declined",
+            Change::Resign => "resign",
+            Change::Thinking => "thinking",
+            Change::SeatTaken => "seat_taken",
+            Change::Presence => "presence",
+        }
+    }
+}
+
+/// One change, sent to every event stream of the game (each renders the state for its viewer).
+#[derive(Clone, Copy, Debug)]
+pub struct Note {
+    /// What changed.
+    pub change: Change,
+    /// Who did it.
+    pub seat: Option<usize>,
+}
+
+/// What a proposal would do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProposalKind {
+    /// Take the game back to this many moves.
+    Takeback {
+        /// The number of moves kept.
+        to_ply: usize,
+    },
+    /// End the game now (Mathable's terminate).
+    Terminate,
+}
+
+/// A proposal waiting for the other people's answers.
+#[derive(Clone, Debug)]
+pub struct Proposal {
+    kind: ProposalKind,
+    by: usize,
+    waiting_for: Vec<usize>,
+    at_ply: usize,
+}
+
+/// Marks a person connected while their event stream is open.
+pub struct PresenceGuard {
+    presence: Arc<Vec<AtomicUsize>>,
+    seat: usize,
+    events: broadcast::Sender<Note>,
+}
+
+impl Drop for PresenceGuard {
+    fn drop(&mut self) {
+        if let Some(count) = self.presence.get(self.seat) {
+            count.fetch_sub(1, Ordering::SeqCst);
+        }
+        let _ = self.events.send(Note { change: Change::Presence, seat: Some(self.seat) });
+    }
+}
+
+/// A game in memory.
+pub struct LiveGame {
+    /// What is stored about it.
+    pub row: GameRow,
+    /// The rules and the moves so far.
+    pub session: Box<dyn Session>,
+    /// Is a computer thinking for it?
+    pub thinking: bool,
+    /// Raised to stop the thinking, hints and analyses of the game's current position; replaced
+    /// by a fresh flag once raised.
+    pub cancel: CancelFlag,
+    /// Every change goes to its event streams.
+    pub events: broadcast::Sender<Note>,
+    presence: Arc<Vec<AtomicUsize>>,
+    proposal: Option<Proposal>,
+    version: u64,
+}
+
+impl LiveGame {
+    fn new(row: GameRow, session: Box<dyn Session>) -> Self {
+        let presence = Arc::new((0..row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
+        LiveGame {
+            row,
+            session,
+            thinking: false,
+            cancel: CancelFlag::new(),
+            events: broadcast::channel(64).0,
+            presence,
+            proposal: None,
+            version: 0,
+        }
+    }
+
+    /// The seat a token holds.
+    pub fn seat_of(&self, token: Option<&str>) -> Option<usize> {
+        let token = token?;
+        self.row.tokens.iter().position(|t| t == token).filter(|&seat| self.row.seats[seat] != "open")
+    }
+
+    /// The seat a request's token holds, or 403.
+    fn require_seat(&self, token: &str) -> Result<usize, ApiError> {
+        self.seat_of(Some(token)).ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))
+    }
+
+    /// Is the seat played by the computer?
+    pub fn is_computer(&self, seat: usize) -> bool {
+        self.row.seats.get(seat).is_some_and(|s| s != "human" && s != "open")
+    }
+
+    /// Seats played by people (open seats count: a person will take them).
+    pub fn people(&self) -> usize {
+        (0..self.row.seats.len()).filter(|&s| !self.is_computer(s)).count()
+    }
+
+    /// Are hints and analysis allowed for the seat to move?
+    pub fn hints_allowed(&self) -> bool {
+        self.people() <= 1 || self.row.hints
+    }
+
+    /// The seat to move, or `None` when the game is over (by the rules or a resignation).
+    pub fn to_move(&self) -> Option<usize> {
+        if self.row.ended.is_some() {
+            None
+        } else {
+            self.session.to_move()
+        }
+    }
+
+    /// Counts a change and tells every stream.
+    pub fn changed(&mut self, change: Change, seat: Option<usize>) {
+        self.version += 1;
+        let _ = self.events.send(Note { change, seat });
+    }
+
+    /// Marks `viewer` connected until the guard is dropped.
+    pub fn presence_guard(&mut self, viewer: Option<usize>) -> Option<PresenceGuard> {
+        let seat = viewer?;
+        self.presence.get(seat)?.fetch_add(1, Ordering::SeqCst);
+        let _ = self.events.send(Note { change: Change::Presence, seat: Some(seat) });
+        Some(PresenceGuard { presence: self.presence.clone(), seat, events: self.events.clone() })
+    }
+
+    /// Stops whatever thinks for this position (computer, hints, analyses).
+    pub fn cancel_thinking(&mut self) {
+        self.cancel.cancel();
+        self.cancel = CancelFlag::new();
+        self.thinking = false;
+    }
+
+    fn computer_to_move(&self) -> bool {
+        self.to_move().is_some_and(|s| self.is_computer(s) || self.row.resigned.contains(&s))
+    }
+
+    /// Stores the move just played at `ply`, or takes it back and answers 503.
+    pub fn store_move(&mut self, state: &AppState, ply: usize, notation: &str) -> Result<(), ApiError> {
+        let written = state.check_writable().and_then(|()| {
+            state
+                .store()
+                .append_move(&self.row.id, ply, notation, self.computer_to_move())
+                .map_err(|e| state.write_failed(e))
+        });
+        if let Err(err) = written {
+            self.session.undo();
+            return Err(err);
+        }
+        // Any move ends a pending proposal.
+        self.proposal = None;
+        Ok(())
+    }
+
+    /// Takes the game back to `ply` moves, in memory and in the database.
+    pub fn take_back_to(&mut self, state: &AppState, ply: usize) -> Result<(), ApiError> {
+        self.cancel_thinking();
+        let mut undone = Vec::new();
+        while self.session.ply() > ply {
+            undone.push(self.session.moves().last().cloned().unwrap_or_default());
+            self.session.undo();
+        }
+        let written = state.check_writable().and_then(|()| {
+            state.store().truncate_moves(&self.row.id, ply, self.computer_to_move()).map_err(|e| state.write_failed(e))
+        });
+        if let Err(err) = written {
+            // Put the moves back: the database still has them.
+            for notation in undone.iter().rev() {
+                let _ = self.session.play(notation);
+            }
+            return Err(err);
+        }
+        self.proposal = None;
+        Ok(())
+    }
+
+    /// Other people who must answer a proposal by `seat`.
+    fn others(&self, seat: usize) -> Vec<usize> {
+        (0..self.row.seats.len())
+            .filter(|&s| s != seat && !self.is_computer(s) && !self.row.resigned.contains(&s))
+            .collect()
+    }
+
+    /// Starts a proposal by `seat` (409 if one is pending).
+    pub fn propose(&mut self, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
+        if self.proposal.is_some() {
+            return Err(ApiError::Conflict("a proposal is already waiting for an answer".into()));
+        }
+        let waiting_for = self.others(seat);
+        self.proposal = Some(Proposal { kind, by: seat, waiting_for, at_ply: self.session.ply() });
+        let change = match kind {
+            ProposalKind::Takeback { .. } => Change::TakebackRequested,
+            ProposalKind::Terminate => Change::TerminateProposed,
+        };
+        self.changed(change, Some(seat));
+        Ok(())
+    }
+
+    /// A takeback request between people: only the requester's own last move (turn), only
+    /// if nobody moved since, and never a move that revealed hidden tokens.
+    pub fn request_takeback(&mut self, seat: usize) -> Result<(), ApiError> {
+        let ply = self.session.ply();
+        let mut to_ply = ply;
+        while to_ply > 0 && self.session.mover_of(to_ply - 1) == Some(seat) {
+            to_ply -= 1;
+        }
+        if to_ply == ply {
+            return Err(ApiError::Illegal("only your own last move can be taken back, before anyone moves".into()));
+        }
+        if (to_ply..ply).any(|p| self.session.reveals(p)) {
+            return Err(ApiError::Illegal(
+                "draws, exchanges and ended turns reveal tokens: they cannot be taken back".into(),
+            ));
+        }
+        self.propose(ProposalKind::Takeback { to_ply }, seat)
+    }
+
+    /// `seat` accepts or declines the pending proposal.
+    pub fn answer_proposal(&mut self, state: &AppState, seat: usize, accept: bool) -> Result<(), ApiError> {
+        let Some(proposal) = self.proposal.as_mut() else {
+            return Err(ApiError::Conflict("there is no proposal to answer".into()));
+        };
+        if !proposal.waiting_for.contains(&seat) {
+            return Err(ApiError::Forbidden("this proposal is not waiting for your answer".into()));
+        }
+        let (kind, by, at_ply) = (proposal.kind, proposal.by, proposal.at_ply);
+        if !accept {
+            self.proposal = None;
+            let change = match kind {
+                ProposalKind::Takeback { .. } => Change::TakebackDeclined,
+                ProposalKind::Terminate => Change::TerminateDeclined,
+            };
+            self.changed(change, Some(seat));
+            return Ok(());
+        }
+        proposal.waiting_for.retain(|&s| s != seat);
+        if !proposal.waiting_for.is_empty() {
+            self.changed(Change::Presence, Some(seat));
+            return Ok(());
+        }
+        if self.session.ply() != at_ply {
+            self.proposal = None;
+            return Err(ApiError::Conflict("the game moved on since the proposal".into()));
+        }
+        match kind {
+            ProposalKind::Takeback { to_ply } => {
+                self.take_back_to(state, to_ply)?;
+                self.changed(Change::Undo, Some(by));
+            }
+            ProposalKind::Terminate => {
+                let notation = self.session.play("terminate").map_err(ApiError::Illegal)?;
+                self.store_move(state, at_ply, &notation)?;
+                self.cancel_thinking();
+                self.changed(Change::Move, Some(by));
+            }
+        }
+        self.proposal = None;
+        Ok(())
+    }
+
+    /// `seat` resigns: with two players it loses; with more, it leaves and ranks last.
+    pub fn resign(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+        if self.row.resigned.contains(&seat) {
+            return Err(ApiError::Conflict("you have resigned already".into()));
+        }
+        let mut resigned = self.row.resigned.clone();
+        resigned.push(seat);
+        let remaining: Vec<usize> = (0..self.row.seats.len()).filter(|s| !resigned.contains(s)).collect();
+        let names = self.session.seat_names();
+        let ended = (remaining.len() <= 1)
+            .then(|| (format!("{} resigned", names.get(seat).map_or("a player", String::as_str)), remaining.clone()));
+        state.check_writable()?;
+        let computer_next = ended.is_none() && self.computer_to_move();
+        state
+            .store()
+            .set_resigned(
+                &self.row.id,
+                &resigned,
+                ended.as_ref().map(|(r, w)| (r.as_str(), w.as_slice())),
+                computer_next,
+            )
+            .map_err(|e| state.write_failed(e))?;
+        self.row.resigned = resigned;
+        if let Some((reason, winners)) = ended {
+            self.row.ended = Some(reason);
+            self.row.ended_winners = winners;
+            self.cancel_thinking();
+        }
+        self.proposal = None;
+        self.changed(Change::Resign, Some(seat));
+        Ok(())
+    }
+
+    fn players(&self) -> Value {
+        let names = self.session.seat_names();
+        let players: Vec<Value> = self
+            .row
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, spec)| {
+                let kind = match spec.as_str() {
+                    "human" => "human",
+                    "open" => "open",
+                    _ => "computer",
+                };
+                let connected =
+                    kind == "computer" || self.presence.get(seat).is_some_and(|c| c.load(Ordering::SeqCst) > 0);
+                json!({
+                    "seat": seat, "name": names.get(seat), "kind": kind, "spec": spec,
+                    "connected": connected, "resigned": self.row.resigned.contains(&seat),
+                })
+            })
+            .collect();
+        Value::Array(players)
+    }
+
+    /// The result banner's facts, once the game is over.
+    fn result(&self, status: &Value) -> Value {
+        if self.to_move().is_some() {
+            return Value::Null;
+        }
+        let names = self.session.seat_names();
+        let scores = self.session.scores();
+        let mut winners: Vec<usize> = match &self.row.ended {
+            Some(_) => self.row.ended_winners.clone(),
+            None => status["winners"]
+                .as_array()
+                .map_or_else(Vec::new, |w| w.iter().filter_map(Value::as_u64).map(|s| s as usize).collect()),
+        };
+        // Seats that left rank last: the best of the others win.
+        if self.row.ended.is_none() && winners.iter().any(|w| self.row.resigned.contains(w)) {
+            let remaining: Vec<usize> = (0..names.len()).filter(|s| !self.row.resigned.contains(s)).collect();
+            winners = match &scores {
+                Some(scores) => {
+                    let best = remaining.iter().map(|&s| scores[s]).max().unwrap_or(0);
+                    remaining.into_iter().filter(|&s| scores[s] == best).collect()
+                }
+                None => remaining,
+            };
+        }
+        let who = winners.iter().map(|&s| names[s].clone()).collect::<Vec<_>>().join(" and ");
+        let mut text = match winners.len() {
+            0 => "Draw".to_string(),
+            1 => format!("{who} wins"),
+            _ => format!("{who} share the win"),
+        };
+        if let Some(scores) = &scores {
+            let listed = scores.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" to ");
+            let unit = if self.session.game() == "reversi" { "discs" } else { "points" };
+            text = format!("{text}, {listed} {unit}");
+        }
+        let reason = match &self.row.ended {
+            Some(reason) => reason.clone(),
+            None => status["reason"].as_str().unwrap_or("").to_string(),
+        };
+        if !reason.is_empty() {
+            text = format!("{text}: {reason}.");
+        }
+        json!({"winners": winners, "text": text, "scores": scores, "reason": reason})
+    }
+
+    /// The state as `viewer` may see it.
+    pub fn state(&self, viewer: Option<usize>) -> Value {
+        let mut view = self.session.view(viewer);
+        if let Some(ended) = &self.row.ended {
+            view["status"] = json!({"over": true, "to_move": null, "winners": self.row.ended_winners, "reason": ended});
+            view["legal"] = json!([]);
+        }
+        let result = self.result(&view["status"]);
+        if let Some(winners) = result.get("winners") {
+            view["status"]["winners"] = winners.clone();
+        }
+        let hints = viewer.is_some() && viewer == self.to_move() && self.hints_allowed();
+        view["id"] = json!(self.row.id);
+        view["version"] = json!(self.version);
+        view["seats"] = json!(self.row.seats);
+        view["players"] = self.players();
+        view["people"] = json!(self.people());
+        view["options"] = self.row.options.clone();
+        view["hints_allowed"] = json!(self.row.hints);
+        view["hints"] = json!(hints);
+        view["thinking"] = json!(self.thinking);
+        view["your_seat"] = json!(viewer);
+        view["result"] = result;
+        view["proposal"] = match &self.proposal {
+            None => Value::Null,
+            Some(p) => {
+                let (kind, plies) = match p.kind {
+                    ProposalKind::Takeback { to_ply } => ("takeback", p.at_ply - to_ply),
+                    ProposalKind::Terminate => ("terminate", 0),
+                };
+                json!({"kind": kind, "by": p.by, "waiting_for": p.waiting_for, "plies": plies})
+            }
+        };
+        if self.session.game() == "mathable" {
+            view["board"]["resigned"] = json!(self.row.resigned);
+        }
+        view
+    }
+}
+
+struct Cached {
+    game: Arc<tokio::sync::Mutex<LiveGame>>,
+    last_used: AtomicU64,
+}
+
+/// The server's shared state.
+pub struct AppState {
+    /// The settings it runs with.
+    pub config: ServeConfig,
+    store: Mutex<Store>,
+    games: Mutex<HashMap<String, Cached>>,
+    /// The engine workers.
+    pub pool: Arc<EnginePool>,
+    /// Computer moves being thought about right now.
+    pub thinking: AtomicUsize,
+    writable: AtomicBool,
+    started: Instant,
+}
+
+/// The state as handlers hold it.
+pub type Shared = Arc<AppState>;
+
+impl AppState {
+    /// State over an opened store.
+    pub fn new(store: Store, config: ServeConfig) -> Shared {
+        // The watchdog stops any job well past the longest thinking time.
+        let watchdog = config.max_think + config.max_think / 2 + Duration::from_secs(1);
+        Arc::new(AppState {
+            pool: EnginePool::new(config.workers, config.queue, watchdog),
+            config,
+            store: Mutex::new(store),
+            games: Mutex::new(HashMap::new()),
+            thinking: AtomicUsize::new(0),
+            writable: AtomicBool::new(true),
+            started: Instant::now(),
+        })
+    }
+
+    /// The database.
+    pub fn store(&self) -> std::sync::MutexGuard<'_, Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// 503 when the database cannot be trusted with writes.
+    pub fn check_writable(&self) -> Result<(), ApiError> {
+        if self.writable.load(Ordering::SeqCst) {
+            Ok(())
+        } else {
+            tracing::warn!("refused a write: the database file is gone or replaced");
+            Err(ApiError::Unavailable)
+        }
+    }
+
+    /// A failed write: logged, and 503 for the client.
+    pub fn write_failed(&self, err: StoreError) -> ApiError {
+        tracing::error!("storage: a write failed: {err}");
+        ApiError::Unavailable
+    }
+
+    /// The number of games in memory.
+    pub fn cached_games(&self) -> usize {
+        self.games.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn millis(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    fn cached(&self, id: &str) -> Option<Arc<tokio::sync::Mutex<LiveGame>>> {
+        let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        let cached = games.get(id)?;
+        cached.last_used.store(self.millis(), Ordering::Relaxed);
+        Some(cached.game.clone())
+    }
+
+    /// Puts a new game in the database and in memory.
+    pub fn insert_new(
+        &self,
+        row: GameRow,
+        session: Box<dyn Session>,
+    ) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
+        self.check_writable()?;
+        self.store().insert_game(&row).map_err(|e| self.write_failed(e))?;
+        let id = row.id.clone();
+        let live = Arc::new(tokio::sync::Mutex::new(LiveGame::new(row, session)));
+        self.remember(&id, live.clone());
+        Ok(live)
+    }
+
+    fn remember(&self, id: &str, live: Arc<tokio::sync::Mutex<LiveGame>>) -> Arc<tokio::sync::Mutex<LiveGame>> {
+        let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = games
+            .entry(id.to_string())
+            .or_insert_with(|| Cached { game: live, last_used: AtomicU64::new(self.millis()) })
+            .game
+            .clone();
+        if games.len() > self.config.cache_games {
+            self.evict(&mut games, |_| true, self.config.cache_games);
+        }
+        kept
+    }
+
+    /// Drops the least recently used games that nobody watches and no computer thinks for,
+    /// among those `eligible`, until at most `keep` remain.
+    fn evict(&self, games: &mut HashMap<String, Cached>, eligible: impl Fn(u64) -> bool, keep: usize) {
+        let mut candidates: Vec<(u64, String)> = games
+            .iter()
+            .filter(|(_, c)| eligible(c.last_used.load(Ordering::Relaxed)))
+            .map(|(id, c)| (c.last_used.load(Ordering::Relaxed), id.clone()))
+            .collect();
+        candidates.sort_unstable();
+        for (_, id) in candidates {
+            if games.len() <= keep {
+                break;
+            }
+            let Some(cached) = games.get(&id) else { continue };
+            let Ok(mut game) = cached.game.try_lock() else { continue };
+            if game.thinking || game.events.receiver_count() > 0 {
+                continue;
+            }
+            game.cancel_thinking();
+            drop(game);
+            games.remove(&id);
+        }
+    }
+
+    /// The game, from memory or loaded from the database (its moves replayed); a computer
+    /// that is to move starts thinking.
+    pub async fn game(self: &Arc<Self>, id: &str) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
+        if let Some(game) = self.cached(id) {
+            return Ok(game);
+        }
+        if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(ApiError::NotFound(id.chars().take(64).collect()));
+        }
+        let (row, moves) = self.store().load(id)?.ok_or_else(|| ApiError::NotFound(id.to_string()))?;
+        let mut session = new_session(&row.game, &row.options, &row.secret)
+            .map_err(|e| ApiError::Internal(format!("game {id}: stored options refused: {e}")))?;
+        for (ply, notation) in moves.iter().enumerate() {
+            session
+                .play(notation)
+                .map_err(|e| ApiError::Internal(format!("game {id}: stored move {ply} ({notation:?}) refused: {e}")))?;
+        }
+        let live = self.remember(id, Arc::new(tokio::sync::Mutex::new(LiveGame::new(row, session))));
+        {
+            let mut game = live.lock().await;
+            schedule(self, &mut game);
+        }
+        Ok(live)
+    }
+
+    /// The game locked for a change by the seat `token` holds (404 or 403 otherwise).
+    pub async fn seated(
+        self: &Arc<Self>,
+        id: &str,
+        token: &str,
+    ) -> Result<(tokio::sync::OwnedMutexGuard<LiveGame>, usize), ApiError> {
+        let game = self.game(id).await?.lock_owned().await;
+        let seat = game.require_seat(token)?;
+        Ok((game, seat))
+    }
+}
+
+/// The players of a stored game for the lobby (no tokens).
+pub fn public_players(game: &str, seats: &[String]) -> Value {
+    let names: Vec<String> = match new_session(game, &json!({}), &json!({})) {
+        Ok(session) => session.seat_names(),
+        Err(_) => Vec::new(),
+    };
+    seats
+        .iter()
+        .enumerate()
+        .map(|(seat, spec)| {
+            let kind = match spec.as_str() {
+                "human" => "human",
+                "open" => "open",
+                _ => "computer",
+            };
+            let name = names.get(seat).cloned().unwrap_or_else(|| format!("Player {}", seat + 1));
+            json!({"seat": seat, "name": name, "kind": kind, "spec": spec})
+        })
+        .collect()
+}
+
+/// Passes the turns of seats that resigned, then starts the computer's thinking if one is to
+/// move (and is not already thinking).
+pub fn schedule(state: &Shared, game: &mut LiveGame) {
+    while let Some(seat) = game.to_move().filter(|s| game.row.resigned.contains(s)) {
+        let Some(pass) = game.session.pass_move() else { break };
+        let ply = game.session.ply();
+        if game.session.play(&pass).is_err() || game.store_move(state, ply, &pass).is_err() {
+            break;
+        }
+        game.changed(Change::Move, Some(seat));
+    }
+    let Some(seat) = game.to_move() else { return };
+    if !game.is_computer(seat) || game.thinking {
+        return;
+    }
+    let Ok(spec) = game.row.seats[seat].parse::<PlayerSpec>() else {
+        tracing::error!(game = %game.row.id, "stored player spec {:?} is unreadable", game.row.seats[seat]);
+        return;
+    };
+    game.thinking = true;
+    state.thinking.fetch_add(1, Ordering::SeqCst);
+    game.changed(Change::Thinking, Some(seat));
+    let ply = game.session.ply();
+    let snapshot = game.session.boxed_clone();
+    let flag = game.cancel.clone();
+    let (state, id) = (state.clone(), game.row.id.clone());
+    tokio::spawn(async move {
+        let name = snapshot.game();
+        let chosen =
+            state.pool.run(false, flag.clone(), move |slots| snapshot.computer_move(&spec, slots.slot(name))).await;
+        state.thinking.fetch_sub(1, Ordering::SeqCst);
+        let Some(live) = state.cached(&id) else { return };
+        let mut game = live.lock().await;
+        if !game.cancel.is_same(&flag) {
+            return; // cancelled by a resignation, an undo or an eviction: whoever did it decides what next
+        }
+        if flag.is_cancelled() {
+            // The watchdog stopped a search at the longest thinking time: its move stands.
+            game.cancel = CancelFlag::new();
+        }
+        game.thinking = false;
+        if game.session.ply() != ply || game.to_move() != Some(seat) {
+            schedule(&state, &mut game);
+            return;
+        }
+        let legal_fallback =
+            |game: &LiveGame| game.session.view(Some(seat))["legal"].get(0).and_then(Value::as_str).map(str::to_string);
+        let notation = match chosen {
+            Ok(Ok(notation)) => Some(notation),
+            other => {
+                tracing::warn!(game = %id, "computer move failed ({other:?}); playing the first legal move");
+                legal_fallback(&game)
+            }
+        };
+        let played = notation.and_then(|n| game.session.play(&n).ok()).or_else(|| {
+            let fallback = legal_fallback(&game)?;
+            game.session.play(&fallback).ok()
+        });
+        let Some(notation) = played else {
+            tracing::error!(game = %id, "the computer found no move to play");
+            return;
+        };
+        if let Err(err) = game.store_move(&state, ply, &notation) {
+            tracing::error!(game = %id, "the computer's move could not be stored: {err}");
+            return;
+        }
+        game.changed(Change::Move, Some(seat));
+        schedule(&state, &mut game);
+    });
+}
+
+/// Loads every game whose computer is to move, so that it resumes thinking.
+pub async fn resume_computers(state: &Shared) {
+    let ids = match state.store().computer_to_move() {
+        Ok(ids) => ids,
+        Err(err) => {
+            tracing::error!("cannot list the games waiting for a computer: {err}");
+            return;
+        }
+    };
+    if !ids.is_empty() {
+        tracing::info!("resuming {} game(s) whose computer is to move", ids.len());
+    }
+    for id in ids {
+        if let Err(err) = state.game(&id).await {
+            tracing::error!(game = %id, "cannot resume: {err}");
+        }
+    }
+}
+
+#[cfg(unix)]
+fn file_identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_identity(path: &std::path::Path) -> Option<(u64, u64)> {
+    std::fs::metadata(path).ok().map(|m| (m.len().min(1), 0))
+}
+
+/// Starts the background work: evicting idle games, and watching the database file.
+pub fn start_background(state: &Shared) {
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            let Some(state) = weak.upgrade() else { return };
+            let cutoff = state.millis().saturating_sub(IDLE_EVICTION.as_millis() as u64);
+            let mut games = state.games.lock().unwrap_or_else(|e| e.into_inner());
+            state.evict(&mut games, |used| used < cutoff, 0);
+        }
+    });
+    let path = state.config.db.clone();
+    if path.as_os_str() == ":memory:" {
+        return;
+    }
+    let Some(identity) = file_identity(&path) else { return };
+    let weak = Arc::downgrade(state);
+    let every = state.config.storage_check;
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let Some(state) = weak.upgrade() else { return };
+            let now = file_identity(&path);
+            let ok = now == Some(identity);
+            if !ok && state.writable.swap(false, Ordering::SeqCst) {
+                tracing::error!(
+                    "the database file {} was {}: refusing writes until the server is restarted",
+                    path.display(),
+                    if now.is_none() { "removed" } else { "replaced" }
+                );
+            }
+        }
+    });
+}
