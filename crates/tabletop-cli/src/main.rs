@@ -185,12 +185,20 @@ struct ServeBenchArgs {
     /// Moves per game at most.
     #[arg(long, default_value_t = 40)]
     moves: usize,
-    /// Seconds at most for the playing phase.
-    #[arg(long, default_value_t = 30)]
-    seconds: u64,
+    /// Seconds at most for the playing phase (default 30), or of the attacks with --abuse (default 60).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600))]
+    seconds: Option<u64>,
     /// Milliseconds each client waits before each move (0: back to back).
     #[arg(long, default_value_t = 100)]
     think_ms: u64,
+    /// The abuse benchmark: 150 concurrent hint requesters, 2,000 idle connections, 10,000 game
+    /// creations from one client and 20 seats asking for the longest thinking, while 20 ordinary
+    /// clients play; against `tabletop serve` with its default limits, as a child process.
+    #[arg(long)]
+    abuse: bool,
+    /// With --abuse: run the server in this process instead (its memory is then the whole process's).
+    #[arg(long, requires = "abuse")]
+    in_process: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -200,10 +208,47 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("tabletop-bench-serve-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let db = dir.join("bench.db");
+    if args.abuse {
+        let exe = if args.in_process { None } else { Some(std::env::current_exe()?) };
+        let duration = std::time::Duration::from_secs(args.seconds.unwrap_or(60));
+        let mut settings = tabletop_web::bench::AbuseSettings::new(duration, db, exe);
+        settings.think = std::time::Duration::from_millis(args.think_ms);
+        let report = tabletop_web::bench::abuse_benchmark_blocking(settings);
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = report?;
+        if args.json {
+            println!("{}", serde_json::to_string(&r)?);
+        } else {
+            println!("abuse for {:.0} s against the server ({}):", r.seconds, r.server);
+            println!("  peak memory {:.1} MiB (at the end {:.1} MiB)", r.peak_memory_mib, r.final_memory_mib);
+            println!(
+                "  ordinary moves ({} players): {} moves, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; answers {:?}",
+                r.players, r.moves, r.move_p50_ms, r.move_p99_ms, r.move_max_ms, r.move_statuses
+            );
+            println!("  150 hint requesters: {:?}", r.hint_statuses);
+            println!("  10,000 creations from one client: {:?}", r.create_statuses);
+            println!(
+                "  longest thinking: creations {:?}, {} computer moves seen",
+                r.long_think_create_statuses, r.long_think_computer_moves
+            );
+            println!(
+                "  idle connections: {} opened, {} closed by the server (held {:.1} s at the median), {} failed",
+                r.idle_opened, r.idle_closed_by_server, r.idle_held_p50_s, r.idle_failed
+            );
+            println!(
+                "  health probe: {}/{} answered, longest gap {:.0} ms, slowest {:.0} ms; server alive at the end: {}; {} ERROR log lines",
+                r.probes_ok, r.probes, r.probe_max_gap_ms, r.probe_max_ms, r.server_alive, r.log_errors
+            );
+        }
+        if !r.server_alive {
+            anyhow::bail!("the server died during the attacks");
+        }
+        return Ok(());
+    }
     let settings = tabletop_web::bench::LoadSettings {
         games: args.games,
         max_moves: args.moves,
-        max_time: std::time::Duration::from_secs(args.seconds),
+        max_time: std::time::Duration::from_secs(args.seconds.unwrap_or(30)),
         think: std::time::Duration::from_millis(args.think_ms),
     };
     let report = tabletop_web::bench::load_benchmark_blocking(settings, &db);
@@ -222,9 +267,16 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
             report.p99_ms,
             report.lost
         );
+        println!(
+            "events at the other seat: {} measured, {} missing; delay after the acknowledgement p50 {:.2} ms, p99 {:.2} ms",
+            report.events, report.events_missing, report.event_p50_ms, report.event_p99_ms
+        );
     }
     if report.lost > 0 {
         anyhow::bail!("{} acknowledged moves are missing from the database", report.lost);
+    }
+    if report.events_missing > 0 {
+        anyhow::bail!("{} moves never reached the other seat's event stream", report.events_missing);
     }
     Ok(())
 }

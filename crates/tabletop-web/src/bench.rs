@@ -1,9 +1,17 @@
-//! The load benchmark behind `tabletop bench serve`: many games played at once over loopback by
-//! clients in the same process, bounded in count and time, then a check that every acknowledged
-//! move is in the database.
+//! The benchmarks behind `tabletop bench serve`, over loopback only, bounded in count and time.
+//!
+//! - [`load_benchmark`]: many games played at once by clients in the same process, each game
+//!   watched by both seats' event streams (the delay from a move's acknowledgement to its event
+//!   at the other seat), then a check that every acknowledged move is in the database.
+//! - [`abuse_benchmark`]: ordinary players move while attackers ask for hints, hold idle
+//!   connections, create games in bulk and ask for the longest thinking; it measures the
+//!   server's peak memory, the ordinary moves' latency, what each attack was answered, and
+//!   whether the server kept answering.
 
-use std::net::SocketAddr;
-use std::path::Path;
+use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rand::seq::SliceRandom;
@@ -12,7 +20,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpSocket, TcpStream};
 
 use crate::store::{Store, StoreError};
 
@@ -33,6 +41,15 @@ pub struct LoadReport {
     pub p99_ms: f64,
     /// Acknowledged moves missing from the database afterwards (must be 0).
     pub lost: usize,
+    /// Moves whose event reached the other seat's stream.
+    pub events: usize,
+    /// Acknowledged moves whose event never reached the other seat's stream (must be 0).
+    pub events_missing: usize,
+    /// Median delay from a move's acknowledgement to its event at the other seat, milliseconds
+    /// (0 when the event came first).
+    pub event_p50_ms: f64,
+    /// 99th-percentile of that delay, milliseconds.
+    pub event_p99_ms: f64,
 }
 
 /// Why the benchmark could not run.
@@ -49,17 +66,22 @@ pub enum BenchError {
     Protocol(String),
 }
 
-async fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Result<(u16, Value), BenchError> {
-    let mut stream = TcpStream::connect(addr).await?;
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await?;
-    stream.write_all(body.as_bytes()).await?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await?;
-    let text = String::from_utf8_lossy(&raw);
+/// A connection to `addr`, from the loopback address `from` when given (each simulated client
+/// has its own address, as the server's per-client limits expect).
+async fn connect(addr: SocketAddr, from: Option<Ipv4Addr>) -> std::io::Result<TcpStream> {
+    match from {
+        None => TcpStream::connect(addr).await,
+        Some(ip) => {
+            let socket = TcpSocket::new_v4()?;
+            socket.bind(SocketAddr::new(IpAddr::V4(ip), 0))?;
+            socket.connect(addr).await
+        }
+    }
+}
+
+/// Splits a raw HTTP response into its status and the JSON of its body (`Null` if none).
+fn parse_response(raw: &[u8]) -> Result<(u16, Value), BenchError> {
+    let text = String::from_utf8_lossy(raw);
     let status = text
         .split_whitespace()
         .nth(1)
@@ -67,21 +89,164 @@ async fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Resu
         .ok_or_else(|| BenchError::Protocol(text.chars().take(80).collect()))?;
     let payload = text.split("\r\n\r\n").nth(1).unwrap_or("");
     let json = match (payload.find('{'), payload.rfind('}')) {
-        (Some(a), Some(b)) => serde_json::from_str(&payload[a..=b]).unwrap_or(Value::Null),
+        (Some(a), Some(b)) if a <= b => serde_json::from_str(&payload[a..=b]).unwrap_or(Value::Null),
         _ => Value::Null,
     };
     Ok((status, json))
 }
 
-/// Plays one Slide game between two people's seats with random legal moves; returns the
-/// game id, the acknowledged moves and each move request's latency.
+/// One request on its own connection, from `from`, within `limit`.
+async fn request_from(
+    addr: SocketAddr,
+    from: Option<Ipv4Addr>,
+    method: &str,
+    path: &str,
+    body: &str,
+    limit: Duration,
+) -> Result<(u16, Value), BenchError> {
+    let exchange = async {
+        let mut stream = connect(addr, from).await?;
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await?;
+        parse_response(&raw)
+    };
+    match tokio::time::timeout(limit, exchange).await {
+        Ok(result) => result,
+        Err(_) => Err(BenchError::Io(std::io::Error::new(std::io::ErrorKind::TimedOut, "no answer in time"))),
+    }
+}
+
+async fn request(addr: SocketAddr, method: &str, path: &str, body: &str) -> Result<(u16, Value), BenchError> {
+    request_from(addr, None, method, path, body, Duration::from_secs(60)).await
+}
+
+/// The strings of a JSON array.
+fn strings(value: &Value) -> Vec<String> {
+    value.as_array().into_iter().flatten().filter_map(|m| m.as_str().map(String::from)).collect()
+}
+
+/// An event stream's `data:` lines, de-chunked, as JSON values.
+struct EventStream {
+    stream: TcpStream,
+    raw: Vec<u8>,
+    decoded: Vec<u8>,
+    headers_done: bool,
+}
+
+impl EventStream {
+    async fn open(addr: SocketAddr, from: Option<Ipv4Addr>, path: &str) -> Result<Self, BenchError> {
+        let mut stream = connect(addr, from).await?;
+        let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+        stream.write_all(head.as_bytes()).await?;
+        Ok(EventStream { stream, raw: Vec::new(), decoded: Vec::new(), headers_done: false })
+    }
+
+    /// Moves complete chunks from `raw` to `decoded` (chunked transfer encoding).
+    fn dechunk(&mut self) -> Result<(), BenchError> {
+        if !self.headers_done {
+            let Some(end) = find(&self.raw, b"\r\n\r\n") else { return Ok(()) };
+            let head = String::from_utf8_lossy(&self.raw[..end]).to_string();
+            if !head.starts_with("HTTP/1.1 200") {
+                return Err(BenchError::Protocol(format!("event stream: {}", head.lines().next().unwrap_or(""))));
+            }
+            self.raw.drain(..end.saturating_add(4));
+            self.headers_done = true;
+        }
+        loop {
+            let Some(line_end) = find(&self.raw, b"\r\n") else { return Ok(()) };
+            let size_text = String::from_utf8_lossy(&self.raw[..line_end]).to_string();
+            let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+                .map_err(|_| BenchError::Protocol(format!("bad chunk size {size_text:?}")))?;
+            let start = line_end.saturating_add(2);
+            let Some(end) = start.checked_add(size) else { return Err(BenchError::Protocol("chunk too large".into())) };
+            if self.raw.len() < end.saturating_add(2) {
+                return Ok(());
+            }
+            if size == 0 {
+                return Err(BenchError::Protocol("the event stream ended".into()));
+            }
+            self.decoded.extend_from_slice(&self.raw[start..end]);
+            self.raw.drain(..end.saturating_add(2));
+        }
+    }
+
+    /// The next event's data, with the moment its last byte arrived.
+    async fn next(&mut self) -> Result<(Value, Instant), BenchError> {
+        loop {
+            if let Some(end) = find(&self.decoded, b"\n\n") {
+                let block = String::from_utf8_lossy(&self.decoded[..end]).to_string();
+                self.decoded.drain(..end.saturating_add(2));
+                let data: String = block.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
+                if data.is_empty() {
+                    continue; // a keep-alive comment
+                }
+                let value = serde_json::from_str(&data)
+                    .map_err(|e| BenchError::Protocol(format!("event data is not JSON: {e}")))?;
+                return Ok((value, Instant::now()));
+            }
+            let mut buffer = [0u8; 16 * 1024];
+            let n = self.stream.read(&mut buffer).await?;
+            if n == 0 {
+                return Err(BenchError::Protocol("the event stream closed".into()));
+            }
+            self.raw.extend_from_slice(&buffer[..n]);
+            self.dechunk()?;
+        }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Holds the event stream of one seat until `stop`; sends when connected, and returns when
+/// each move event arrived (by the number of moves after it).
+async fn watch_seat(
+    addr: SocketAddr,
+    path: String,
+    ready: tokio::sync::oneshot::Sender<()>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Result<HashMap<usize, Instant>, BenchError> {
+    let mut stream = EventStream::open(addr, None, &path).await?;
+    let mut ready = Some(ready);
+    let mut arrivals = HashMap::new();
+    loop {
+        let next = tokio::select! {
+            next = stream.next() => next?,
+            _ = stop.changed() => return Ok(arrivals),
+        };
+        let (data, at) = next;
+        if data["event"]["kind"] == "connected" {
+            if let Some(ready) = ready.take() {
+                let _ = ready.send(());
+            }
+        }
+        if data["event"]["kind"] == "move" {
+            let plies = data["moves"].as_array().map_or(0, Vec::len);
+            arrivals.entry(plies).or_insert(at);
+        }
+    }
+}
+
+/// One game's results: its id, the acknowledged moves, each move request's latency, and the
+/// delays from acknowledgement to the other seat's event (`None`: it never came).
+type Played = (String, Vec<String>, Vec<Duration>, Vec<Option<Duration>>);
+
+/// Plays one Slide game between two people's seats with random legal moves while both seats
+/// hold their event stream.
 async fn play_one(
     addr: SocketAddr,
     seed: u64,
     deadline: Instant,
     max_moves: usize,
     think: Duration,
-) -> Result<(String, Vec<String>, Vec<Duration>), BenchError> {
+) -> Result<Played, BenchError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let create = json!({"game": "slide", "options": {"size": 4, "empty": 2}, "seats": ["human", "human"]}).to_string();
     let (status, created) = request(addr, "POST", "/api/games", &create).await?;
@@ -89,29 +254,58 @@ async fn play_one(
         return Err(BenchError::Protocol(format!("create answered {status}: {created}")));
     }
     let id = created["id"].as_str().unwrap_or_default().to_string();
-    let tokens: Vec<String> =
-        created["tokens"].as_array().into_iter().flatten().filter_map(|t| t.as_str().map(String::from)).collect();
+    let tokens = strings(&created["tokens"]);
+    if tokens.len() != 2 {
+        return Err(BenchError::Protocol(format!("expected two tokens: {created}")));
+    }
+    // Each seat's stream, as the other person's page would hold it.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let mut watchers = Vec::new();
+    for token in &tokens {
+        let (ready, connected) = tokio::sync::oneshot::channel();
+        let path = format!("/api/games/{id}/events?token={token}");
+        watchers.push(tokio::spawn(watch_seat(addr, path, ready, stopped.clone())));
+        connected.await.map_err(|_| BenchError::Protocol("an event stream did not connect".into()))?;
+    }
     let mut state = created["state"].clone();
     let mut acknowledged = Vec::new();
     let mut latencies = Vec::new();
+    let mut acked_at = Vec::new();
     while acknowledged.len() < max_moves && Instant::now() < deadline {
-        let Some(seat) = state["status"]["to_move"].as_u64() else { break };
-        let legal: Vec<String> =
-            state["legal"].as_array().into_iter().flatten().filter_map(|m| m.as_str().map(String::from)).collect();
+        let Some(seat) = state["status"]["to_move"].as_u64().and_then(|s| usize::try_from(s).ok()) else { break };
+        let legal = strings(&state["legal"]);
         let Some(mv) = legal.choose(&mut rng) else { break };
+        let Some(token) = tokens.get(seat) else { break };
         // People do not move in step: each wait is drawn from half to one and a half times `think`.
         tokio::time::sleep(think.mul_f64(rng.gen_range(0.5..1.5))).await;
-        let body = json!({"move": mv, "token": tokens[seat as usize], "ply": acknowledged.len()}).to_string();
+        let body = json!({"move": mv, "token": token, "ply": acknowledged.len()}).to_string();
         let started = Instant::now();
         let (status, next) = request(addr, "POST", &format!("/api/games/{id}/moves"), &body).await?;
-        latencies.push(started.elapsed());
+        let now = Instant::now();
+        latencies.push(now.duration_since(started));
         if status != 200 {
             return Err(BenchError::Protocol(format!("move answered {status}: {next}")));
         }
         acknowledged.push(mv.clone());
+        acked_at.push((seat, now));
         state = next;
     }
-    Ok((id, acknowledged, latencies))
+    // Give the last events a moment to arrive, then close the streams.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let _ = stop.send(true);
+    let mut arrivals = Vec::new();
+    for watcher in watchers {
+        arrivals.push(watcher.await.map_err(|e| BenchError::Protocol(e.to_string()))??);
+    }
+    let delays = acked_at
+        .iter()
+        .enumerate()
+        .map(|(ply, &(seat, at))| {
+            let other = arrivals.get(1usize.saturating_sub(seat))?;
+            other.get(&ply.saturating_add(1)).map(|arrived| arrived.saturating_duration_since(at))
+        })
+        .collect();
+    Ok((id, acknowledged, latencies, delays))
 }
 
 /// How hard the load benchmark pushes.
@@ -127,10 +321,21 @@ pub struct LoadSettings {
     pub think: Duration,
 }
 
+/// The value at fraction `p` of sorted `values`, in milliseconds (0 when empty).
+fn percentile(values: &[Duration], p: f64) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    let last = values.len().saturating_sub(1);
+    let index = ((values.len() as f64 * p) as usize).min(last);
+    values[index].as_secs_f64() * 1000.0
+}
+
 /// Plays [`LoadSettings::games`] games at once against a server on a free loopback port using
 /// the database file `db`, then checks that the database holds every acknowledged move.
 pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadReport, BenchError> {
     let LoadSettings { games, max_moves, max_time, think } = settings;
+    raise_file_limit();
     // One client creates every game: lift the per-client limits for the benchmark.
     let config = crate::ServeConfig {
         addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
@@ -147,9 +352,17 @@ pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadRep
         (0..games).map(|i| tokio::spawn(play_one(addr, i as u64, deadline, max_moves, think))).collect();
     let mut played = Vec::new();
     let mut latencies = Vec::new();
+    let mut delays = Vec::new();
+    let mut events_missing = 0usize;
     for client in clients {
-        let (id, moves, times) = client.await.map_err(|e| BenchError::Protocol(e.to_string()))??;
+        let (id, moves, times, events) = client.await.map_err(|e| BenchError::Protocol(e.to_string()))??;
         latencies.extend(times);
+        for delay in events {
+            match delay {
+                Some(delay) => delays.push(delay),
+                None => events_missing = events_missing.saturating_add(1),
+            }
+        }
         played.push((id, moves));
     }
     let seconds = started.elapsed().as_secs_f64();
@@ -163,24 +376,529 @@ pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadRep
             moves.iter().zip(stored.iter().chain(std::iter::repeat(&String::new()))).filter(|(a, b)| a != b).count();
     }
     latencies.sort();
-    let percentile = |p: f64| {
-        latencies
-            .get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1)))
-            .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
-    };
+    delays.sort();
     let moves = latencies.len();
     Ok(LoadReport {
         games,
         moves,
         seconds,
         moves_per_second: moves as f64 / seconds,
-        p50_ms: percentile(0.50),
-        p99_ms: percentile(0.99),
+        p50_ms: percentile(&latencies, 0.50),
+        p99_ms: percentile(&latencies, 0.99),
         lost,
+        events: delays.len(),
+        events_missing,
+        event_p50_ms: percentile(&delays, 0.50),
+        event_p99_ms: percentile(&delays, 0.99),
     })
 }
 
 /// Runs [`load_benchmark`] on a new multi-threaded runtime (for the command line).
 pub fn load_benchmark_blocking(settings: LoadSettings, db: &Path) -> Result<LoadReport, BenchError> {
     tokio::runtime::Runtime::new()?.block_on(load_benchmark(settings, db))
+}
+
+/// Many connections need many file descriptors: raise the soft limit to the hard one.
+fn raise_file_limit() {
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
+}
+
+/// How the abuse benchmark attacks.
+#[derive(Clone, Debug)]
+pub struct AbuseSettings {
+    /// How long the attacks last.
+    pub duration: Duration,
+    /// The `tabletop` binary to run the server as a child process (its own peak memory is
+    /// then measured); `None` runs it in this process (the whole process is measured).
+    pub server_exe: Option<PathBuf>,
+    /// The database file (in a temporary directory).
+    pub db: PathBuf,
+    /// Ordinary games between people, each played by its own client.
+    pub players: usize,
+    /// What an ordinary client waits before each move on average.
+    pub think: Duration,
+    /// Concurrent hint requesters, each from its own address.
+    pub hints: usize,
+    /// Idle connections opened and held.
+    pub idle: usize,
+    /// Games created by one client.
+    pub creations: usize,
+    /// Seats asking for the longest thinking.
+    pub long_thinkers: usize,
+}
+
+impl AbuseSettings {
+    /// The attacks of issue 13 for `duration`, with the database `db`.
+    pub fn new(duration: Duration, db: PathBuf, server_exe: Option<PathBuf>) -> Self {
+        AbuseSettings {
+            duration,
+            server_exe,
+            db,
+            players: 20,
+            think: Duration::from_millis(100),
+            hints: 150,
+            idle: 2000,
+            creations: 10_000,
+            long_thinkers: 20,
+        }
+    }
+}
+
+/// How many answers of each status (or `timeout`, `error`) an attack got.
+pub type Statuses = BTreeMap<String, u64>;
+
+fn count(statuses: &Mutex<Statuses>, outcome: &Result<(u16, Value), BenchError>) {
+    let key = match outcome {
+        Ok((status, _)) => status.to_string(),
+        Err(BenchError::Io(e)) if e.kind() == std::io::ErrorKind::TimedOut => "timeout".to_string(),
+        Err(_) => "error".to_string(),
+    };
+    let mut statuses = statuses.lock().unwrap_or_else(|e| e.into_inner());
+    let entry = statuses.entry(key).or_insert(0);
+    *entry = entry.saturating_add(1);
+}
+
+/// What the abuse benchmark measured.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct AbuseReport {
+    /// Seconds the attacks lasted.
+    pub seconds: f64,
+    /// `child process` (the server's own memory) or `in process` (the whole benchmark's).
+    pub server: String,
+    /// Peak resident memory (VmHWM), MiB.
+    pub peak_memory_mib: f64,
+    /// Resident memory at the end, MiB.
+    pub final_memory_mib: f64,
+    /// Ordinary moves acknowledged during the attacks.
+    pub moves: usize,
+    /// Median latency of an ordinary move, milliseconds.
+    pub move_p50_ms: f64,
+    /// 99th percentile, milliseconds.
+    pub move_p99_ms: f64,
+    /// The slowest ordinary move, milliseconds.
+    pub move_max_ms: f64,
+    /// What ordinary moves were answered.
+    pub move_statuses: Statuses,
+    /// What the hint requests were answered.
+    pub hint_statuses: Statuses,
+    /// What the bulk creations were answered.
+    pub create_statuses: Statuses,
+    /// What creating the long thinkers' games was answered.
+    pub long_think_create_statuses: Statuses,
+    /// Moves the long thinkers' computers made during the attacks.
+    pub long_think_computer_moves: u64,
+    /// Idle connections opened (reopened when the server closed them).
+    pub idle_opened: u64,
+    /// Idle connections the server closed.
+    pub idle_closed_by_server: u64,
+    /// Idle connections that could not be opened.
+    pub idle_failed: u64,
+    /// Median time the server let an idle connection stay, seconds (0 if it never closed one).
+    pub idle_held_p50_s: f64,
+    /// Health probes sent (one every 100 ms).
+    pub probes: u64,
+    /// Health probes answered 200.
+    pub probes_ok: u64,
+    /// The longest time without a 200 from the health probe, milliseconds.
+    pub probe_max_gap_ms: f64,
+    /// The slowest health probe answer, milliseconds.
+    pub probe_max_ms: f64,
+    /// Whether the server process was still running at the end.
+    pub server_alive: bool,
+    /// Lines at ERROR level in the server's log (child process only).
+    pub log_errors: u64,
+    /// Ordinary games being played when the attacks began.
+    pub players: usize,
+}
+
+/// VmHWM and VmRSS of a process, in MiB.
+fn memory_of(pid: &str) -> (f64, f64) {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let field = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map_or(0.0, |kb| kb / 1024.0)
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+/// The loopback address `127.b.c.d` of simulated client `index` in group `b`.
+fn client_ip(group: u8, index: usize) -> Ipv4Addr {
+    let index = index.saturating_add(1);
+    Ipv4Addr::new(127, group, (index / 250) as u8, (index % 250) as u8 + 1)
+}
+
+/// An ordinary person-vs-person Slide game played back to back by one client (a new game when
+/// one ends) until `deadline`: the latency and status of every move.
+async fn ordinary_player(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    seed: u64,
+    start: Instant,
+    deadline: Instant,
+    think: Duration,
+    statuses: Arc<Mutex<Statuses>>,
+) -> Vec<Duration> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut latencies = Vec::new();
+    let limit = Duration::from_secs(10);
+    let create = json!({"game": "slide", "options": {"size": 5, "empty": 2}, "seats": ["human", "human"]}).to_string();
+    let mut game: Option<(String, Vec<String>, Value)> = None;
+    let mut waited_for_start = false;
+    while Instant::now() < deadline {
+        let (id, tokens, state) = match game.take() {
+            Some(g) => g,
+            None => match request_from(addr, Some(from), "POST", "/api/games", &create, limit).await {
+                Ok((200, created)) => {
+                    let id = created["id"].as_str().unwrap_or_default().to_string();
+                    (id, strings(&created["tokens"]), created["state"].clone())
+                }
+                _ => {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    continue;
+                }
+            },
+        };
+        if !waited_for_start {
+            // Games are ready before the attacks begin; moves are measured during them.
+            tokio::time::sleep(start.saturating_duration_since(Instant::now())).await;
+            waited_for_start = true;
+        }
+        let seat = state["status"]["to_move"].as_u64().and_then(|s| usize::try_from(s).ok());
+        let legal = strings(&state["legal"]);
+        let (Some(seat), Some(mv)) = (seat, legal.choose(&mut rng)) else { continue }; // over: a new game
+        let Some(token) = tokens.get(seat) else { continue };
+        tokio::time::sleep(think.mul_f64(rng.gen_range(0.5..1.5))).await;
+        let ply = state["moves"].as_array().map_or(0, Vec::len);
+        let body = json!({"move": mv, "token": token, "ply": ply}).to_string();
+        let started = Instant::now();
+        let outcome = request_from(addr, Some(from), "POST", &format!("/api/games/{id}/moves"), &body, limit).await;
+        latencies.push(started.elapsed());
+        count(&statuses, &outcome);
+        match outcome {
+            Ok((200, next)) => game = Some((id, tokens, next)),
+            _ => {
+                // Read the state again and go on.
+                if let Ok((200, current)) =
+                    request_from(addr, Some(from), "GET", &format!("/api/games/{id}"), "", limit).await
+                {
+                    game = Some((id, tokens, current));
+                }
+            }
+        }
+    }
+    latencies
+}
+
+/// One attacker: a game against the computer where it holds the seat to move, then hints as
+/// fast as they are answered (a short pause after a refusal) until `deadline`.
+async fn hint_attacker(addr: SocketAddr, from: Ipv4Addr, deadline: Instant, statuses: Arc<Mutex<Statuses>>) {
+    let limit = Duration::from_secs(30);
+    let create = json!({"game": "reversi", "seats": ["human", "engine:time=100ms"]}).to_string();
+    let Ok((200, created)) = request_from(addr, Some(from), "POST", "/api/games", &create, limit).await else {
+        let mut s = statuses.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = s.entry("no game".into()).or_insert(0);
+        *entry = entry.saturating_add(1);
+        return;
+    };
+    let id = created["id"].as_str().unwrap_or_default().to_string();
+    let body = json!({"token": created["tokens"][0]}).to_string();
+    let path = format!("/api/games/{id}/hint");
+    while Instant::now() < deadline {
+        let outcome = request_from(addr, Some(from), "POST", &path, &body, limit).await;
+        count(&statuses, &outcome);
+        if !matches!(outcome, Ok((200, _))) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+/// Idle connections: opened and held, sending nothing, reopened when the server closes them.
+/// Returns (opened, closed by the server, failed, how long each closed one was held).
+async fn idle_holder(addr: SocketAddr, from: Ipv4Addr, deadline: Instant) -> (u64, u64, u64, Vec<Duration>) {
+    let (mut opened, mut closed, mut failed, mut held) = (0u64, 0u64, 0u64, Vec::new());
+    while Instant::now() < deadline {
+        let Ok(Ok(mut stream)) = tokio::time::timeout(Duration::from_secs(5), connect(addr, Some(from))).await else {
+            failed = failed.saturating_add(1);
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            continue;
+        };
+        opened = opened.saturating_add(1);
+        let since = Instant::now();
+        let mut buffer = [0u8; 512];
+        let left = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(left, stream.read(&mut buffer)).await {
+            Err(_) => break, // still open at the end
+            Ok(_) => {
+                closed = closed.saturating_add(1);
+                held.push(since.elapsed());
+            }
+        }
+    }
+    (opened, closed, failed, held)
+}
+
+/// A seat asking for the longest thinking: a game where the computer (`engine:time=10s`) moves
+/// first; whenever the person is to move it moves at once, so the computer thinks again.
+/// Returns the computer moves seen.
+async fn long_thinker(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    index: usize,
+    deadline: Instant,
+    statuses: Arc<Mutex<Statuses>>,
+) -> u64 {
+    let limit = Duration::from_secs(10);
+    let create = if index.is_multiple_of(2) {
+        json!({"game": "reversi", "seats": ["engine:time=10s", "human"]})
+    } else {
+        json!({"game": "connect", "options": {"preset": "connect4"}, "seats": ["engine:time=10s", "human"]})
+    };
+    let outcome = request_from(addr, Some(from), "POST", "/api/games", &create.to_string(), limit).await;
+    count(&statuses, &outcome);
+    let Ok((200, created)) = outcome else { return 0 };
+    let id = created["id"].as_str().unwrap_or_default().to_string();
+    let token = created["tokens"][1].clone();
+    let mut computer_moves = 0u64;
+    while Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let Ok((200, state)) = request_from(addr, Some(from), "GET", &format!("/api/games/{id}"), "", limit).await
+        else {
+            continue;
+        };
+        if state["status"]["to_move"] != json!(1) {
+            continue;
+        }
+        let ply = state["moves"].as_array().map_or(0, Vec::len);
+        computer_moves = computer_moves.max(ply.div_ceil(2) as u64);
+        let Some(mv) = state["legal"].get(0).cloned() else { continue };
+        let body = json!({"move": mv, "token": token, "ply": ply}).to_string();
+        let _ = request_from(addr, Some(from), "POST", &format!("/api/games/{id}/moves"), &body, limit).await;
+    }
+    computer_moves
+}
+
+/// The server under attack: a child process or one in this process.
+enum Target {
+    Child(std::process::Child, PathBuf),
+    InProcess(crate::RunningServer),
+}
+
+fn start_child(exe: &Path, db: &Path) -> Result<(std::process::Child, SocketAddr, PathBuf), BenchError> {
+    use std::io::BufRead;
+    let log = db.with_extension("log");
+    let log_file = std::fs::File::create(&log)?;
+    let mut child = std::process::Command::new(exe)
+        .args(["serve", "--addr", "127.0.0.1:0", "--db"])
+        .arg(db)
+        .stdout(std::process::Stdio::piped())
+        .stderr(log_file)
+        .spawn()?;
+    let mut line = String::new();
+    if let Some(stdout) = child.stdout.take() {
+        std::io::BufReader::new(stdout).read_line(&mut line)?;
+    }
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|a| a.parse().ok())
+        .ok_or_else(|| BenchError::Protocol(format!("the server did not start: {line:?}")));
+    match addr {
+        Ok(addr) => Ok((child, addr, log)),
+        Err(err) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Err(err)
+        }
+    }
+}
+
+/// Runs every attack at once for [`AbuseSettings::duration`] while ordinary clients play, on
+/// loopback only, and reports what the server did.
+pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, BenchError> {
+    raise_file_limit();
+    let (target, addr) = match &settings.server_exe {
+        Some(exe) => {
+            let (child, addr, log) = start_child(exe, &settings.db)?;
+            (Target::Child(child, log), addr)
+        }
+        None => {
+            // The defaults of `tabletop serve`, on a free port and a temporary database.
+            let config = crate::ServeConfig {
+                addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+                db: settings.db.clone(),
+                ..crate::ServeConfig::default()
+            };
+            let server = crate::start(config).await.map_err(|e| BenchError::Protocol(e.to_string()))?;
+            let addr = server.addr;
+            (Target::InProcess(server), addr)
+        }
+    };
+    let pid = match &target {
+        Target::Child(child, _) => child.id().to_string(),
+        Target::InProcess(_) => "self".to_string(),
+    };
+
+    // The ordinary players create their games first; the attacks and the clock start together.
+    let start = Instant::now() + Duration::from_secs(2);
+    let deadline = start + settings.duration;
+    let move_statuses = Arc::new(Mutex::new(Statuses::new()));
+    let players: Vec<_> = (0..settings.players)
+        .map(|i| {
+            let statuses = move_statuses.clone();
+            tokio::spawn(ordinary_player(addr, client_ip(1, i), i as u64, start, deadline, settings.think, statuses))
+        })
+        .collect();
+    tokio::time::sleep(start.saturating_duration_since(Instant::now())).await;
+
+    // Health probe: every 100 ms, each probe on its own task.
+    let probe_log = Arc::new(Mutex::new(Vec::<(Instant, Option<Duration>)>::new()));
+    let probe = {
+        let probe_log = probe_log.clone();
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_millis(100));
+            let mut sent = 0u64;
+            while Instant::now() < deadline {
+                tick.tick().await;
+                sent = sent.saturating_add(1);
+                let probe_log = probe_log.clone();
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    let outcome = request_from(addr, None, "GET", "/api/lobby", "", Duration::from_secs(5)).await;
+                    let took = matches!(outcome, Ok((200, _))).then(|| started.elapsed());
+                    probe_log.lock().unwrap_or_else(|e| e.into_inner()).push((Instant::now(), took));
+                });
+            }
+            sent
+        })
+    };
+
+    // 20 seats asking for the longest thinking, each from its own address.
+    let long_statuses = Arc::new(Mutex::new(Statuses::new()));
+    let thinkers: Vec<_> = (0..settings.long_thinkers)
+        .map(|i| tokio::spawn(long_thinker(addr, client_ip(4, i), i, deadline, long_statuses.clone())))
+        .collect();
+
+    // 2,000 idle connections from one address.
+    let idlers: Vec<_> =
+        (0..settings.idle).map(|_| tokio::spawn(idle_holder(addr, Ipv4Addr::new(127, 0, 0, 3), deadline))).collect();
+
+    // 150 hint requesters, each from its own address (so that the engine pool, not only the
+    // per-client limit, is what holds).
+    let hint_statuses = Arc::new(Mutex::new(Statuses::new()));
+    let hinters: Vec<_> = (0..settings.hints)
+        .map(|i| tokio::spawn(hint_attacker(addr, client_ip(2, i), deadline, hint_statuses.clone())))
+        .collect();
+
+    // 10,000 game creations from one client, 16 at a time.
+    let create_statuses = Arc::new(Mutex::new(Statuses::new()));
+    let creations = settings.creations;
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let creators: Vec<_> = (0..16)
+        .map(|_| {
+            let (statuses, next) = (create_statuses.clone(), next.clone());
+            tokio::spawn(async move {
+                let body = json!({"game": "reversi", "seats": ["human", "engine"]}).to_string();
+                while Instant::now() < deadline && next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < creations {
+                    let from = Some(Ipv4Addr::new(127, 0, 0, 2));
+                    let outcome = request_from(addr, from, "POST", "/api/games", &body, Duration::from_secs(10)).await;
+                    count(&statuses, &outcome);
+                }
+            })
+        })
+        .collect();
+
+    // Memory, sampled while it all runs.
+    let mut final_rss = 0.0;
+    let mut peak = 0.0f64;
+    while Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let (hwm, rss) = memory_of(&pid);
+        peak = peak.max(hwm);
+        final_rss = rss;
+    }
+
+    let mut report = AbuseReport { players: settings.players, ..AbuseReport::default() };
+    let mut latencies = Vec::new();
+    for player in players {
+        latencies.extend(player.await.unwrap_or_default());
+    }
+    for creator in creators {
+        let _ = creator.await;
+    }
+    for hinter in hinters {
+        let _ = hinter.await;
+    }
+    for thinker in thinkers {
+        report.long_think_computer_moves =
+            report.long_think_computer_moves.saturating_add(thinker.await.unwrap_or_default());
+    }
+    let mut held = Vec::new();
+    for idler in idlers {
+        if let Ok((opened, closed, failed, times)) = idler.await {
+            report.idle_opened = report.idle_opened.saturating_add(opened);
+            report.idle_closed_by_server = report.idle_closed_by_server.saturating_add(closed);
+            report.idle_failed = report.idle_failed.saturating_add(failed);
+            held.extend(times);
+        }
+    }
+    report.probes = probe.await.unwrap_or_default();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    report.seconds = settings.duration.as_secs_f64();
+    let (hwm, rss) = memory_of(&pid);
+    report.peak_memory_mib = peak.max(hwm);
+    report.final_memory_mib = if rss > 0.0 { rss } else { final_rss };
+
+    latencies.sort();
+    held.sort();
+    report.moves = latencies.len();
+    report.move_p50_ms = percentile(&latencies, 0.50);
+    report.move_p99_ms = percentile(&latencies, 0.99);
+    report.move_max_ms = latencies.last().map_or(0.0, |d| d.as_secs_f64() * 1000.0);
+    report.idle_held_p50_s = percentile(&held, 0.50) / 1000.0;
+    let take = |m: &Arc<Mutex<Statuses>>| m.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    report.move_statuses = take(&move_statuses);
+    report.hint_statuses = take(&hint_statuses);
+    report.create_statuses = take(&create_statuses);
+    report.long_think_create_statuses = take(&long_statuses);
+
+    let mut probes = probe_log.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    probes.sort_by_key(|(at, _)| *at);
+    let mut last_ok = start;
+    let mut max_gap = Duration::ZERO;
+    for (at, took) in &probes {
+        if let Some(took) = took {
+            report.probes_ok = report.probes_ok.saturating_add(1);
+            report.probe_max_ms = report.probe_max_ms.max(took.as_secs_f64() * 1000.0);
+            max_gap = max_gap.max(at.saturating_duration_since(last_ok));
+            last_ok = *at;
+        }
+    }
+    max_gap = max_gap.max(deadline.saturating_duration_since(last_ok));
+    report.probe_max_gap_ms = max_gap.as_secs_f64() * 1000.0;
+
+    match target {
+        Target::Child(mut child, log) => {
+            report.server = format!("child process {pid}");
+            report.server_alive = matches!(child.try_wait(), Ok(None));
+            let _ = child.kill();
+            let _ = child.wait();
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            report.log_errors = text.lines().filter(|l| l.contains("ERROR")).count() as u64;
+        }
+        Target::InProcess(server) => {
+            report.server = "in process (memory of the whole benchmark)".to_string();
+            report.server_alive = true;
+            server.shutdown().await;
+        }
+    }
+    Ok(report)
+}
+
+/// Runs [`abuse_benchmark`] on a new multi-threaded runtime (for the command line).
+pub fn abuse_benchmark_blocking(settings: AbuseSettings) -> Result<AbuseReport, BenchError> {
+    tokio::runtime::Runtime::new()?.block_on(abuse_benchmark(settings))
 }
