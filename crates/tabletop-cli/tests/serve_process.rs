@@ -412,7 +412,7 @@ fn a_corrupted_database_is_refused_at_start() {
                 ended_winners: Vec::new(),
                 created: 1_795_000_000 + g,
             };
-            store.insert_game(&row).unwrap();
+            store.insert_game(&row, false).unwrap();
             for (ply, mv) in ["5", "1", "9"].iter().enumerate() {
                 store.append_move(&row.id, ply, mv, false).unwrap();
             }

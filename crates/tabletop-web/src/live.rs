@@ -574,9 +574,11 @@ impl AppState {
         session: Box<dyn Session>,
     ) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
         self.check_writable()?;
-        self.store().insert_game(&row).map_err(|e| self.write_failed(e))?;
         let id = row.id.clone();
-        let live = Arc::new(tokio::sync::Mutex::new(LiveGame::new(row, session)));
+        let game = LiveGame::new(row, session);
+        // A computer that moves first must be found again after a restart, like one to move later.
+        self.store().insert_game(&game.row, game.computer_to_move()).map_err(|e| self.write_failed(e))?;
+        let live = Arc::new(tokio::sync::Mutex::new(game));
         self.remember(&id, live.clone());
         Ok(live)
     }

@@ -128,12 +128,12 @@ impl Store {
         Ok(Store { conn })
     }
 
-    /// Stores a new game.
-    pub fn insert_game(&self, row: &GameRow) -> Result<(), StoreError> {
+    /// Stores a new game, and whether a computer is to move first (to resume after a restart).
+    pub fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
         let open = row.seats.iter().filter(|s| *s == "open").count() as i64;
         self.conn.execute(
-            "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![
                 row.id,
                 row.game,
@@ -147,6 +147,7 @@ impl Store {
                 json_text(&row.resigned),
                 json_text(&row.ended_winners),
                 open,
+                computer_to_move,
             ],
         )?;
         Ok(())
