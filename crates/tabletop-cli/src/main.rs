@@ -199,6 +199,21 @@ struct ServeBenchArgs {
     /// With --abuse: run the server in this process instead (its memory is then the whole process's).
     #[arg(long, requires = "abuse")]
     in_process: bool,
+    /// With --abuse: ordinary clients playing person-vs-person games.
+    #[arg(long, default_value_t = 20, requires = "abuse")]
+    players: usize,
+    /// With --abuse: concurrent hint requesters (each from its own loopback address).
+    #[arg(long, default_value_t = 150, requires = "abuse")]
+    hints: usize,
+    /// With --abuse: idle connections held.
+    #[arg(long, default_value_t = 2000, requires = "abuse")]
+    idle: usize,
+    /// With --abuse: games created by one client.
+    #[arg(long, default_value_t = 10_000, requires = "abuse")]
+    creations: usize,
+    /// With --abuse: seats asking for the longest thinking (engine:time=10s).
+    #[arg(long, default_value_t = 20, requires = "abuse")]
+    long_thinkers: usize,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -213,6 +228,11 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
         let duration = std::time::Duration::from_secs(args.seconds.unwrap_or(60));
         let mut settings = tabletop_web::bench::AbuseSettings::new(duration, db, exe);
         settings.think = std::time::Duration::from_millis(args.think_ms);
+        settings.players = args.players;
+        settings.hints = args.hints;
+        settings.idle = args.idle;
+        settings.creations = args.creations;
+        settings.long_thinkers = args.long_thinkers;
         let report = tabletop_web::bench::abuse_benchmark_blocking(settings);
         let _ = std::fs::remove_dir_all(&dir);
         let r = report?;
@@ -225,8 +245,8 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
                 "  ordinary moves ({} players): {} moves, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; answers {:?}",
                 r.players, r.moves, r.move_p50_ms, r.move_p99_ms, r.move_max_ms, r.move_statuses
             );
-            println!("  150 hint requesters: {:?}", r.hint_statuses);
-            println!("  10,000 creations from one client: {:?}", r.create_statuses);
+            println!("  {} hint requesters: {:?}", args.hints, r.hint_statuses);
+            println!("  {} creations from one client: {:?}", args.creations, r.create_statuses);
             println!(
                 "  longest thinking: creations {:?}, {} computer moves seen",
                 r.long_think_create_statuses, r.long_think_computer_moves
