@@ -135,7 +135,24 @@ impl EnginePool {
     }
 }
 
+/// Engine workers run at a lower priority than the threads that answer requests: with every
+/// core thinking, moves, states and events must still be answered at once.
+#[cfg(target_os = "linux")]
+fn lower_priority() {
+    // SAFETY: getpriority and setpriority only read their arguments; on Linux, PRIO_PROCESS
+    // with 0 is the calling thread (the nice value is per thread).
+    let current = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    let result = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, current.saturating_add(10).min(19)) };
+    if result != 0 {
+        tracing::warn!("cannot lower an engine worker's priority: {}", std::io::Error::last_os_error());
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_priority() {}
+
 fn worker(receiver: &Mutex<Receiver<Job>>) {
+    lower_priority();
     let mut slots = Slots::default();
     loop {
         let job = match receiver.lock() {
