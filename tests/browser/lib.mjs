@@ -47,7 +47,7 @@ export async function person(browser, viewport = DESKTOP) {
   return page;
 }
 
-export const shot = (page, name) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+export const shot = (page, name) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true, animations: "disabled" });
 
 export async function noSidewaysScroll(page, where) {
   const width = await page.evaluate(() => document.documentElement.scrollWidth);

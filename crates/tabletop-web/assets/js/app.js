@@ -461,11 +461,7 @@ function renderInvites() {
   if (s.players.some((p) => p.kind === "open") && !s.status.over) {
     parts.push(el("p", { class: "note", text: "Your game is in the lobby: whoever opens the start page on this server can join it." }));
   }
-  if (mySeats().length > 0 && people() > 1 || waitingForFriend.length) {
-    parts.push(linkRow("To watch (read only, anyone)", `${location.origin}/game/${page.id}`, "watch-link"));
-  } else {
-    parts.push(linkRow("Share to watch (read only)", `${location.origin}/game/${page.id}`, "watch-link"));
-  }
+  $("share").replaceChildren(linkRow(people() > 1 ? "To watch (read only, anyone)" : "Share to watch (read only)", `${location.origin}/game/${page.id}`, "watch-link"));
   box.replaceChildren(...parts);
 }
 
