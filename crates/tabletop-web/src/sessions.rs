@@ -405,13 +405,16 @@ impl Adapter<Slide> for SlideAdapter {
         })
     }
 
-    fn hint(record: &Record<Slide>, _slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
-        let advice = EnginePlayer::new(Some(budget), None).advise(record)?;
+    fn hint(record: &Record<Slide>, slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
+        let key = format!("hint:{}", budget.as_millis());
+        let engine = slot_player(slot, key, || Ok(EnginePlayer::new(Some(budget), None))).ok()?;
+        let advice = engine.advise(record)?;
         Some(json!({"move": advice.best.to_string(), "value": advice.value}))
     }
 
-    fn choose(record: &Record<Slide>, spec: &PlayerSpec, _slot: &mut EngineSlot) -> Result<SlideMove, String> {
-        let mut player = slide_player(spec).map_err(|e| e.to_string())?;
+    fn choose(record: &Record<Slide>, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<SlideMove, String> {
+        // The player is kept for the next move of the same spec (its search table is reused).
+        let player = slot_player(slot, spec.to_string(), || slide_player(spec).map_err(|e| e.to_string()))?;
         Ok(player.choose_move(record))
     }
 
