@@ -251,3 +251,41 @@ async fn mathable_racks_are_shown_only_to_their_seat() {
     let (status, err) = request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&bad)).await;
     assert_eq!(status, 422, "{err}");
 }
+
+/// A database written by the first release (no schema version, Mathable's seed among the public
+/// options) is migrated in place: its games load, the seed moves out of sight, the racks are the
+/// ones that seed deals, and new moves are stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_release_database_is_migrated() {
+    use tabletop::games::mathable::{Mathable, Preset, Settings};
+    use tabletop::Game;
+    let dir = tempdir();
+    let db = dir.join("old.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id TEXT PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL, seats TEXT NOT NULL,
+                                 tokens TEXT NOT NULL, ended TEXT, created INTEGER NOT NULL);
+             CREATE TABLE moves (game_id TEXT NOT NULL REFERENCES games(id), ply INTEGER NOT NULL,
+                                 notation TEXT NOT NULL, PRIMARY KEY (game_id, ply));
+             CREATE INDEX games_by_time ON games(created);
+             INSERT INTO games VALUES ('0123456789abcdef0123456789abcdef', 'mathable',
+                 '{\"preset\":\"classic\",\"players\":2,\"seed\":77}', '[\"human\",\"human\"]', '[\"t0\",\"t1\"]', NULL, 1);",
+        )
+        .unwrap();
+    }
+    let addr = start(&db).await;
+    let id = "0123456789abcdef0123456789abcdef";
+    let (status, state) = request(addr, "GET", &format!("/api/games/{id}?token=t0"), None).await;
+    assert_eq!(status, 200, "{state}");
+    assert!(state["options"].get("seed").is_none(), "the old public seed is hidden now");
+    let dealt = Mathable::start(&Settings::preset(Preset::Classic).with_seed(77));
+    let expected: Vec<u8> = dealt.rack(tabletop::Seat(0)).as_slice().to_vec();
+    assert_eq!(state["board"]["racks"][0], json!(expected), "the racks the stored seed deals");
+    let end = json!({"move": "end", "token": "t0", "ply": 0}).to_string();
+    let (status, _) = request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&end)).await;
+    assert_eq!(status, 200);
+    let version: i64 =
+        rusqlite::Connection::open(&db).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, 2, "the schema is at the latest version");
+}
