@@ -25,7 +25,7 @@ pub mod arena;
 pub mod conformance;
 pub mod game;
 pub mod games;
-mod memory;
+pub mod memory;
 pub mod perft;
 pub mod player_spec;
 pub mod players;
