@@ -21,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod arena;
 pub mod conformance;
 pub mod game;
@@ -32,6 +33,7 @@ pub mod players;
 pub mod record;
 pub mod search;
 
+pub use analysis::{Analysis, Analyze, MoveValue};
 pub use game::{Game, Outcome, Player, Seat, SeatSet, Status, TwoPlayer};
 pub use perft::perft;
 pub use player_spec::{PlayerKind, PlayerSpec, SpecError};

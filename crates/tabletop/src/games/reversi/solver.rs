@@ -368,7 +368,9 @@ impl Solver {
     }
 
     /// The exact score of every legal move (for the side to move), best first.
+    /// With a deadline, check [`Solver::stopped`] afterwards: the scores are then not valid.
     pub fn solve_all(&mut self, position: &Reversi) -> Vec<(ReversiMove, i32)> {
+        self.stopped = false;
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
         let mut out: Vec<(ReversiMove, i32)> = Vec::new();
