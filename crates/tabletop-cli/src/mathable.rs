@@ -118,7 +118,7 @@ pub struct BenchArgs {
     engine: PlayerSpec,
 }
 
-fn load_state(path: &PathBuf) -> Result<(Mathable, Vec<String>)> {
+fn load_state(path: &std::path::Path) -> Result<(Mathable, Vec<String>)> {
     let text = crate::common::read_capped(path, crate::common::SAVE_MAX_BYTES)?;
     let save = SaveState::from_json(&text).with_context(|| format!("cannot load {}", path.display()))?;
     let game = save.to_game().with_context(|| format!("cannot load {}", path.display()))?;
