@@ -87,10 +87,19 @@ impl MatchOptions {
     }
 
     pub fn settings(&self, default_openings: std::ops::RangeInclusive<usize>) -> Result<MatchSettings> {
-        let min = self.opening_min.unwrap_or(*default_openings.start());
-        let max = self.opening_max.unwrap_or(*default_openings.end()).max(min);
         if self.games == 0 {
             bail!("--games must be at least 1");
+        }
+        let (min, max) = match (self.opening_min, self.opening_max) {
+            (Some(min), Some(max)) if min > max => {
+                bail!("--opening-min {min} is more than --opening-max {max}")
+            }
+            (Some(min), None) => (min, (*default_openings.end()).max(min)),
+            (None, Some(max)) => ((*default_openings.start()).min(max), max),
+            (min, max) => (min.unwrap_or(*default_openings.start()), max.unwrap_or(*default_openings.end())),
+        };
+        if max > 1000 {
+            bail!("--opening-max {max}: at most 1000 plies");
         }
         Ok(MatchSettings { games: self.games, seed: self.seed, opening_plies: min..=max })
     }
@@ -158,4 +167,13 @@ pub fn read_capped_bytes(path: &std::path::Path, max: u64) -> Result<Vec<u8>> {
 /// Reads a duration option (`500ms`, `2s`, `1.5s`): finite, not negative.
 pub fn parse_duration_arg(text: &str) -> std::result::Result<std::time::Duration, String> {
     tabletop::player_spec::parse_duration(text).ok_or_else(|| format!("{text:?} is not a duration such as 500ms or 2s"))
+}
+
+/// Checks a `--threads` option: at least 1, at most four times the cores.
+pub fn check_threads(threads: usize) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads == 0 || threads > 4 * cores {
+        bail!("--threads {threads}: give 1 to {} (4 x {cores} cores)", 4 * cores);
+    }
+    Ok(threads)
 }
