@@ -289,3 +289,48 @@ async fn a_first_release_database_is_migrated() {
         rusqlite::Connection::open(&db).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(version, 2, "the schema is at the latest version");
 }
+
+/// Analysis: exact values for the person to move against the computer, nothing for a watcher
+/// during the game, every past position for anyone once it is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analysis_for_the_mover_and_after_the_game() {
+    use tabletop::games::connect::{solver::Solver, Connect, ConnectVariant};
+    use tabletop::Game;
+    let dir = tempdir();
+    let addr = start(&dir.join("analysis.db")).await;
+    let body = json!({"game": "connect", "options": {"preset": "connect3"}, "seats": ["human", "human"]});
+    let (status, created) = request(addr, "POST", "/api/games", Some(&body.to_string())).await;
+    assert_eq!(status, 200);
+    let id = created["id"].as_str().unwrap();
+    let tokens: Vec<String> =
+        created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    let analysis = |token: Option<&str>, ply: Option<usize>| {
+        let body = json!({"token": token, "ply": ply}).to_string();
+        let path = format!("/api/games/{id}/analysis");
+        async move { request(addr, "POST", &path, Some(&body)).await }
+    };
+    // Between people without hints: nobody may analyse during the game.
+    assert_eq!(analysis(Some(&tokens[0]), None).await.0, 403);
+    assert_eq!(analysis(None, None).await.0, 403);
+    // Play to the end: X wins with the column 2 (1-based) stack.
+    for (ply, mv) in ["2", "1", "2", "1", "2"].iter().enumerate() {
+        let (status, state) =
+            request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body(mv, &tokens[ply % 2], Some(ply))))
+                .await;
+        assert_eq!(status, 200, "{state}");
+    }
+    // After the game a watcher may analyse any position: the values are the solver's.
+    let (status, answer) = analysis(None, Some(1)).await;
+    assert_eq!(status, 200, "{answer}");
+    let variant = ConnectVariant::connect3();
+    let position = Connect::from_notation(&variant, "2").unwrap();
+    let mut solver = Solver::new(variant, 1 << 16);
+    for entry in answer["moves"].as_array().unwrap() {
+        let mut child = position.clone();
+        child.play(child.parse_move(entry["move"].as_str().unwrap()).unwrap()).unwrap();
+        let exact = -solver.solve(&child);
+        assert_eq!(entry["score"].as_i64().unwrap(), i64::from(exact), "{entry}");
+        assert_eq!(entry["exact"], true);
+    }
+    assert_eq!(analysis(None, Some(99)).await.0, 400);
+}
