@@ -64,8 +64,15 @@ test("reversi: defaults are valid and a whole game is played against the compute
   // Coordinates: files a-h above, ranks 1-8 at the left, and named cells.
   assert.equal(await page.locator("#board .coord.col").allTextContents().then((t) => t.join("")), "abcdefgh");
   assert.equal(await page.locator("#board .coord.row").allTextContents().then((t) => t.join("")), "12345678");
-  await page.getByRole("button", { name: /^d3, legal move/ }).click();
+  assert.equal(await page.getByRole("button", { name: /^d3, legal move/ }).count(), 1, "cells are named by their coordinate");
+  // Keyboard: from c4, right to d4, up to d3, Enter plays d3.
+  await page.locator('#board [data-key="c4"]').focus();
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.key), "d3");
+  await page.keyboard.press("Enter");
   await waitPly(page, 2, 30000);
+  assert.equal(await page.evaluate(() => window.tabletop.state.moves[0]), "d3");
   await playOutAgainstComputer(page, "reversi", { maxTurns: 40 });
   await page.locator("#result:not([hidden])").waitFor();
   const text = await page.textContent("#result");
@@ -83,6 +90,14 @@ test("connect: defaults, played to the end against the perfect computer; digits 
   await page.keyboard.press("4");
   await waitPly(page, 1);
   assert.equal(await page.evaluate(() => window.tabletop.state.moves[0]), "4");
+  // Analysis against the computer: every legal column gets its value on the board.
+  await myTurn(page, 30000);
+  await page.click("#analysis");
+  await page.waitForFunction(() => document.querySelectorAll("#board .cell .val").length > 0 || /not available|busy/i.test(document.querySelector("#advice").textContent), null, { timeout: 20000 });
+  const legal = await page.evaluate(() => window.tabletop.state.legal.length);
+  assert.equal(await page.locator("#board .cell .val").count(), legal, "a value on each legal column");
+  assert.match(await page.textContent("#advice"), /Analysis \(best first\): \d /);
+  await shot(page, "connect-analysis");
   await playOutAgainstComputer(page, "connect", { maxTurns: 25 });
   await page.locator("#result:not([hidden])").waitFor();
   assert.match(await page.textContent("#result"), /wins|Draw/);
@@ -215,6 +230,15 @@ test("reversi: two people play a whole game through an invite link, live, with a
   // Every position the pages received live matches its replay from the move list.
   for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), []);
   assert.ok(await c.evaluate(() => window.tabletop.seen.size) > 50, "the watcher saw the positions live");
+  // The watcher analyses a position of the finished game, stepped back to it.
+  await c.click("#step-last");
+  for (let i = 0; i < 6; i++) await c.click("#step-back");
+  await c.click("#analysis");
+  await c.waitForFunction(() => /Analysis \(best first\)/.test(document.querySelector("#advice").textContent), null, { timeout: 20000 });
+  const analysed = await c.evaluate(() => [...window.tabletop.analysis.values()].find(Array.isArray).filter((m) => m.move !== "pass").length);
+  assert.equal(await c.locator("#board .cell .val").count(), analysed, "each analysed move's value is on the board");
+  await shot(c, "reversi-people-watcher-analysis");
+  await c.click("#analysis");
   await c.click("#step-last");
   await shot(a, "reversi-people-black");
   await shot(b, "reversi-people-white");

@@ -414,9 +414,11 @@ function render() {
   $("hint").disabled = !playable || !s.hints;
   $("hint").title = s.hints ? "" : versusPeople ? "Hints are off in this game between people." : "";
   const analysis = $("analysis");
-  analysis.hidden = !analysisAllowed() && !(seated && !over && s.hints_allowed !== false && !versusPeople);
+  analysis.hidden = over ? s.game === "mathable" || s.moves.length === 0 : !seated;
   analysis.disabled = !analysisAllowed();
+  analysis.title = analysisAllowed() ? "" : over ? "" : s.hints_allowed === false && versusPeople ? "Analysis is off in this game between people." : "Analysis is for the player to move.";
   analysis.setAttribute("aria-pressed", String(page.analysisOn));
+  analysis.textContent = page.analysisOn ? "Analysis: on" : "Analysis";
   $("resign").hidden = !seated || over;
   $("resign").disabled = over || s.players.every((p) => !page.tokens[p.seat] || p.resigned);
 

@@ -1,6 +1,7 @@
 // Mathable: place number tokens where a op b = c with two neighbours in a line.
 // Columns A.. left to right, rows 1.. top to bottom (the notation's `G7`).
 import { el, cell, grid } from "../board.js";
+import { shortValue } from "./common.js";
 
 export const info = {
   name: "mathable",
@@ -67,6 +68,12 @@ export function render(ctx) {
   const anyFit = new Set(placements.map((p) => p.cell));
   const recent = new Set(board.recent || []);
   const hintCell = hint && placed(hint.move) ? placed(hint.move)[1] : null;
+  // Analysis: each square shows the best value of a placement there.
+  const values = new Map();
+  for (const entry of ctx.analysis || []) {
+    const m = placed(entry.move);
+    if (m && !values.has(m[1])) values.set(m[1], entry);
+  }
   const place = (cellName, token) => { ui.cell = null; ui.token = null; ctx.play(`${cellName}=${token}`); };
   const cells = board.cells.map((c) => {
     const classes = ["m-cell"];
@@ -82,10 +89,13 @@ export function render(ctx) {
     if (target) label += `, ${chosenValue} fits for ${fitsCell.get(c.cell)} points`;
     if (ui.cell === c.cell) label += ", chosen";
     if (hintCell === c.cell) label += `, hint: ${hint.move.split("=")[1]} for ${hint.value}`;
+    const value = values.get(c.cell);
+    if (value) label += `, best: ${value.move.split("=")[1]}, ${value.value}`;
     const text = c.token !== null ? String(c.token) : target ? `+${fitsCell.get(c.cell)}` : c.mark || "";
     return cell({
       key: c.cell, label, className: classes.join(" "), playable: canPlay,
-      content: [el("span", { "aria-hidden": "true", text })],
+      content: [el("span", { "aria-hidden": "true", text }),
+        value ? el("span", { class: "val", "aria-hidden": "true", text: shortValue(value), title: `${value.move}: ${value.value}` }) : null],
       act: () => {
         // A tapped cell is highlighted first; the placement happens on a second tap (or
         // when a fitting token is then chosen), so a slip on a small screen costs nothing.
