@@ -17,15 +17,14 @@ export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1000, height: 1100 };
 
 // A server on a free port with a fresh database, without rate limits.
-export function startServer() {
-  const db = join(mkdtempSync(join(tmpdir(), "tabletop-browser-")), "games.db");
-  const server = spawn(binary, ["serve", "--addr", "127.0.0.1:0", "--db", db, "--create-rate", "100000", "--hint-rate", "100000",
+export function startServer({ addr = "127.0.0.1:0", db = join(mkdtempSync(join(tmpdir(), "tabletop-browser-")), "games.db") } = {}) {
+  const server = spawn(binary, ["serve", "--addr", addr, "--db", db, "--create-rate", "100000", "--hint-rate", "100000",
     "--log-level", "warn"], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     server.on("error", reject);
     server.stdout.once("data", (chunk) => {
       const match = /http:\/\/([^/\s]+)\//.exec(String(chunk));
-      if (match) resolve({ server, base: `http://${match[1]}/` });
+      if (match) resolve({ server, base: `http://${match[1]}/`, addr: match[1], db });
       else reject(new Error(`unexpected server output: ${chunk}`));
     });
   });
@@ -43,6 +42,11 @@ export function launch() {
 export async function person(browser, viewport = DESKTOP) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
+  page.on("console", (m) => { if (process.env.DEBUG) console.log("page:", m.text()); });
+  // Every request the page makes must find something (the favicon too).
+  page.on("response", (response) => {
+    if (response.status() === 404) page.missing = (page.missing || []).concat(response.url());
+  });
   page.on("pageerror", (error) => { page.errors = (page.errors || []).concat(String(error)); });
   return page;
 }

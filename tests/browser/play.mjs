@@ -375,6 +375,54 @@ test("at this screen: one browser holds both seats of a Connect Three game", asy
   assert.match(await page.textContent("#result"), /X wins/);
 });
 
+test("slide at this screen: the slide phase; a chosen tile looks unlike the last move", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#opponent-screen)");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  // Eight placements without a line leave one square empty: then tiles slide.
+  for (const [i, square] of [1, 2, 3, 5, 4, 7, 8, 6].entries()) {
+    await page.click(`#board [aria-label^="square ${square}, empty"]`);
+    await waitPly(page, i + 1);
+  }
+  await page.waitForFunction(() => window.tabletop.state.board.phase === "slide");
+  assert.match(await page.textContent("#help"), /Choose one of your tiles to slide/);
+  const source = page.locator("#board .cell.playable:not(.legal)").first();
+  await source.click();
+  await page.locator("#board .cell.selected").waitFor();
+  assert.match(await page.locator("#board .cell.selected").getAttribute("aria-label"), /blue tile, selected/);
+  assert.equal(await page.locator("#board .cell.selected.last").count(), 0);
+  await shot(page, "slide-selected-tile");
+  await page.locator("#board .cell.legal.playable").first().click();
+  await waitPly(page, 9);
+  assert.equal(await page.evaluate(() => window.tabletop.state.history[8].move.includes("-")), true);
+});
+
+test("live: the page reconnects by itself after a server restart and shows the current state", async ({ browser }) => {
+  const first = await startServer();
+  const base = first.base;
+  const page = await person(browser);
+  const created = await (await fetch(base + "api/games", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ game: "connect", seats: ["human", "human"] }) })).json();
+  await page.goto(base + created.invites[1].path.slice(1));
+  await page.waitForFunction(() => !!window.tabletop.state);
+  first.server.kill();
+  await new Promise((resolve) => first.server.once("exit", resolve));
+  await page.locator("#link-state", { hasText: "Reconnecting" }).waitFor({ timeout: 5000 });
+  const second = await startServer({ addr: first.addr, db: first.db });
+  try {
+    const move = await fetch(base + `api/games/${created.id}/moves`, { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ move: "4", token: created.tokens[0] }) });
+    assert.equal(move.status, 200);
+    await page.waitForFunction(() => window.tabletop.state.moves.length === 1, null, { timeout: 10000 });
+    assert.equal(await page.textContent("#link-state"), "");
+    assert.match(await page.textContent("#status"), /Your move \(O\)/);
+  } finally {
+    second.server.kill();
+  }
+});
+
 // ---- the phone: no sideways scrolling on any page of any game ----
 
 test("phone 390 x 844: no page of any game scrolls sideways", async ({ browser, base }) => {
@@ -417,6 +465,10 @@ for (const { name, fn } of tests) {
   const context = { browser, base };
   try {
     await fn(context);
+    for (const ctx of browser.contexts()) for (const p of ctx.pages()) {
+      assert.deepEqual(p.missing || [], [], "no request answered 404");
+      assert.deepEqual(p.errors || [], [], "no script error");
+    }
     passed++;
     console.log(`ok - ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   } catch (error) {

@@ -81,6 +81,7 @@ export function render(ctx) {
     const value = values.get(square);
     let label = `square ${square}, ${TILE[letter] || letter}`;
     if (win.has(square)) label += ", winning line";
+    if (last.has(square)) label += ", last move";
     if (ui.selected === square) label += ", selected";
     if (isTarget) label += placing ? ", place here" : `, slide ${ui.selected} here`;
     else if (isSource) label += ", can slide";
