@@ -192,6 +192,10 @@ async function playLive(pages, { pick, until, maxTurns = 200 } = {}) {
   for (let turn = 0; turn < maxTurns; turn++) {
     if (await isOver(pages.a)) return;
     if (until && (await until(turn))) return;
+    // Every page shows the server's current position before the next move is chosen.
+    const now = await pages.a.evaluate(async () => (await (await fetch(`/api/games/${window.tabletop.id}`)).json()).moves.length);
+    await Promise.all([pages.a, pages.b, c].map((p) => p.waitForFunction((n) => window.tabletop.state.moves.length === n, now, { timeout: 2000 })));
+    if (await isOver(pages.a)) return;
     const toMove = await pages.a.evaluate(() => window.tabletop.state.status.to_move);
     const mover = seats[toMove];
     const other = seats[1 - toMove];
@@ -474,8 +478,8 @@ for (const { name, fn } of tests) {
   } catch (error) {
     failed++;
     console.log(`not ok - ${name}: ${error.stack || error}`);
-    for (const ctx of browser.contexts()) for (const [i, p] of ctx.pages().entries()) {
-      await shot(p, `failure-${name.split(":")[0]}-${i}`).catch(() => {});
+    for (const [i, ctx] of browser.contexts().entries()) for (const p of ctx.pages()) {
+      await shot(p, `failure-${name.split(":")[0].replace(/\W+/g, "-")}-${i}`).catch(() => {});
     }
   }
   for (const ctx of browser.contexts()) await ctx.close();
