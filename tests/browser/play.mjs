@@ -122,6 +122,15 @@ test("mathable: defaults; the rack and actions stay after the computer's turn; T
     assert.equal(await page.locator(".rack button").count() > 0, true, "the rack is shown after the computer's turn");
     for (const id of ["#end-turn", "#draw", "#swap", "#terminate"]) assert.equal(await page.locator(id).isVisible(), true, `${id} is shown`);
   }
+  if (!(await isOver(page))) {
+    // A chosen rack token shows where it fits and for how many points.
+    const token = await page.evaluate(() => { const p = window.tabletop.state.board.placements; return p.length ? p[0].token : null; });
+    if (token !== null) {
+      await page.locator(".rack button", { hasText: new RegExp(`^${token}$`) }).first().click();
+      await page.locator("#board .cell.target").first().waitFor();
+      assert.match(await page.locator("#board .cell.target").first().textContent(), /^\+\d+$/, "the target shows the points it scores");
+    }
+  }
   await shot(page, "mathable-computer-playing");
   await page.click("#terminate");
   await confirm(page);

@@ -450,7 +450,9 @@ function renderInvites() {
   const box = $("invites");
   const parts = [];
   const others = s.players.filter((p) => p.kind !== "computer" && !page.tokens[p.seat]);
-  const waitingForFriend = (entry.invites || []).filter((i) => others.some((p) => p.seat === i.seat));
+  // An invite stays on show until its holder has come and the game is under way (and comes
+  // back while they are away, to send it again).
+  const waitingForFriend = (entry.invites || []).filter((i) => others.some((p) => p.seat === i.seat && !(p.connected && s.moves.length > 0)));
   if (waitingForFriend.length && !s.status.over) {
     const single = waitingForFriend.length === 1;
     parts.push(el("h2", { text: single ? "Invite your opponent" : "Invite your opponents" }));
