@@ -110,9 +110,21 @@ test("mathable: defaults; the rack and actions stay after the computer's turn; T
   await startWithDefaults(page, base, "mathable");
   assert.equal(await page.locator(".rack button").count(), 7, "seven tokens on the rack");
   assert.equal(await page.locator("#board .coord.col").first().textContent(), "A");
-  for (let turn = 0; turn < 3; turn++) {
+  let shown = false;
+  for (let turn = 0; turn < 4; turn++) {
     await myTurn(page, 60000);
     if (await isOver(page)) break;
+    const token = await page.evaluate(() => { const p = window.tabletop.state.board.placements; return p.length ? p[0].token : null; });
+    if (token !== null && !shown) {
+      // A chosen rack token shows where it fits and for how many points.
+      const button = page.locator(".rack button", { hasText: new RegExp(`^${token}$`) }).first();
+      await button.click();
+      await page.locator("#board .cell.target").first().waitFor();
+      assert.match(await page.locator("#board .cell.target").first().textContent(), /^\+\d+$/, "the target shows the points it scores");
+      await shot(page, "mathable-computer-playing");
+      await button.click();
+      shown = true;
+    }
     const before = await ply(page);
     await clickMove(page);
     await page.waitForFunction((n) => window.tabletop.state.moves.length > n, before);
@@ -122,16 +134,7 @@ test("mathable: defaults; the rack and actions stay after the computer's turn; T
     assert.equal(await page.locator(".rack button").count() > 0, true, "the rack is shown after the computer's turn");
     for (const id of ["#end-turn", "#draw", "#swap", "#terminate"]) assert.equal(await page.locator(id).isVisible(), true, `${id} is shown`);
   }
-  if (!(await isOver(page))) {
-    // A chosen rack token shows where it fits and for how many points.
-    const token = await page.evaluate(() => { const p = window.tabletop.state.board.placements; return p.length ? p[0].token : null; });
-    if (token !== null) {
-      await page.locator(".rack button", { hasText: new RegExp(`^${token}$`) }).first().click();
-      await page.locator("#board .cell.target").first().waitFor();
-      assert.match(await page.locator("#board .cell.target").first().textContent(), /^\+\d+$/, "the target shows the points it scores");
-    }
-  }
-  await shot(page, "mathable-computer-playing");
+
   await page.click("#terminate");
   await confirm(page);
   await page.locator("#result:not([hidden])").waitFor();
