@@ -350,6 +350,7 @@ test("mathable: people through an invite; terminate proposed, declined, then acc
 test("lobby: a game open to anyone is joined from the start page and leaves the lobby", async ({ browser, base }) => {
   const a = await person(browser);
   await a.goto(base);
+  await shot(a, "start-page");
   await a.click("label:has(#game-reversi)");
   await a.click("label:has(#opponent-anyone)");
   await Promise.all([a.waitForURL(/\/game\//), a.click("button[type=submit]")]);

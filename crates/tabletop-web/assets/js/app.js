@@ -409,7 +409,10 @@ function render() {
   const undo = $("undo");
   undo.hidden = !seated || over;
   undo.textContent = versusPeople ? "Ask to take back" : "Undo";
-  undo.disabled = over || s.moves.length === 0 || !!s.proposal || s.thinking && !versusPeople;
+  const lastMove = s.history[s.history.length - 1];
+  // Between people only one's own last move can be taken back.
+  undo.disabled = over || s.moves.length === 0 || !!s.proposal || (s.thinking && !versusPeople) ||
+    (versusPeople && !(lastMove && page.tokens[lastMove.seat]));
   $("hint").hidden = !seated || over;
   $("hint").disabled = !playable || !s.hints;
   $("hint").title = s.hints ? "" : versusPeople ? "Hints are off in this game between people." : "";
