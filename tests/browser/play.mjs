@@ -416,6 +416,22 @@ test("slide at this screen: the slide phase; a chosen tile looks unlike the last
   assert.equal(await page.evaluate(() => window.tabletop.state.history[8].move.includes("-")), true);
 });
 
+test("mathable at this screen: each player sees their own rack on their turn", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#game-mathable)");
+  await page.click("label:has(#opponent-screen)");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  const rack = () => page.evaluate(() => JSON.stringify(window.tabletop.state.board.racks[window.tabletop.state.your_seat]));
+  const first = await rack();
+  await clickMove(page);
+  await page.waitForFunction(() => window.tabletop.state.status.to_move === 1 && window.tabletop.state.your_seat === 1);
+  assert.equal(await page.locator(".rack button").count(), 7, "Player 2's rack is shown");
+  assert.notEqual(await rack(), first);
+  assert.match(await page.textContent("#status"), /Player 2 to move/);
+});
+
 test("live: the page reconnects by itself after a server restart and shows the current state", async ({ browser }) => {
   const first = await startServer();
   const base = first.base;
