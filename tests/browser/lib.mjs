@@ -126,3 +126,16 @@ export async function mathableTurn(page) {
   if (await draw.isEnabled()) { await draw.click(); return; }
   await page.evaluate(() => { throw new Error("no Mathable action available: " + JSON.stringify(window.tabletop.state.legal)); });
 }
+
+// Controls without an accessible name (a label, text or aria-label): there should be none.
+export async function unnamedControls(page) {
+  return page.evaluate(() => [...document.querySelectorAll("button, input, select, a, textarea")]
+    .filter((e) => e.offsetParent !== null || e.closest("dialog[open]"))
+    .filter((e) => {
+      const name = e.getAttribute("aria-label") || (e.labels && e.labels.length && e.labels[0].textContent) ||
+        (e.getAttribute("aria-labelledby") && document.getElementById(e.getAttribute("aria-labelledby"))?.textContent) ||
+        (!["INPUT", "SELECT", "TEXTAREA"].includes(e.tagName) && e.textContent) || e.getAttribute("title") || e.getAttribute("alt");
+      return !name || !name.trim();
+    })
+    .map((e) => e.outerHTML.slice(0, 120)));
+}

@@ -6,7 +6,7 @@
 // Run by scripts/test (after `cargo test`, which builds target/debug/tabletop), or alone:
 //   node tests/browser/play.mjs [name-filter]
 import assert from "node:assert/strict";
-import { startServer, launch, person, shot, noSidewaysScroll, myTurn, waitPly, ply, isOver, confirm, clickMove, PHONE, DESKTOP } from "./lib.mjs";
+import { startServer, launch, person, shot, noSidewaysScroll, unnamedControls, myTurn, waitPly, ply, isOver, confirm, clickMove, PHONE, DESKTOP } from "./lib.mjs";
 
 const tests = [];
 const test = (name, fn) => tests.push({ name, fn });
@@ -432,6 +432,16 @@ test("mathable at this screen: each player sees their own rack on their turn", a
   assert.match(await page.textContent("#status"), /Player 2 to move/);
 });
 
+test("a link to no game says so", async ({ browser, base }) => {
+  const page = await person(browser);
+  const missing = [];
+  page.on("response", (r) => { if (r.status() === 404) missing.push(r.url()); });
+  await page.goto(base + "game/0123456789abcdef0123456789abcdef");
+  await page.locator("#game-title", { hasText: "No such game" }).waitFor();
+  page.missing = []; // the one 404 expected: the game's state
+  assert.equal(missing.length, 1);
+});
+
 test("live: the page reconnects by itself after a server restart and shows the current state", async ({ browser }) => {
   const first = await startServer();
   const base = first.base;
@@ -462,6 +472,7 @@ test("phone 390 x 844: no page of any game scrolls sideways", async ({ browser, 
   const page = await person(browser, PHONE);
   await page.goto(base);
   await noSidewaysScroll(page, "start page");
+  assert.deepEqual(await unnamedControls(page), [], "every control on the start page has a name");
   for (const game of ["slide", "reversi", "connect", "mathable"]) {
     await startWithDefaults(page, base, game);
     await noSidewaysScroll(page, `${game}, new game`);
@@ -470,6 +481,7 @@ test("phone 390 x 844: no page of any game scrolls sideways", async ({ browser, 
     await page.waitForFunction(() => window.tabletop.state.moves.length > 0);
     await myTurn(page, 60000);
     await noSidewaysScroll(page, `${game}, after a move`);
+    assert.deepEqual(await unnamedControls(page), [], `every control on the ${game} page has a name`);
     if (game === "mathable") {
       const width = await page.locator("#board .m-cell").first().evaluate((e) => e.getBoundingClientRect().width);
       assert.ok(width >= 26, `Mathable cells are ${width} px wide`);

@@ -127,16 +127,26 @@ const describeOptions = (game, options) => {
   return "";
 };
 
+function gameTitle(game, options) {
+  const title = GAMES[game] ? GAMES[game].info.title : game;
+  if (game === "connect") {
+    if (options.preset === "connect3") return "Connect Three";
+    if (options.width) return `Connect ${options.connect || 4} (${options.width} x ${options.height})`;
+    return options.preset === "connect4-6x4" ? "Connect Four (6 x 4)" : title;
+  }
+  const more = describeOptions(game, options);
+  return more ? `${title} (${more})` : title;
+}
+
 async function showLobby() {
   const list = $("lobby");
   try {
     const { games } = await api("GET", "/api/lobby");
     const mine = new Set(heldGames().map((g) => g.id));
     const items = games.map((g) => {
-      const info = GAMES[g.game] ? GAMES[g.game].info : { title: g.game };
       const waiting = g.players.filter((p) => p.kind !== "open").map((p) => p.name).join(", ");
       const seat = g.players.find((p) => p.seat === g.open_seats[0]);
-      const what = `${info.title}${describeOptions(g.game, g.options || {}) ? " (" + describeOptions(g.game, g.options || {}) + ")" : ""}`;
+      const what = gameTitle(g.game, g.options || {});
       const li = el("li", {}, el("span", { text: `${what}: ${waiting} waiting for an opponent; you would play ${seat ? seat.name : "the open seat"}.` }));
       if (mine.has(g.id)) li.append(" ", el("a", { href: `/game/${g.id}`, text: "your game" }));
       else li.append(" ", el("button", {
@@ -169,14 +179,13 @@ async function showMyGames() {
     const token = g.tokens.find(Boolean);
     try {
       const state = await api("GET", `/api/games/${g.id}?token=${encodeURIComponent(token)}`);
-      const info = GAMES[state.game].info;
       const opponents = state.players.filter((p) => p.seat !== state.your_seat)
         .map((p) => (p.kind === "computer" ? "computer" : p.kind === "open" ? "open seat" : g.tokens[p.seat] ? "this screen" : p.name)).join(", ");
       let status;
       if (state.result) status = state.result.text;
       else if (g.tokens[state.status.to_move]) status = "your move";
       else status = `${state.players[state.status.to_move].name} to move`;
-      return el("li", {}, el("a", { href: `/game/${g.id}`, text: `${info.title} vs ${opponents}` }), ` (move ${state.moves.length}): ${status}`);
+      return el("li", {}, el("a", { href: `/game/${g.id}`, text: `${gameTitle(state.game, state.options || {})} vs ${opponents}` }), ` (move ${state.moves.length}): ${status}`);
     } catch (error) {
       if (error.status === 404) forget(g.id);
       return null;
@@ -331,7 +340,7 @@ function render() {
   const hadFocus = $("board").contains(document.activeElement);
   document.title = `${game.info.title}: ${over ? "over" : statusText(s)} · tabletop`;
 
-  $("game-title").textContent = game.info.title + (describeOptions(s.game, s.options || {}) ? ` (${describeOptions(s.game, s.options || {})})` : "");
+  $("game-title").textContent = gameTitle(s.game, s.options || {});
   // The players, who is to move, who is connected.
   const scoreList = game.scores ? game.scores(board, s, nameOf) : null;
   $("players").replaceChildren(...s.players.map((p) => {
@@ -549,6 +558,12 @@ async function showGame(id) {
     if (game.key && game.key(event, { playable, legal: page.state.legal, play })) event.preventDefault();
   });
   await refresh();
+  if (!page.state) {
+    $("game-title").textContent = "No such game";
+    $("status").textContent = "This link does not lead to a game on this server.";
+    for (const id of ["undo", "hint", "analysis", "resign"]) $(id).hidden = true;
+    return;
+  }
   follow(id, page.streamToken, accept, (up) => {
     if (page.linked !== up) { page.linked = up; if (page.state) $("link-state").textContent = up ? "" : "Reconnecting…"; }
   });
