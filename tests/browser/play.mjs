@@ -292,6 +292,11 @@ test("slide: people through an invite; a takeback declined, one accepted; the wi
   assert.match(await b.textContent("#result"), /You lost/);
   assert.equal(await c.locator("#board .cell.win").count(), 3, "the winning line is highlighted");
   await noSidewaysScroll(b, "slide, phone, after the game");
+  for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
+  await c.click("#step-first");
+  await c.click("#step-forward");
+  assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
+  await c.click("#step-last");
   await shot(c, "slide-people-watcher");
   await shot(b, "slide-people-phone");
 });
@@ -313,6 +318,11 @@ test("connect: people through an invite, with hints allowed; the hint is shown o
   for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 2000 });
   assert.match(await c.textContent("#result"), /X wins/);
   assert.equal(await c.locator("#board .cell.win").count(), 4);
+  for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
+  await c.click("#step-first");
+  await c.click("#step-forward");
+  assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
+  await c.click("#step-last");
   await shot(c, "connect-people-watcher");
 });
 
@@ -343,6 +353,11 @@ test("mathable: people through an invite; terminate proposed, declined, then acc
   await answerer.click("#accept");
   for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 2000 });
   assert.match(await c.textContent("#result"), /points/);
+  for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
+  await c.click("#step-first");
+  await c.click("#step-forward");
+  assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
+  await c.click("#step-last");
   await shot(a, "mathable-people-player1");
   await shot(c, "mathable-people-watcher");
 });

@@ -236,6 +236,8 @@ function accept(state) {
   if (page.state && state.version < page.state.version) return;
   const plyChanged = !page.state || page.state.moves.length !== state.moves.length;
   page.state = state;
+  // Positions after a take-back point are gone.
+  for (const n of page.seen.keys()) if (n > state.moves.length) page.seen.delete(n);
   if (!state.status.over) page.seen.set(state.moves.length, JSON.stringify(state.board));
   if (plyChanged) {
     page.ui = { ...page.ui, selected: null, cell: null, token: null };

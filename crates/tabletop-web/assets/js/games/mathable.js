@@ -45,7 +45,7 @@ export function replay(state, ply) {
 }
 
 export function scores(board, state, nameOf) {
-  if (!board.scores) return [`Bag: ${board.bag}`];
+  if (!board.scores) return null; // a past position: the scores then are not kept
   return [...board.scores.slice(0, state.seats.length).map((s, i) => `${nameOf(i)} ${s}`), `Bag ${board.bag}`];
 }
 
