@@ -178,6 +178,7 @@ async function inviteGame(browser, base, game, { hints = false, setup, phone = f
   const invite = a.locator("#invites input.link").first();
   const label = await a.locator("#invites .link-label").first().textContent();
   assert.match(label, /Send this to your opponent: they play (White|Orange|O|Player 2)/, label);
+  await shot(a, `${game}-invite`);
   const inviteUrl = await invite.inputValue();
   assert.match(inviteUrl, /\/game\/[0-9a-f]+#seat=[0-9a-f]+$/);
   const watchUrl = await a.inputValue("#watch-link");

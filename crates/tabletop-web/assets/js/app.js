@@ -475,6 +475,7 @@ function renderInvites() {
       const joined = player.connected ? " (connected)" : "";
       parts.push(linkRow(`Send this to ${single ? "your opponent" : "a friend"}: they play ${invite.name}${joined}`, location.origin + invite.path, `invite-${invite.seat}`));
     }
+    parts.push(el("p", { class: "note", text: `Whoever opens ${single ? "this link" : "a link"} plays that seat, so send it only to them. You play ${mySeats().map(nameOf).join(" and ")}.` }));
   }
   if (s.players.some((p) => p.kind === "open") && !s.status.over) {
     parts.push(el("p", { class: "note", text: "Your game is in the lobby: whoever opens the start page on this server can join it." }));
