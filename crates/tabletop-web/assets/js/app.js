@@ -1,5 +1,13 @@
 // tabletop's page: the start page at `/`, a game at `/game/{id}`. Talks to the JSON API
 // (docs/API.md); one module per game draws its board (js/games/*.js).
+//
+// Live: one EventSource per page (js/events.js); every state carries a `version`, and the page
+// keeps the newest. History stepping after a game: the API serves only the current position, so
+// each game module's `replay(state, ply)` rebuilds a past board from the move list (Slide,
+// Reversi and Connect from the empty start; Mathable by lifting the tokens placed later, as
+// tokens on the board are public and racks are not shown). It is display only, a few lines per
+// game; the browser tests compare it with every position the page received live
+// (`replayMismatches`).
 import { api, held, tokensOf, keepToken, keepTokens, heldGames, forget } from "./api.js";
 import { follow } from "./events.js";
 import { el, restoreFocus } from "./board.js";
