@@ -248,6 +248,9 @@ function accept(state) {
   for (const n of page.seen.keys()) if (n > state.moves.length) page.seen.delete(n);
   if (!state.status.over) page.seen.set(state.moves.length, JSON.stringify(state.board));
   if (plyChanged) {
+    // Say the newest move for screen readers (the board changes silently).
+    const newest = state.history[state.history.length - 1];
+    if (newest) $("announce").textContent = `${state.players[newest.seat] ? state.players[newest.seat].name : ""} played ${newest.move}.`;
     page.ui = { ...page.ui, selected: null, cell: null, token: null };
     page.hint = null;
     $("message").textContent = "";
