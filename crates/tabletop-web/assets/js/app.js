@@ -126,6 +126,8 @@ function showStart() {
   });
   showLobby();
   showMyGames();
+  // The lobby changes as people come and go: keep it current while the page is in view.
+  setInterval(() => { if (!document.hidden) showLobby(); }, 10000);
 }
 
 const describeOptions = (game, options) => {
