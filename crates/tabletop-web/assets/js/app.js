@@ -113,8 +113,8 @@ function showStart() {
         keepToken(created.id, creator, created.tokens[creator], game);
         if (opponent === "friend") {
           const entry = held(created.id);
-          entry.invites = created.invites.filter((i) => i.seat !== creator).map((i) => ({ seat: i.seat, name: i.name, path: i.path }));
-          entry.watch = created.watch.path;
+          entry.invites = created.invites.filter((i) => i.seat !== creator).map((i) => ({ seat: i.seat, name: i.name, path: i.path, url: i.url }));
+          entry.watch = created.watch.url || created.watch.path;
           localStorage.setItem("tabletop:" + created.id, JSON.stringify(entry));
         }
       }
@@ -486,14 +486,14 @@ function renderInvites() {
     for (const invite of waitingForFriend) {
       const player = s.players[invite.seat];
       const joined = player.connected ? " (connected)" : "";
-      parts.push(linkRow(`Send this to ${single ? "your opponent" : "a friend"}: they play ${invite.name}${joined}`, location.origin + invite.path, `invite-${invite.seat}`));
+      parts.push(linkRow(`Send this to ${single ? "your opponent" : "a friend"}: they play ${invite.name}${joined}`, invite.url || location.origin + invite.path, `invite-${invite.seat}`));
     }
     parts.push(el("p", { class: "note", text: `Whoever opens ${single ? "this link" : "a link"} plays that seat, so send it only to them. You play ${mySeats().map(nameOf).join(" and ")}.` }));
   }
   if (s.players.some((p) => p.kind === "open") && !s.status.over) {
     parts.push(el("p", { class: "note", text: "Your game is in the lobby: whoever opens the start page on this server can join it." }));
   }
-  $("share").replaceChildren(linkRow(people() > 1 ? "To watch (read only, anyone)" : "Share to watch (read only)", `${location.origin}/game/${page.id}`, "watch-link"));
+  $("share").replaceChildren(linkRow(people() > 1 ? "To watch (read only, anyone)" : "Share to watch (read only)", entry.watch && /^https?:/.test(entry.watch) ? entry.watch : `${location.origin}/game/${page.id}`, "watch-link"));
   box.replaceChildren(...parts);
 }
 
