@@ -233,6 +233,8 @@ test("reversi: two people play a whole game through an invite link, live, with a
   assert.match(await b.textContent("#status"), /Waiting for Black/);
   assert.equal(await c.locator("#undo").isVisible(), false, "the watcher has no controls");
   assert.equal(await b.locator("#board .cell.playable").count(), 0, "White cannot move on Black's turn");
+  assert.equal(await a.locator("#hint").isDisabled(), true, "no hints between people unless allowed");
+  assert.equal(await a.locator("#analysis").isDisabled(), true, "no analysis between people unless allowed");
   await playLive(pages);
   for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 5000 });
   const text = await c.textContent("#result");
