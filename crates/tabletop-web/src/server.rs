@@ -253,7 +253,8 @@ impl RunningServer {
 pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     raise_file_limit();
     let store = Store::open(&config.db)?;
-    let listener = TcpListener::bind(config.addr).await.map_err(|e| ServeError::Bind(config.addr, e))?;
+    let backlog = u32::try_from(config.max_connections).unwrap_or(u32::MAX).clamp(1024, 65_535);
+    let listener = listen(config.addr, backlog).map_err(|e| ServeError::Bind(config.addr, e))?;
     let addr = listener.local_addr().map_err(|e| ServeError::Bind(config.addr, e))?;
     let state = AppState::new(store, config.clone());
     crate::live::start_background(&state);
@@ -297,6 +298,17 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
         }
     });
     Ok(RunningServer { addr, state, shutdown, task })
+}
+
+/// Binds `addr` with a listen queue of `backlog` connections (the kernel caps it at
+/// `net.core.somaxconn`). `TcpListener::bind`'s queue is 128 on Linux: a burst of connections
+/// beyond it has its SYNs dropped, and those clients retry a second later.
+fn listen(addr: SocketAddr, backlog: u32) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(backlog)
 }
 
 /// Many connections need many file descriptors: raise the soft limit to the hard one.
