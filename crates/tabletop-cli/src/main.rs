@@ -218,6 +218,9 @@ struct ServeBenchArgs {
     /// With --abuse: seats asking for the longest thinking (engine:time=10s).
     #[arg(long, default_value_t = 20, requires = "abuse")]
     long_thinkers: usize,
+    /// With --abuse: ordinary people against a quick computer (engine:time=100ms), timing its replies.
+    #[arg(long, default_value_t = 5, requires = "abuse")]
+    versus_computer: usize,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -237,6 +240,7 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
         settings.idle = args.idle;
         settings.creations = args.creations;
         settings.long_thinkers = args.long_thinkers;
+        settings.versus_computer = args.versus_computer;
         let report = tabletop_web::bench::abuse_benchmark_blocking(settings);
         let _ = std::fs::remove_dir_all(&dir);
         let r = report?;
@@ -248,6 +252,14 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
             println!(
                 "  ordinary moves ({} players): {} moves, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; answers {:?}",
                 r.players, r.moves, r.move_p50_ms, r.move_p99_ms, r.move_max_ms, r.move_statuses
+            );
+            println!(
+                "  {} people against engine:time=100ms: {} replies, p50 {:.0} ms, slowest {:.0} ms, {} still awaited at the end",
+                args.versus_computer,
+                r.computer_replies,
+                r.computer_reply_p50_ms,
+                r.computer_reply_max_ms,
+                r.computer_replies_awaited
             );
             println!("  {} hint requesters: {:?}", args.hints, r.hint_statuses);
             println!("  {} creations from one client: {:?}", args.creations, r.create_statuses);

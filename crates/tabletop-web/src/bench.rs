@@ -425,6 +425,9 @@ pub struct AbuseSettings {
     pub creations: usize,
     /// Seats asking for the longest thinking.
     pub long_thinkers: usize,
+    /// Ordinary people playing against a quick computer (`engine:time=100ms`), each timing
+    /// the computer's replies.
+    pub versus_computer: usize,
 }
 
 impl AbuseSettings {
@@ -440,6 +443,7 @@ impl AbuseSettings {
             idle: 2000,
             creations: 10_000,
             long_thinkers: 20,
+            versus_computer: 5,
         }
     }
 }
@@ -509,6 +513,14 @@ pub struct AbuseReport {
     pub log_errors: u64,
     /// Ordinary games being played when the attacks began.
     pub players: usize,
+    /// Replies of a quick computer (`engine:time=100ms`) to ordinary people during the attacks.
+    pub computer_replies: usize,
+    /// Median time from a person's move to the quick computer's reply, milliseconds.
+    pub computer_reply_p50_ms: f64,
+    /// The slowest reply, milliseconds (a reply still awaited at the end counts with its wait so far).
+    pub computer_reply_max_ms: f64,
+    /// Replies still awaited when the attacks ended.
+    pub computer_replies_awaited: usize,
 }
 
 /// VmHWM and VmRSS of a process, in MiB.
@@ -680,6 +692,61 @@ async fn long_thinker(
     computer_moves
 }
 
+/// An ordinary person against a quick computer (`engine:time=100ms`): moves, then polls the
+/// state every 50 ms until the computer has replied. Returns each reply's delay, and the wait so
+/// far of a reply still awaited at `deadline`.
+async fn versus_computer(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    start: Instant,
+    deadline: Instant,
+) -> (Vec<Duration>, Option<Duration>) {
+    let limit = Duration::from_secs(10);
+    let mut replies = Vec::new();
+    let create = json!({"game": "reversi", "seats": ["human", "engine:time=100ms"]}).to_string();
+    let mut game: Option<(String, Value)> = None;
+    tokio::time::sleep(start.saturating_duration_since(Instant::now())).await;
+    while Instant::now() < deadline {
+        let (id, token) = match game.take() {
+            Some(g) => g,
+            None => match request_from(addr, Some(from), "POST", "/api/games", &create, limit).await {
+                Ok((200, created)) => {
+                    (created["id"].as_str().unwrap_or_default().to_string(), created["tokens"][0].clone())
+                }
+                _ => {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    continue;
+                }
+            },
+        };
+        let path = format!("/api/games/{id}");
+        let Ok((200, state)) = request_from(addr, Some(from), "GET", &path, "", limit).await else { continue };
+        if state["status"]["to_move"] != json!(0) {
+            continue; // over: a new game
+        }
+        let Some(mv) = state["legal"].get(0).cloned() else { continue };
+        let ply = state["moves"].as_array().map_or(0, Vec::len);
+        let body = json!({"move": mv, "token": token, "ply": ply}).to_string();
+        let Ok((200, _)) = request_from(addr, Some(from), "POST", &format!("{path}/moves"), &body, limit).await else {
+            continue;
+        };
+        let moved = Instant::now();
+        loop {
+            if Instant::now() >= deadline {
+                return (replies, Some(moved.elapsed()));
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let Ok((200, now)) = request_from(addr, Some(from), "GET", &path, "", limit).await else { continue };
+            if now["status"]["to_move"] != json!(1) {
+                replies.push(moved.elapsed());
+                break;
+            }
+        }
+        game = Some((id, token));
+    }
+    (replies, None)
+}
+
 /// The server under attack: a child process or one in this process.
 enum Target {
     Child(std::process::Child, PathBuf),
@@ -751,6 +818,9 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
             let statuses = move_statuses.clone();
             tokio::spawn(ordinary_player(addr, client_ip(1, i), i as u64, start, deadline, settings.think, statuses))
         })
+        .collect();
+    let victims: Vec<_> = (0..settings.versus_computer)
+        .map(|i| tokio::spawn(versus_computer(addr, client_ip(5, i), start, deadline)))
         .collect();
     tokio::time::sleep(start.saturating_duration_since(Instant::now())).await;
 
@@ -828,6 +898,22 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
     }
     for creator in creators {
         let _ = creator.await;
+    }
+    let mut replies = Vec::new();
+    for victim in victims {
+        if let Ok((times, awaited)) = victim.await {
+            replies.extend(times);
+            if let Some(waited) = awaited {
+                report.computer_replies_awaited = report.computer_replies_awaited.saturating_add(1);
+                report.computer_reply_max_ms = report.computer_reply_max_ms.max(waited.as_secs_f64() * 1000.0);
+            }
+        }
+    }
+    replies.sort();
+    report.computer_replies = replies.len();
+    report.computer_reply_p50_ms = percentile(&replies, 0.5);
+    if let Some(slowest) = replies.last() {
+        report.computer_reply_max_ms = report.computer_reply_max_ms.max(slowest.as_secs_f64() * 1000.0);
     }
     for hinter in hinters {
         let _ = hinter.await;
