@@ -663,28 +663,32 @@ async fn long_thinker(
     statuses: Arc<Mutex<Statuses>>,
 ) -> u64 {
     let limit = Duration::from_secs(10);
-    let create = if index.is_multiple_of(2) {
-        json!({"game": "reversi", "seats": ["engine:time=10s", "human"]})
+    // Reversi with the computer first; Connect with the computer second (its opening book
+    // answers the first player at once).
+    let (create, person) = if index.is_multiple_of(2) {
+        (json!({"game": "reversi", "seats": ["engine:time=10s", "human"]}), 1)
     } else {
-        json!({"game": "connect", "options": {"preset": "connect4"}, "seats": ["engine:time=10s", "human"]})
+        (json!({"game": "connect", "options": {"preset": "connect4"}, "seats": ["human", "engine:time=10s"]}), 0)
     };
     let outcome = request_from(addr, Some(from), "POST", "/api/games", &create.to_string(), limit).await;
     count(&statuses, &outcome);
     let Ok((200, created)) = outcome else { return 0 };
     let id = created["id"].as_str().unwrap_or_default().to_string();
-    let token = created["tokens"][1].clone();
+    let token = created["tokens"][person].clone();
     let mut computer_moves = 0u64;
     while Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(500)).await;
         let Ok((200, state)) = request_from(addr, Some(from), "GET", &format!("/api/games/{id}"), "", limit).await
         else {
+            tokio::time::sleep(Duration::from_millis(500)).await;
             continue;
         };
-        if state["status"]["to_move"] != json!(1) {
+        let history = state["history"].as_array().cloned().unwrap_or_default();
+        computer_moves = history.iter().filter(|h| h["seat"] != json!(person)).count() as u64;
+        if state["status"]["to_move"] != json!(person) {
+            tokio::time::sleep(Duration::from_millis(500)).await;
             continue;
         }
         let ply = state["moves"].as_array().map_or(0, Vec::len);
-        computer_moves = computer_moves.max(ply.div_ceil(2) as u64);
         let Some(mv) = state["legal"].get(0).cloned() else { continue };
         let body = json!({"move": mv, "token": token, "ply": ply}).to_string();
         let _ = request_from(addr, Some(from), "POST", &format!("/api/games/{id}/moves"), &body, limit).await;
