@@ -49,12 +49,23 @@ pub struct EnginePool {
     workers: usize,
     queue: usize,
     watchdog: Duration,
+    optional_wait: Duration,
 }
+
+/// The longest a hint or analysis waits for its answer before it gets 503 (its job is then
+/// skipped when a worker reaches it): behind long computer moves, a queued hint could otherwise
+/// wait for minutes.
+pub const OPTIONAL_WAIT: Duration = Duration::from_secs(5);
 
 impl EnginePool {
     /// Starts `workers` threads; at most `queue` optional jobs may wait; every job is cancelled
     /// after `watchdog`.
     pub fn new(workers: usize, queue: usize, watchdog: Duration) -> Arc<Self> {
+        Self::with_optional_wait(workers, queue, watchdog, OPTIONAL_WAIT)
+    }
+
+    /// [`EnginePool::new`], with optional jobs answered [`PoolError::Busy`] after `optional_wait`.
+    pub fn with_optional_wait(workers: usize, queue: usize, watchdog: Duration, optional_wait: Duration) -> Arc<Self> {
         let workers = workers.max(1);
         let (sender, receiver) = channel::<Job>();
         let receiver = Arc::new(Mutex::new(receiver));
@@ -65,7 +76,14 @@ impl EnginePool {
                 tracing::error!("cannot start engine worker {i}: {err}");
             }
         }
-        Arc::new(EnginePool { sender: Mutex::new(sender), optional: AtomicUsize::new(0), workers, queue, watchdog })
+        Arc::new(EnginePool {
+            sender: Mutex::new(sender),
+            optional: AtomicUsize::new(0),
+            workers,
+            queue,
+            watchdog,
+            optional_wait,
+        })
     }
 
     /// Runs `work` on a worker under `flag` and waits for its answer. `optional` jobs are
@@ -99,7 +117,8 @@ impl EnginePool {
         let job: Job = Box::new(move |slots: &mut Slots| {
             // The release travels with the job: it is counted until the worker is done with it.
             let _release = release;
-            if flag.is_cancelled() {
+            // Cancelled, or nobody waits for the answer any more (gave up, or disconnected).
+            if flag.is_cancelled() || answer.is_closed() {
                 return;
             }
             let timer = flag.clone();
@@ -131,7 +150,16 @@ impl EnginePool {
             }
         });
         self.sender.lock().unwrap_or_else(|e| e.into_inner()).send(job).map_err(|_| PoolError::Failed)?;
-        receive.await.map_err(|_| PoolError::Failed)
+        if !optional {
+            return receive.await.map_err(|_| PoolError::Failed);
+        }
+        match tokio::time::timeout(self.optional_wait, receive).await {
+            Ok(answer) => answer.map_err(|_| PoolError::Failed),
+            Err(_) => {
+                tracing::warn!("refused work: a hint or analysis waited {:?} for a worker", self.optional_wait);
+                Err(PoolError::Busy)
+            }
+        }
     }
 }
 

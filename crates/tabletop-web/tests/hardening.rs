@@ -81,3 +81,38 @@ fn a_burst_of_connections_waits_in_the_listen_queue() {
     server.join().unwrap();
     assert_eq!(connected, 1500, "connections completed within 0.9 s while the server could not accept");
 }
+
+/// A hint or analysis queued behind long computer moves gets 503 (`Busy`) after a bounded
+/// wait instead of hanging (under `bench serve --abuse`, queued hints waited over 30 s), and
+/// its job is skipped when a worker reaches it, so abandoned hints cost no thinking.
+#[tokio::test]
+async fn a_queued_hint_gives_up_after_a_bounded_wait_and_is_skipped() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+    use tabletop::cancel::CancelFlag;
+    use tabletop_web::engines::{EnginePool, PoolError};
+
+    let pool = EnginePool::with_optional_wait(1, 4, Duration::from_secs(30), Duration::from_millis(300));
+    // A long computer move holds the only worker.
+    let busy = {
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            pool.run(false, CancelFlag::new(), |_| std::thread::sleep(Duration::from_millis(1500))).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let ran = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let hint = {
+        let ran = ran.clone();
+        pool.run(true, CancelFlag::new(), move |_| ran.store(true, Ordering::SeqCst)).await
+    };
+    assert!(matches!(hint, Err(PoolError::Busy)), "the hint is refused: {hint:?}");
+    assert!(started.elapsed() < Duration::from_millis(1000), "after the bounded wait: {:?}", started.elapsed());
+    busy.await.expect("the computer move ends").expect("and is answered");
+    // The worker reached the abandoned hint: it was skipped, and the pool still works.
+    let answer = pool.run(true, CancelFlag::new(), |_| 42).await;
+    assert_eq!(answer.expect("a later hint is answered"), 42);
+    assert!(!ran.load(Ordering::SeqCst), "an abandoned hint does not think");
+}
