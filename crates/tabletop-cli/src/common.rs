@@ -87,10 +87,19 @@ impl MatchOptions {
     }
 
     pub fn settings(&self, default_openings: std::ops::RangeInclusive<usize>) -> Result<MatchSettings> {
-        let min = self.opening_min.unwrap_or(*default_openings.start());
-        let max = self.opening_max.unwrap_or(*default_openings.end()).max(min);
         if self.games == 0 {
             bail!("--games must be at least 1");
+        }
+        let (min, max) = match (self.opening_min, self.opening_max) {
+            (Some(min), Some(max)) if min > max => {
+                bail!("--opening-min {min} is more than --opening-max {max}")
+            }
+            (Some(min), None) => (min, (*default_openings.end()).max(min)),
+            (None, Some(max)) => ((*default_openings.start()).min(max), max),
+            (min, max) => (min.unwrap_or(*default_openings.start()), max.unwrap_or(*default_openings.end())),
+        };
+        if max > 1000 {
+            bail!("--opening-max {max}: at most 1000 plies");
         }
         Ok(MatchSettings { games: self.games, seed: self.seed, opening_plies: min..=max })
     }
@@ -131,4 +140,40 @@ pub fn run_match_cli<G: Game>(
         println!("  draws {}", tally.draws);
     }
     Ok(tally)
+}
+
+/// The largest saved game or position file read (a Mathable save is a few kilobytes).
+pub const SAVE_MAX_BYTES: u64 = 1 << 20;
+
+/// Reads a text file of at most `max` bytes: a larger file (or an endless one such as
+/// `/dev/zero`) is an error instead of a read that never ends.
+pub fn read_capped(path: &std::path::Path, max: u64) -> Result<String> {
+    let bytes = read_capped_bytes(path, max)?;
+    String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{} is not UTF-8 text", path.display()))
+}
+
+/// Reads a file of at most `max` bytes (see [`read_capped`]).
+pub fn read_capped_bytes(path: &std::path::Path, max: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    if bytes.len() as u64 > max {
+        bail!("{} is larger than {} KiB", path.display(), max / 1024);
+    }
+    Ok(bytes)
+}
+
+/// Reads a duration option (`500ms`, `2s`, `1.5s`): finite, not negative.
+pub fn parse_duration_arg(text: &str) -> std::result::Result<std::time::Duration, String> {
+    tabletop::player_spec::parse_duration(text).ok_or_else(|| format!("{text:?} is not a duration such as 500ms or 2s"))
+}
+
+/// Checks a `--threads` option: at least 1, at most four times the cores.
+pub fn check_threads(threads: usize) -> Result<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads == 0 || threads > 4 * cores {
+        bail!("--threads {threads}: give 1 to {} (4 x {cores} cores)", 4 * cores);
+    }
+    Ok(threads)
 }

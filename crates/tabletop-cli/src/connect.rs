@@ -300,7 +300,7 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             "{:<12} {:>6} {:>12} {:>14} {:>12} {:>8}",
             "set", "lines", "mean ms", "mean nodes", "Pons ms", "ratio"
         );
-        let mut solver = Solver::new(v, args.table);
+        let mut solver = checked_solver(v, args.table, "--table")?;
         for name in names {
             let path = format!("{dir}/{name}");
             let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
@@ -367,7 +367,8 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
             args.threads,
             (args.empty_table * 8) >> 20
         );
-        let mut solver = Solver::new(v, args.empty_table);
+        crate::common::check_threads(args.threads)?;
+        let mut solver = checked_solver(v, args.empty_table, "--empty-table")?;
         solver.set_trace(args.trace);
         let p = Connect::from_notation(&v, &args.position)?;
         let start = Instant::now();
@@ -436,19 +437,11 @@ pub fn perft(args: PerftArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Solves one position and prints its line; an unreadable position is an error (the caller
+/// reports it once, with its line number).
 fn solve_line(solver: &mut Solver, args: &SolveArgs, seq: &str, out: &mut impl Write) -> Result<()> {
     let v = solver.variant();
-    let p = match Connect::from_notation(&v, seq) {
-        Ok(p) => p,
-        Err(e) => {
-            if args.json {
-                writeln!(out, "{}", serde_json::json!({"position": seq, "error": e.to_string()}))?;
-            } else {
-                writeln!(out, "{seq} error: {e}")?;
-            }
-            return Ok(());
-        }
-    };
+    let p = Connect::from_notation(&v, seq).with_context(|| format!("bad position {seq:?}"))?;
     solver.reset_nodes();
     let start = Instant::now();
     let mut json = serde_json::json!({ "position": seq });
@@ -487,21 +480,39 @@ fn solve_line(solver: &mut Solver, args: &SolveArgs, seq: &str, out: &mut impl W
     Ok(())
 }
 
+/// A solver with a table of `entries` entries, checked against the memory available and
+/// allocated fallibly.
+pub fn checked_solver(v: ConnectVariant, entries: usize, option: &str) -> Result<Solver> {
+    tabletop::memory::ensure_available(Solver::memory_bytes(v, entries))
+        .with_context(|| format!("{option} {entries}"))?;
+    Solver::try_new(v, entries).with_context(|| format!("{option} {entries}"))
+}
+
 pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
     let v = args.size.variant()?;
-    let mut solver = Solver::new(v, args.table);
+    crate::common::check_threads(args.threads)?;
+    let mut solver = checked_solver(v, args.table, "--table")?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if let Some(seq) = &args.position {
         return solve_line(&mut solver, &args, seq.trim(), &mut out);
     }
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
+    let (mut failed, mut total) = (0usize, 0usize);
+    for (number, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.with_context(|| format!("line {}", number + 1))?;
+        // Pons' format: the position, then anything after a space; a blank line is the empty board.
         let seq = line.split_whitespace().next().unwrap_or("");
-        if line.trim().is_empty() {
-            continue;
+        total += 1;
+        if let Err(e) = solve_line(&mut solver, &args, seq, &mut out) {
+            if e.downcast_ref::<std::io::Error>().is_some() {
+                return Err(e);
+            }
+            eprintln!("error: line {}: {e:#}", number + 1);
+            failed += 1;
         }
-        solve_line(&mut solver, &args, seq, &mut out)?;
+    }
+    if failed > 0 {
+        bail!("{failed} of {total} lines could not be solved");
     }
     Ok(())
 }
@@ -517,9 +528,10 @@ pub struct BookArgs {
     /// Which side the book plays: first (X), second (O) or both.
     #[arg(long, default_value = "first")]
     pub side: String,
-    /// The book file; an existing file is resumed.
-    #[arg(long, default_value = "connect-book.bin")]
-    pub output: String,
+    /// The book file (default connect-book.bin); an existing file is resumed. With --report:
+    /// the book to report on (default: the shipped 7x6 book).
+    #[arg(long)]
+    pub output: Option<String>,
     /// Worker threads sharing one table.
     #[arg(long, default_value_t = 2)]
     pub threads: usize,
@@ -553,9 +565,9 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
 
     let v = args.size.variant()?;
     if args.report {
-        let b = match std::fs::read(&args.output) {
-            Ok(bytes) => Book::from_bytes(&bytes)?,
-            Err(_) => Book::standard(),
+        let b = match &args.output {
+            Some(path) => read_book(path)?,
+            None => Book::standard(),
         };
         println!("{} positions ({} proven), {} bytes", b.len(), b.proven(), b.to_bytes().len());
         for side in [BookSide::First, BookSide::Second] {
@@ -585,26 +597,33 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
         "both" => vec![BookSide::First, BookSide::Second],
         other => bail!("--side {other:?}: choose first, second or both"),
     };
-    let book = match std::fs::read(&args.output) {
-        Ok(bytes) => {
-            let b = Book::from_bytes(&bytes).with_context(|| format!("reading {}", args.output))?;
-            if b.variant() != v {
-                bail!("{} is a book for {}, not {v}", args.output, b.variant());
-            }
-            println!("resuming {} ({} positions)", args.output, b.len());
-            b
+    crate::common::check_threads(args.threads)?;
+    if !(args.position_seconds.is_finite() && args.position_seconds > 0.0 && args.position_seconds <= 1e6) {
+        bail!("--position-seconds {}: give a number of seconds above 0", args.position_seconds);
+    }
+    let output = args.output.clone().unwrap_or_else(|| "connect-book.bin".to_string());
+    let book = if std::path::Path::new(&output).exists() {
+        let b = read_book(&output)?;
+        if b.variant() != v {
+            bail!("{output} is a book for {}, not {v}", b.variant());
         }
-        Err(_) => Book::new(v)?,
+        println!("resuming {output} ({} positions)", b.len());
+        b
+    } else {
+        Book::new(v)?
     };
     let save = |b: &Book| -> Result<()> {
-        let tmp = format!("{}.tmp", args.output);
-        std::fs::write(&tmp, b.to_bytes())?;
-        std::fs::rename(&tmp, &args.output)?;
+        let tmp = format!("{output}.tmp");
+        std::fs::write(&tmp, b.to_bytes()).with_context(|| format!("cannot write {tmp}"))?;
+        std::fs::rename(&tmp, &output).with_context(|| format!("cannot write {output}"))?;
         Ok(())
     };
     let started = Instant::now();
     let deadline = args.max_seconds.map(|s| started + Duration::from_secs(s));
-    let table = Arc::new(Table::new(args.table, Solver::key_bits(v)));
+    tabletop::memory::ensure_available(tabletop::games::connect::solver::table_bytes(v, args.table))
+        .with_context(|| format!("--table {}", args.table))?;
+    let table =
+        Arc::new(Table::try_new(args.table, Solver::key_bits(v)).with_context(|| format!("--table {}", args.table))?);
     let book = Arc::new(Mutex::new(book));
     let mut complete = true;
     let plies: Vec<usize> = if args.reprove { (0..=args.plies).rev().collect() } else { (0..=args.plies).collect() };
@@ -631,7 +650,7 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
             let next = AtomicUsize::new(0);
             let last_save = Mutex::new(Instant::now());
             std::thread::scope(|scope| {
-                for _ in 0..args.threads.max(1) {
+                for _ in 0..args.threads {
                     scope.spawn(|| {
                         let mut solver = Solver::with_table(v, table.clone());
                         let mut heuristic = heuristic_search();
@@ -705,7 +724,7 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
     println!(
         "{} {}: {} positions ({} proven) up to ply {}, {} bytes, {:.1} s{}",
         if complete { "built" } else { "stopped (resume with the same command)" },
-        args.output,
+        output,
         b.len(),
         b.proven(),
         b.plies(),
@@ -714,4 +733,13 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
         if complete { "" } else { " this run" }
     );
     Ok(())
+}
+
+/// The largest book file read (the shipped 7x6 book to ply 12 is 105 KB).
+const BOOK_MAX_BYTES: u64 = 64 << 20;
+
+/// Reads and checks a book file.
+fn read_book(path: &str) -> Result<tabletop::games::connect::book::Book> {
+    let bytes = crate::common::read_capped_bytes(std::path::Path::new(path), BOOK_MAX_BYTES)?;
+    tabletop::games::connect::book::Book::from_bytes(&bytes).with_context(|| format!("cannot read the book {path}"))
 }

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod common;
 mod connect;
 mod mathable;
+mod position;
 mod reversi;
 mod slide;
 mod tune;
@@ -37,9 +38,12 @@ enum Command {
     /// Build an opening book with the solver.
     #[command(subcommand)]
     Book(BookGame),
-    /// List the valid moves of a saved game.
+    /// The legal moves of a position, in the game's notation.
     #[command(subcommand)]
-    Moves(MovesGame),
+    Moves(position::PositionGame),
+    /// The value of every legal move of a position (exact where a solver answers in time).
+    #[command(subcommand)]
+    Analyze(position::PositionGame),
     /// Fit evaluation weights to self-play positions labelled by exact solves.
     #[command(subcommand)]
     Tune(TuneGame),
@@ -241,12 +245,6 @@ enum TuneGame {
     Reversi(tune::ReversiArgs),
 }
 
-#[derive(Subcommand)]
-enum MovesGame {
-    /// Every valid Mathable placement for the player to move in a saved game.
-    Mathable(mathable::MovesArgs),
-}
-
 fn main() {
     let cli = Cli::parse();
     if !matches!(cli.command, Command::Serve(_)) {
@@ -273,7 +271,8 @@ fn main() {
         Command::Bench(BenchGame::Mathable(a)) => mathable::bench(a),
         Command::Bench(BenchGame::Serve(a)) => bench_serve(a),
         Command::Book(BookGame::Connect(a)) => connect::book(a),
-        Command::Moves(MovesGame::Mathable(a)) => mathable::moves(a),
+        Command::Moves(g) => position::moves(g),
+        Command::Analyze(g) => position::analyze(g),
         Command::Tune(TuneGame::Reversi(a)) => tune::reversi(a),
         Command::Serve(a) => {
             let defaults = tabletop_web::ServeConfig::default();

@@ -118,24 +118,10 @@ pub struct BenchArgs {
     engine: PlayerSpec,
 }
 
-/// Options of `tabletop moves mathable`.
-#[derive(Args)]
-pub struct MovesArgs {
-    /// A saved game (JSON, as written by `save`).
-    #[arg(long)]
-    state: PathBuf,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-    /// Add the engine's choice of whole turn.
-    #[arg(long)]
-    best: bool,
-}
-
-fn load_state(path: &PathBuf) -> Result<(Mathable, Vec<String>)> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let save = SaveState::from_json(&text).with_context(|| format!("{} is not a Mathable save", path.display()))?;
-    let game = save.to_game().with_context(|| format!("{} is not a valid Mathable save", path.display()))?;
+fn load_state(path: &std::path::Path) -> Result<(Mathable, Vec<String>)> {
+    let text = crate::common::read_capped(path, crate::common::SAVE_MAX_BYTES)?;
+    let save = SaveState::from_json(&text).with_context(|| format!("cannot load {}", path.display()))?;
+    let game = save.to_game().with_context(|| format!("cannot load {}", path.display()))?;
     Ok((game, save.history))
 }
 
@@ -796,21 +782,22 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-pub fn moves(args: MovesArgs) -> Result<()> {
-    let (game, _) = load_state(&args.state)?;
+/// `tabletop moves mathable --state FILE [--best]`: the placements with their points, and the
+/// engine's choice of whole turn.
+pub fn list_placements(game: &Mathable, best: bool, json: bool) -> Result<()> {
     let Status::ToMove(seat) = game.status() else {
-        bail!("the game in {} is over", args.state.display());
+        bail!("the game is over");
     };
     let mut placements = game.placements();
     placements.sort_by(|a, b| b.points.cmp(&a.points).then(a.cell.cmp(&b.cell)).then(a.token.cmp(&b.token)));
-    let best = if args.best {
+    let best = if best {
         let mut engine = EnginePlayer::new(1);
-        let (moves, plan) = engine.best_turn(&game);
+        let (moves, plan) = engine.best_turn(game);
         Some((moves, plan))
     } else {
         None
     };
-    if args.json {
+    if json {
         let list: Vec<_> = placements
             .iter()
             .map(|p| serde_json::json!({"cell": p.cell.to_string(), "token": p.token, "points": p.points}))

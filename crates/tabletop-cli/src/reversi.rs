@@ -384,7 +384,7 @@ impl Session {
     }
 
     fn load(&mut self, file: &str) -> Result<()> {
-        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+        let text = crate::common::read_capped(std::path::Path::new(file), crate::common::SAVE_MAX_BYTES)?;
         let mut start = Reversi::new();
         let mut transcript = String::new();
         for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {

@@ -25,11 +25,11 @@ pub struct VariantArgs {
 }
 
 impl VariantArgs {
-    fn variant(self) -> Result<SlideVariant> {
+    pub fn variant(self) -> Result<SlideVariant> {
         Ok(SlideVariant::new(self.size, self.empty)?)
     }
 
-    fn position(self, config: Option<&str>) -> Result<Slide> {
+    pub fn position(self, config: Option<&str>) -> Result<Slide> {
         let variant = self.variant()?;
         match config {
             Some(text) => Slide::from_notation(&variant, text).with_context(|| format!("bad position {text:?}")),

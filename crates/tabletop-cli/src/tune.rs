@@ -41,11 +41,17 @@ pub struct ReversiArgs {
 
 /// Runs `tabletop tune reversi`.
 pub fn reversi(args: ReversiArgs) -> Result<()> {
+    if !(args.ridge.is_finite() && (0.0..=1e6).contains(&args.ridge)) {
+        anyhow::bail!("--ridge {}: give a number from 0 to 1000000", args.ridge);
+    }
+    if args.games == 0 {
+        anyhow::bail!("--games must be at least 1");
+    }
     let weights: &'static Weights = match &args.weights {
         None => Weights::builtin(),
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let weights = Weights::parse(&text).with_context(|| format!("{} is not a weight file", path.display()))?;
+            let text = crate::common::read_capped(path, 1 << 20)?;
+            let weights = Weights::parse(&text).with_context(|| format!("bad weight file {}", path.display()))?;
             // Lives until the program ends, like the built-in weights; the engine needs 'static.
             Box::leak(Box::new(weights))
         }

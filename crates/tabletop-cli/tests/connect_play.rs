@@ -72,8 +72,9 @@ fn solve_command_prints_pons_scores() {
     let out =
         run(&["solve", "connect"], "2252576253462244111563365343671351441 -1\n7422341735647741166133573473242566 1\n");
     assert_eq!(out, "2252576253462244111563365343671351441 -1\n7422341735647741166133573473242566 1\n");
-    let out = run(&["solve", "connect", "--position", "1111", "--preset", "connect3"], "");
-    assert!(out.contains("error: move 4: column 1 is full"), "{out}");
+    let bad = common::tabletop(&["solve", "connect", "--position", "1111", "--preset", "connect3"], "");
+    assert!(!bad.ok && bad.stdout.is_empty());
+    assert_eq!(bad.stderr, "error: bad position \"1111\": move 4: column 1 is full\n");
     let out =
         run(&["solve", "connect", "--preset", "connect3", "--position", "", "--all-moves", "--json", "--stats"], "");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();

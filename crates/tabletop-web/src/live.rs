@@ -530,6 +530,11 @@ impl AppState {
         })
     }
 
+    /// The caps on what one engine may ask for.
+    pub fn caps(&self) -> crate::sessions::Caps {
+        crate::sessions::Caps { max_think: self.config.max_think, engine_memory: self.config.engine_memory }
+    }
+
     /// The database.
     pub fn store(&self) -> std::sync::MutexGuard<'_, Store> {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
@@ -702,10 +707,13 @@ pub fn schedule(state: &Shared, game: &mut LiveGame) {
     let snapshot = game.session.boxed_clone();
     let flag = game.cancel.clone();
     let (state, id) = (state.clone(), game.row.id.clone());
+    let caps = state.caps();
     tokio::spawn(async move {
         let name = snapshot.game();
-        let chosen =
-            state.pool.run(false, flag.clone(), move |slots| snapshot.computer_move(&spec, slots.slot(name))).await;
+        let chosen = state
+            .pool
+            .run(false, flag.clone(), move |slots| snapshot.computer_move(&spec, slots.slot(name), &caps))
+            .await;
         state.thinking.fetch_sub(1, Ordering::SeqCst);
         let Some(live) = state.cached(&id) else { return };
         let mut game = live.lock().await;

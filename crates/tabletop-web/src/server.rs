@@ -34,7 +34,7 @@ use tower_http::trace::{DefaultOnResponse, TraceLayer};
 
 use crate::config::ServeConfig;
 use crate::live::{AppState, Change, LiveGame, ProposalKind, Shared};
-use crate::sessions::{new_session, Caps};
+use crate::sessions::new_session;
 use crate::store::{GameRow, Store, StoreError};
 
 /// Request bodies larger than this are refused (413).
@@ -373,7 +373,7 @@ async fn create_game(
     if seats.len() != seats_needed {
         return Err(ApiError::BadRequest(format!("{} needs {seats_needed} seats, got {}", request.game, seats.len())));
     }
-    let caps = Caps { max_think: state.config.max_think, engine_memory: state.config.engine_memory };
+    let caps = state.caps();
     for (seat, text) in seats.iter_mut().enumerate() {
         let spec: PlayerSpec =
             text.parse().map_err(|e: tabletop::SpecError| ApiError::BadRequest(format!("seat {seat}: {e}")))?;
@@ -670,12 +670,14 @@ async fn hint(
     };
     let budget = state.config.max_think.min(Duration::from_millis(800));
     let name = snapshot.game();
-    let advice = state.pool.run(true, flag, move |slots| snapshot.hint(slots.slot(name), budget)).await.map_err(
-        |e| match e {
-            crate::engines::PoolError::Busy => ApiError::Busy,
-            other => ApiError::Internal(other.to_string()),
-        },
-    )?;
+    let caps = state.caps();
+    let advice =
+        state.pool.run(true, flag, move |slots| snapshot.hint(slots.slot(name), budget, &caps)).await.map_err(|e| {
+            match e {
+                crate::engines::PoolError::Busy => ApiError::Busy,
+                other => ApiError::Internal(other.to_string()),
+            }
+        })?;
     Ok(Json(advice.unwrap_or(Value::Null)))
 }
 

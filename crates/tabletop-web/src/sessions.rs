@@ -7,13 +7,14 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use tabletop::games::connect::engine::{describe_score, make_player as connect_player, Engine as ConnectEngine};
+use tabletop::games::connect::solver::Solver as ConnectSolver;
 use tabletop::games::connect::{Column, Connect, ConnectVariant, Side as ConnectSide};
 use tabletop::games::mathable::{players::from_spec as mathable_player, Mathable, MathableMove, Settings, Square};
 use tabletop::games::reversi::{engine::EnginePlayer as ReversiEnginePlayer, players::make_player as reversi_player};
 use tabletop::games::reversi::{Color, Reversi, ReversiMove};
 use tabletop::games::slide::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
 use tabletop::games::slide::{Cell, Slide, SlideMove, SlideVariant};
-use tabletop::{EndReason, Game, Outcome, Player, PlayerKind, PlayerSpec, Record, Seat, Status};
+use tabletop::{Analyze, EndReason, Game, Outcome, Player, PlayerKind, PlayerSpec, Record, Seat, Status};
 
 /// The per-worker cache of one game's engine (its tables are reused across moves and games);
 /// each adapter decides what it keeps there.
@@ -60,11 +61,11 @@ pub trait Session: Send {
     /// move list as that viewer may see it.
     fn view(&self, viewer: Option<usize>) -> Value;
     /// The engine's best move and its value, within `budget`.
-    fn hint(&self, slot: &mut EngineSlot, budget: Duration) -> Option<Value>;
+    fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
     /// The value of every legal move at `ply` (the current position when `None`), within `budget`.
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String>;
     /// A computer player's move for the side to move, in notation.
-    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<String, String>;
+    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, String>;
     /// The move that passes the turn of a seat that left (a resigned Mathable player), if any.
     fn pass_move(&self) -> Option<String>;
     /// Checks a computer player's spec completely (name, settings, values, ranges) and against
@@ -87,17 +88,13 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     /// The board as JSON.
     fn board(record: &Record<G>, viewer: Option<usize>) -> Value;
     /// The engine's advice.
-    fn hint(record: &Record<G>, slot: &mut EngineSlot, budget: Duration) -> Option<Value>;
+    fn hint(record: &Record<G>, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
     /// A move chosen by the player a spec names.
-    fn choose(record: &Record<G>, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<G::Move, String>;
+    fn choose(record: &Record<G>, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<G::Move, String>;
     /// Checks a spec's values (the library's own constructor where that is cheap) and the caps.
     fn check_spec(record: &Record<G>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String>;
     /// Each seat's name.
     fn seat_name(seat: usize) -> String;
-    /// The value of every legal move of the record's current position.
-    fn analyze(_record: &Record<G>, _budget: Duration) -> Result<Value, String> {
-        Err("analysis is not available for this game yet".into())
-    }
     /// Does the position hold information some seats must not see (Mathable's racks)? Then the
     /// legal moves and the position notation go only to the seat to move.
     const HIDDEN_INFORMATION: bool = false;
@@ -122,12 +119,12 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
 }
 
 /// A [`Session`] for any game with an [`Adapter`].
-pub struct GenericSession<G: Game, A: Adapter<G>> {
+pub struct GenericSession<G: Analyze, A: Adapter<G>> {
     record: Record<G>,
     adapter: std::marker::PhantomData<A>,
 }
 
-impl<G: Game, A: Adapter<G>> GenericSession<G, A> {
+impl<G: Analyze, A: Adapter<G>> GenericSession<G, A> {
     /// A new game from the page's options (unknown keys refused) and the server's secret.
     pub fn new(options: &Value, secret: &Value) -> Result<Self, String> {
         let Some(map) = options.as_object() else { return Err("options must be a JSON object".into()) };
@@ -158,7 +155,7 @@ fn status_json<G: Game>(record: &Record<G>) -> Value {
     }
 }
 
-impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
+impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
     fn game(&self) -> &'static str {
         A::NAME
     }
@@ -239,8 +236,8 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
         })
     }
 
-    fn hint(&self, slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
-        A::hint(&self.record, slot, budget)
+    fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value> {
+        A::hint(&self.record, slot, budget, caps)
     }
 
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String> {
@@ -252,11 +249,17 @@ impl<G: Game, A: Adapter<G>> Session for GenericSession<G, A> {
         for &mv in &self.record.moves()[..ply] {
             record.play(mv).map_err(|e| e.to_string())?;
         }
-        A::analyze(&record, budget)
+        let analysis = G::analyze(&record, budget);
+        let moves: Vec<Value> = analysis
+            .moves
+            .iter()
+            .map(|m| json!({"move": m.notation, "value": m.text, "score": m.score, "exact": m.exact}))
+            .collect();
+        Ok(json!({"ply": ply, "moves": moves, "depth": analysis.depth}))
     }
 
-    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<String, String> {
-        A::choose(&self.record, spec, slot).map(|m| m.to_string())
+    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, String> {
+        A::choose(&self.record, spec, slot, caps).map(|m| m.to_string())
     }
 
     fn pass_move(&self) -> Option<String> {
@@ -405,13 +408,21 @@ impl Adapter<Slide> for SlideAdapter {
         })
     }
 
-    fn hint(record: &Record<Slide>, _slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
-        let advice = EnginePlayer::new(Some(budget), None).advise(record)?;
+    fn hint(record: &Record<Slide>, slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
+        let key = format!("hint:{}", budget.as_millis());
+        let engine = slot_player(slot, key, || Ok(EnginePlayer::new(Some(budget), None))).ok()?;
+        let advice = engine.advise(record)?;
         Some(json!({"move": advice.best.to_string(), "value": advice.value}))
     }
 
-    fn choose(record: &Record<Slide>, spec: &PlayerSpec, _slot: &mut EngineSlot) -> Result<SlideMove, String> {
-        let mut player = slide_player(spec).map_err(|e| e.to_string())?;
+    fn choose(
+        record: &Record<Slide>,
+        spec: &PlayerSpec,
+        slot: &mut EngineSlot,
+        _caps: &Caps,
+    ) -> Result<SlideMove, String> {
+        // The player is kept for the next move of the same spec (its search table is reused).
+        let player = slot_player(slot, spec.to_string(), || slide_player(spec).map_err(|e| e.to_string()))?;
         Ok(player.choose_move(record))
     }
 
@@ -538,13 +549,18 @@ impl Adapter<Mathable> for MathableAdapter {
         })
     }
 
-    fn hint(record: &Record<Mathable>, _slot: &mut EngineSlot, _budget: Duration) -> Option<Value> {
+    fn hint(record: &Record<Mathable>, _slot: &mut EngineSlot, _budget: Duration, _caps: &Caps) -> Option<Value> {
         let game = record.current();
         let best = game.placements().into_iter().max_by_key(|p| p.points)?;
         Some(json!({"move": format!("{}={}", best.cell, best.token), "value": format!("{} points", best.points)}))
     }
 
-    fn choose(record: &Record<Mathable>, spec: &PlayerSpec, _slot: &mut EngineSlot) -> Result<MathableMove, String> {
+    fn choose(
+        record: &Record<Mathable>,
+        spec: &PlayerSpec,
+        _slot: &mut EngineSlot,
+        _caps: &Caps,
+    ) -> Result<MathableMove, String> {
         let seed = record.current().settings().seed ^ record.moves().len() as u64;
         let mut player = mathable_player(spec, seed).map_err(|e| e.to_string())?;
         Ok(player.choose_move(record))
@@ -557,6 +573,11 @@ impl Adapter<Mathable> for MathableAdapter {
 
 /// Reversi on the web.
 pub struct ReversiAdapter;
+
+/// A worker's Reversi engine; its tables are allocated fallibly (an error, not an abort).
+fn reversi_engine() -> Result<ReversiEnginePlayer, String> {
+    ReversiEnginePlayer::try_new(None, None, "engine".into()).map_err(|e| e.to_string())
+}
 
 impl Adapter<Reversi> for ReversiAdapter {
     const NAME: &'static str = "reversi";
@@ -607,23 +628,25 @@ impl Adapter<Reversi> for ReversiAdapter {
         })
     }
 
-    fn hint(record: &Record<Reversi>, slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
-        let engine = slot_player(slot, "engine".into(), || Ok(ReversiEnginePlayer::new(None, None, "engine".into())))
-            .ok()?
-            .engine();
+    fn hint(record: &Record<Reversi>, slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
+        let engine = slot_player(slot, "engine".into(), reversi_engine).ok()?.engine();
         engine.time = Some(budget);
         engine.depth = None;
         let analysis = engine.analyse(record.current());
         Some(json!({"move": analysis.best.to_string(), "value": analysis.describe()}))
     }
 
-    fn choose(record: &Record<Reversi>, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<ReversiMove, String> {
+    fn choose(
+        record: &Record<Reversi>,
+        spec: &PlayerSpec,
+        slot: &mut EngineSlot,
+        _caps: &Caps,
+    ) -> Result<ReversiMove, String> {
         if spec.name == "engine" {
             // One engine per worker, its tables reused; the spec sets its limits for this move.
             let time = spec.get_duration("time").map_err(|e| e.to_string())?;
             let depth = spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?.map(|d| d as u32);
-            let player =
-                slot_player(slot, "engine".into(), || Ok(ReversiEnginePlayer::new(None, None, "engine".into())))?;
+            let player = slot_player(slot, "engine".into(), reversi_engine)?;
             let engine = player.engine();
             engine.time = if time.is_none() && depth.is_none() { Some(Duration::from_secs(1)) } else { time };
             engine.depth = depth;
@@ -633,11 +656,19 @@ impl Adapter<Reversi> for ReversiAdapter {
         Ok(player.choose_move(record))
     }
 
-    fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), String> {
+    fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
         if spec.name == "engine" {
             // Checked without building an engine (its tables are tens of megabytes).
             spec.get_duration("time").map_err(|e| e.to_string())?;
             spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?;
+            let bytes = tabletop::games::reversi::engine::Engine::MEMORY_BYTES;
+            if bytes > caps.engine_memory {
+                return Err(format!(
+                    "the engine needs {} MiB, over this server's limit of {} MiB per engine",
+                    bytes >> 20,
+                    caps.engine_memory >> 20
+                ));
+            }
             return Ok(());
         }
         reversi_player(spec, 0).map(|_| ()).map_err(|e| e.to_string())
@@ -647,10 +678,17 @@ impl Adapter<Reversi> for ReversiAdapter {
 /// Connect-N on the web.
 pub struct ConnectAdapter;
 
-/// Bytes per entry of the Connect engine's table.
-const CONNECT_ENTRY_BYTES: u64 = 8;
-/// The Connect engine's table when a spec names none (64 MiB).
+/// The Connect engine's table when a spec names none, at most (2^23 entries, 64 MiB).
 const CONNECT_DEFAULT_TABLE: u64 = 1 << 23;
+
+/// The largest table (a power of two, at most the default) whose solver fits in `memory`.
+fn connect_default_table(variant: ConnectVariant, memory: u64) -> u64 {
+    let mut entries = CONNECT_DEFAULT_TABLE;
+    while entries > 1 << 16 && ConnectSolver::memory_bytes(variant, entries as usize) > memory {
+        entries /= 2;
+    }
+    entries
+}
 
 impl ConnectAdapter {
     /// The cells (row from the bottom, column) of every completed line, to highlight the win.
@@ -679,7 +717,9 @@ impl ConnectAdapter {
     /// The engine in a worker's slot for this variant and table size.
     fn engine(slot: &mut EngineSlot, variant: ConnectVariant, table: u64) -> Result<&mut ConnectEngine, String> {
         let key = format!("{}x{}x{}:{table}", variant.width(), variant.height(), variant.line());
-        slot_player(slot, key, || Ok(ConnectEngine::with_table(variant, Duration::from_secs(1), table as usize)))
+        slot_player(slot, key, || {
+            ConnectEngine::try_with_table(variant, Duration::from_secs(1), table as usize).map_err(|e| e.to_string())
+        })
     }
 }
 
@@ -741,9 +781,10 @@ impl Adapter<Connect> for ConnectAdapter {
         })
     }
 
-    fn hint(record: &Record<Connect>, slot: &mut EngineSlot, budget: Duration) -> Option<Value> {
+    fn hint(record: &Record<Connect>, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value> {
         let position = record.current();
-        let engine = Self::engine(slot, position.connect_variant(), CONNECT_DEFAULT_TABLE).ok()?;
+        let variant = position.connect_variant();
+        let engine = Self::engine(slot, variant, connect_default_table(variant, caps.engine_memory)).ok()?;
         let deadline = std::time::Instant::now() + budget;
         let side = position.side_to_move();
         match engine.best_exact(position, Some(deadline)) {
@@ -760,12 +801,18 @@ impl Adapter<Connect> for ConnectAdapter {
         }
     }
 
-    fn choose(record: &Record<Connect>, spec: &PlayerSpec, slot: &mut EngineSlot) -> Result<Column, String> {
+    fn choose(
+        record: &Record<Connect>,
+        spec: &PlayerSpec,
+        slot: &mut EngineSlot,
+        caps: &Caps,
+    ) -> Result<Column, String> {
         let variant = record.current().connect_variant();
         if spec.name == "engine" {
             let time = spec.get_duration("time").map_err(|e| e.to_string())?.unwrap_or(Duration::from_secs(1));
             let table = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(|e| e.to_string())?;
-            let engine = Self::engine(slot, variant, table.unwrap_or(CONNECT_DEFAULT_TABLE))?;
+            let table = table.unwrap_or_else(|| connect_default_table(variant, caps.engine_memory));
+            let engine = Self::engine(slot, variant, table)?;
             engine.set_time(time);
             return Ok(engine.choose_move(record));
         }
@@ -773,19 +820,19 @@ impl Adapter<Connect> for ConnectAdapter {
         Ok(player.choose_move(record))
     }
 
-    fn check_spec(_record: &Record<Connect>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
+    fn check_spec(record: &Record<Connect>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
         if spec.name == "engine" {
             // Checked without building an engine: its table is what the caps bound.
             spec.get_duration("time").map_err(|e| e.to_string())?;
-            let table = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(|e| e.to_string())?;
-            let bytes = table.unwrap_or(CONNECT_DEFAULT_TABLE).saturating_mul(CONNECT_ENTRY_BYTES);
-            if bytes > caps.engine_memory {
-                return Err(format!(
-                    "table={} needs {} MiB, over this server's limit of {} MiB per engine",
-                    table.unwrap_or(CONNECT_DEFAULT_TABLE),
-                    bytes >> 20,
-                    caps.engine_memory >> 20
-                ));
+            if let Some(table) = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(|e| e.to_string())? {
+                let bytes = ConnectSolver::memory_bytes(record.current().connect_variant(), table as usize);
+                if bytes > caps.engine_memory {
+                    return Err(format!(
+                        "table={table} needs {} MiB, over this server's limit of {} MiB per engine",
+                        bytes.div_ceil(1 << 20),
+                        caps.engine_memory >> 20
+                    ));
+                }
             }
             return Ok(());
         }

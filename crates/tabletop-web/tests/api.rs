@@ -251,3 +251,86 @@ async fn mathable_racks_are_shown_only_to_their_seat() {
     let (status, err) = request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&bad)).await;
     assert_eq!(status, 422, "{err}");
 }
+
+/// A database written by the first release (no schema version, Mathable's seed among the public
+/// options) is migrated in place: its games load, the seed moves out of sight, the racks are the
+/// ones that seed deals, and new moves are stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_first_release_database_is_migrated() {
+    use tabletop::games::mathable::{Mathable, Preset, Settings};
+    use tabletop::Game;
+    let dir = tempdir();
+    let db = dir.join("old.db");
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE games (id TEXT PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL, seats TEXT NOT NULL,
+                                 tokens TEXT NOT NULL, ended TEXT, created INTEGER NOT NULL);
+             CREATE TABLE moves (game_id TEXT NOT NULL REFERENCES games(id), ply INTEGER NOT NULL,
+                                 notation TEXT NOT NULL, PRIMARY KEY (game_id, ply));
+             CREATE INDEX games_by_time ON games(created);
+             INSERT INTO games VALUES ('0123456789abcdef0123456789abcdef', 'mathable',
+                 '{\"preset\":\"classic\",\"players\":2,\"seed\":77}', '[\"human\",\"human\"]', '[\"t0\",\"t1\"]', NULL, 1);",
+        )
+        .unwrap();
+    }
+    let addr = start(&db).await;
+    let id = "0123456789abcdef0123456789abcdef";
+    let (status, state) = request(addr, "GET", &format!("/api/games/{id}?token=t0"), None).await;
+    assert_eq!(status, 200, "{state}");
+    assert!(state["options"].get("seed").is_none(), "the old public seed is hidden now");
+    let dealt = Mathable::start(&Settings::preset(Preset::Classic).with_seed(77));
+    let expected: Vec<u8> = dealt.rack(tabletop::Seat(0)).as_slice().to_vec();
+    assert_eq!(state["board"]["racks"][0], json!(expected), "the racks the stored seed deals");
+    let end = json!({"move": "end", "token": "t0", "ply": 0}).to_string();
+    let (status, _) = request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&end)).await;
+    assert_eq!(status, 200);
+    let version: i64 =
+        rusqlite::Connection::open(&db).unwrap().query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, 2, "the schema is at the latest version");
+}
+
+/// Analysis: exact values for the person to move against the computer, nothing for a watcher
+/// during the game, every past position for anyone once it is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analysis_for_the_mover_and_after_the_game() {
+    use tabletop::games::connect::{solver::Solver, Connect, ConnectVariant};
+    use tabletop::Game;
+    let dir = tempdir();
+    let addr = start(&dir.join("analysis.db")).await;
+    let body = json!({"game": "connect", "options": {"preset": "connect3"}, "seats": ["human", "human"]});
+    let (status, created) = request(addr, "POST", "/api/games", Some(&body.to_string())).await;
+    assert_eq!(status, 200);
+    let id = created["id"].as_str().unwrap();
+    let tokens: Vec<String> =
+        created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    let analysis = |token: Option<&str>, ply: Option<usize>| {
+        let body = json!({"token": token, "ply": ply}).to_string();
+        let path = format!("/api/games/{id}/analysis");
+        async move { request(addr, "POST", &path, Some(&body)).await }
+    };
+    // Between people without hints: nobody may analyse during the game.
+    assert_eq!(analysis(Some(&tokens[0]), None).await.0, 403);
+    assert_eq!(analysis(None, None).await.0, 403);
+    // Play to the end: X wins with the column 2 (1-based) stack.
+    for (ply, mv) in ["2", "1", "2", "1", "2"].iter().enumerate() {
+        let (status, state) =
+            request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body(mv, &tokens[ply % 2], Some(ply))))
+                .await;
+        assert_eq!(status, 200, "{state}");
+    }
+    // After the game a watcher may analyse any position: the values are the solver's.
+    let (status, answer) = analysis(None, Some(1)).await;
+    assert_eq!(status, 200, "{answer}");
+    let variant = ConnectVariant::connect3();
+    let position = Connect::from_notation(&variant, "2").unwrap();
+    let mut solver = Solver::new(variant, 1 << 16);
+    for entry in answer["moves"].as_array().unwrap() {
+        let mut child = position.clone();
+        child.play(child.parse_move(entry["move"].as_str().unwrap()).unwrap()).unwrap();
+        let exact = -solver.solve(&child);
+        assert_eq!(entry["score"].as_i64().unwrap(), i64::from(exact), "{entry}");
+        assert_eq!(entry["exact"], true);
+    }
+    assert_eq!(analysis(None, Some(99)).await.0, 400);
+}

@@ -21,18 +21,20 @@
 
 #![warn(missing_docs)]
 
+pub mod analysis;
 pub mod arena;
 pub mod cancel;
 pub mod conformance;
 pub mod game;
 pub mod games;
-mod memory;
+pub mod memory;
 pub mod perft;
 pub mod player_spec;
 pub mod players;
 pub mod record;
 pub mod search;
 
+pub use analysis::{Analysis, Analyze, MoveValue};
 pub use game::{Game, Outcome, Player, Seat, SeatSet, Status, TwoPlayer};
 pub use perft::perft;
 pub use player_spec::{PlayerKind, PlayerSpec, SpecError};

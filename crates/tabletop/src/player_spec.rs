@@ -60,6 +60,9 @@ pub enum SpecError {
         /// What was expected.
         expected: String,
     },
+    /// The player's tables (a setting such as `table=`) could not be allocated.
+    #[error(transparent)]
+    Memory(#[from] crate::memory::TableAllocError),
 }
 
 /// One kind of player a game offers, for help texts and validation.

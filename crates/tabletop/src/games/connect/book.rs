@@ -1,7 +1,9 @@
 //! Opening books: the exact score and a best move of positions near the start.
 //!
-//! Format (little-endian): the magic `TTC4`, a version byte (1), width, height, line length,
-//! the deepest ply covered, a `u32` entry count, then the entries as sorted `u64`s. An entry is
+//! Format (little-endian): the magic `TTC4`, a version byte (2), width, height, line length,
+//! the deepest ply covered, a `u32` entry count, the entries as strictly increasing `u64`s,
+//! and a 64-bit FNV-1a checksum of everything before it (version 1, as shipped, has no
+//! checksum; both are checked for their sizes, order, columns and scores). An entry is
 //! `key << 10 | (score + 32) << 4 | column`, where `key` is the smaller of the position's key
 //! and its mirror image's key (Pons' key: the mover's stones plus every stone), and the column
 //! (0-based) is a best move in that orientation. Keys must fit in 54 bits (7x6 uses 49).
@@ -44,6 +46,17 @@ pub enum BookError {
     /// The header names an unsupported board.
     #[error("the book's board is not valid: {0}")]
     Variant(String),
+    /// The checksum does not match the contents.
+    #[error("the book is corrupted (checksum mismatch)")]
+    Checksum,
+    /// The contents are inconsistent, described.
+    #[error("the book is corrupted: {0}")]
+    Corrupt(String),
+}
+
+/// 64-bit FNV-1a.
+fn checksum(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
 /// An opening book for one variant.
@@ -139,34 +152,89 @@ impl Book {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + 8 * self.entries.len());
         out.extend_from_slice(b"TTC4");
-        out.extend_from_slice(&[1, self.variant.width() as u8, self.variant.height() as u8, self.variant.line() as u8]);
+        out.extend_from_slice(&[2, self.variant.width() as u8, self.variant.height() as u8, self.variant.line() as u8]);
         out.push(self.plies);
         out.extend_from_slice(&(self.entries.len() as u32).to_le_bytes());
         for (&key, &(col, score)) in &self.entries {
             let e = key << 10 | ((score as i64 + 32) as u64) << 4 | col as u64;
             out.extend_from_slice(&e.to_le_bytes());
         }
+        let sum = checksum(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
         out
     }
 
-    /// Reads a book from its file format.
+    /// Reads a book from its file format, checking it: the checksum (version 2), the size, the
+    /// order of the entries, their columns and scores.
+    ///
+    /// ```
+    /// use tabletop::games::connect::book::{Book, BookError};
+    /// let mut bytes = Book::standard().to_bytes();
+    /// assert_eq!(Book::from_bytes(&bytes).unwrap(), Book::standard());
+    /// bytes[20] ^= 1;
+    /// assert_eq!(Book::from_bytes(&bytes), Err(BookError::Checksum));
+    /// ```
     pub fn from_bytes(data: &[u8]) -> Result<Self, BookError> {
-        if data.len() < 13 || &data[..4] != b"TTC4" || data[4] != 1 {
+        if data.len() < 13 || &data[..4] != b"TTC4" || !matches!(data[4], 1 | 2) {
             return Err(BookError::Magic);
         }
+        let version = data[4];
+        let data = if version == 2 {
+            let (body, sum) = data.split_at(data.len().saturating_sub(8).max(13));
+            if sum.len() != 8 {
+                return Err(BookError::Truncated);
+            }
+            if checksum(body).to_le_bytes() != sum {
+                return Err(BookError::Checksum);
+            }
+            body
+        } else {
+            data
+        };
         let variant = ConnectVariant::new(data[5] as usize, data[6] as usize, data[7] as usize)
             .map_err(|e| BookError::Variant(e.to_string()))?;
         let mut book = Book::new(variant)?;
         book.plies = data[8];
-        let count = u32::from_le_bytes([data[9], data[10], data[11], data[12]]) as usize;
-        let body = &data[13..];
-        if body.len() < count * 8 {
-            return Err(BookError::Truncated);
+        let cells = variant.cells();
+        if book.plies as usize > cells {
+            return Err(BookError::Corrupt(format!("ply {} on a board of {cells} cells", book.plies)));
         }
-        for chunk in body.chunks_exact(8).take(count) {
+        let count = u32::from_le_bytes([data[9], data[10], data[11], data[12]]) as u64;
+        let body = &data[13..];
+        match (body.len() as u64).cmp(&count.saturating_mul(8)) {
+            std::cmp::Ordering::Less => return Err(BookError::Truncated),
+            std::cmp::Ordering::Greater => {
+                return Err(BookError::Corrupt(format!(
+                    "{} bytes after {count} entries",
+                    body.len() as u64 - count * 8
+                )))
+            }
+            std::cmp::Ordering::Equal => {}
+        }
+        let key_bits = (variant.width() * (variant.height() + 1)) as u32;
+        let max_score = (cells as i64 + 1) / 2;
+        let mut previous = None;
+        for chunk in body.chunks_exact(8) {
             let e = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-            let score = ((e >> 4) & 0x3f) as i64 - 32;
-            book.entries.insert(e >> 10, ((e & 0xf) as u8, score as i8));
+            let (key, col, score) = (e >> 10, (e & 0xf) as u8, ((e >> 4) & 0x3f) as i64 - 32);
+            if previous.is_some_and(|p| p >= e) {
+                return Err(BookError::Corrupt("entries out of order".to_string()));
+            }
+            previous = Some(e);
+            if key_bits < 54 && key >> key_bits != 0 {
+                return Err(BookError::Corrupt(format!("key {key:#x} is not a position of {variant}")));
+            }
+            if col as usize >= variant.width() {
+                return Err(BookError::Corrupt(format!(
+                    "column {} on a board of {} columns",
+                    col + 1,
+                    variant.width()
+                )));
+            }
+            if score != UNPROVEN as i64 && score.abs() > max_score {
+                return Err(BookError::Corrupt(format!("score {score} beyond {max_score}")));
+            }
+            book.entries.insert(key, (col, score as i8));
         }
         Ok(book)
     }
@@ -232,4 +300,44 @@ fn children(p: &Connect) -> Vec<Connect> {
         })
         .filter(|c| c.status().to_move().is_some())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_book_passes_the_checks() {
+        let book = Book::from_bytes(STANDARD).expect("the shipped book is valid");
+        assert!(book.len() > 1000 && book.plies() == 12, "{} entries to ply {}", book.len(), book.plies());
+        assert_eq!(Book::from_bytes(&book.to_bytes()).unwrap(), book);
+    }
+
+    #[test]
+    fn corrupted_books_are_refused() {
+        let bytes = Book::standard().to_bytes();
+        // Every single flipped bit of the body is caught by the checksum.
+        for i in [9, 13, 100, bytes.len() - 9, bytes.len() - 1] {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x10;
+            assert_eq!(Book::from_bytes(&bad), Err(BookError::Checksum), "byte {i}");
+        }
+        assert_eq!(Book::from_bytes(&bytes[..bytes.len() - 3]), Err(BookError::Checksum));
+        assert_eq!(Book::from_bytes(&bytes[..14]), Err(BookError::Truncated));
+        // Version 1 (no checksum): sizes, order and columns are checked.
+        let v1 = |entries: &[u64], count: u32| {
+            let mut out = b"TTC4\x01\x07\x06\x04\x02".to_vec();
+            out.extend_from_slice(&count.to_le_bytes());
+            entries.iter().for_each(|e| out.extend_from_slice(&e.to_le_bytes()));
+            Book::from_bytes(&out)
+        };
+        let entry = |key: u64, score: i64, col: u64| key << 10 | ((score + 32) as u64) << 4 | col;
+        assert!(v1(&[entry(5, 1, 3), entry(9, -2, 2)], 2).is_ok());
+        assert_eq!(v1(&[entry(5, 1, 3)], 2), Err(BookError::Truncated));
+        assert!(matches!(v1(&[entry(5, 1, 3), entry(9, 1, 3)], 1), Err(BookError::Corrupt(_))));
+        assert!(matches!(v1(&[entry(9, 1, 3), entry(5, 1, 3)], 2), Err(BookError::Corrupt(_))));
+        assert!(matches!(v1(&[entry(5, 1, 7)], 1), Err(BookError::Corrupt(_))));
+        assert!(matches!(v1(&[entry(5, 30, 1)], 1), Err(BookError::Corrupt(_))));
+        assert!(matches!(v1(&[entry(1 << 50, 1, 1)], 1), Err(BookError::Corrupt(_))));
+    }
 }

@@ -22,6 +22,7 @@ use super::book::Book;
 use super::rules::{winning_cells, Column, Connect, ConnectVariant};
 use super::solver::{OutOfTime, Solver};
 use crate::game::{Game, Player};
+use crate::memory::TableAllocError;
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
 use crate::players::RandomPlayer;
 use crate::record::Record;
@@ -120,16 +121,27 @@ impl Engine {
     }
 
     /// An engine with a table of about `entries` entries.
+    ///
+    /// Panics if the table cannot be allocated; [`Engine::try_with_table`] returns an error.
     pub fn with_table(variant: ConnectVariant, time: Duration, entries: usize) -> Self {
+        Engine::try_with_table(variant, time, entries).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// An engine with a table of about `entries` entries (its memory:
+    /// [`Solver::memory_bytes`]), or an error when the table cannot be allocated.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::connect::engine::Engine;
+    /// use tabletop::games::connect::ConnectVariant;
+    /// let v = ConnectVariant::connect3();
+    /// assert!(Engine::try_with_table(v, Duration::from_millis(10), 1 << 16).is_ok());
+    /// assert!(Engine::try_with_table(v, Duration::from_millis(10), 1 << 60).is_err());
+    /// ```
+    pub fn try_with_table(variant: ConnectVariant, time: Duration, entries: usize) -> Result<Self, TableAllocError> {
+        let solver = Solver::try_new(variant, entries)?;
         let book = if variant == ConnectVariant::connect4() { Some(Arc::new(Book::standard())) } else { None };
-        Engine {
-            variant,
-            time,
-            solver: Solver::new(variant, entries),
-            book,
-            heuristic: heuristic_search(),
-            note: String::new(),
-        }
+        Ok(Engine { variant, time, solver, book, heuristic: heuristic_search(), note: String::new() })
     }
 
     /// Changes the move budget (an engine, with its table, serves moves of any budget).
@@ -266,7 +278,16 @@ impl Player<Connect> for LevelPlayer {
 }
 
 /// Builds a computer player from a spec (`engine`, `connect:level=3`, `random`), checked
-/// against [`PLAYER_KINDS`]; `human` is refused here (front ends handle people).
+/// against [`PLAYER_KINDS`]; `human` is refused here (front ends handle people). An engine
+/// whose table cannot be allocated is an error ([`SpecError::Memory`]), not an abort.
+///
+/// ```
+/// use tabletop::games::connect::engine::make_player;
+/// use tabletop::games::connect::ConnectVariant;
+/// let v = ConnectVariant::connect3();
+/// assert!(make_player(&"engine:table=65536".parse().unwrap(), v, 1).is_ok());
+/// assert!(make_player(&"engine:table=1".parse().unwrap(), v, 1).is_err());
+/// ```
 pub fn make_player(
     spec: &PlayerSpec,
     variant: ConnectVariant,
@@ -278,7 +299,11 @@ pub fn make_player(
         "engine" => {
             let time = spec.get_duration("time")?.unwrap_or(Duration::from_secs(1));
             let table = spec.get_in_range("table", 1 << 16..=1 << 30)?.unwrap_or(1 << 23);
-            Box::new(Engine::with_table(variant, time, table as usize))
+            {
+                let table = table as usize;
+                crate::memory::ensure_available(Solver::memory_bytes(variant, table))?;
+                Box::new(Engine::try_with_table(variant, time, table)?)
+            }
         }
         "connect" | "level" => {
             let level = spec.get_in_range("level", 1..=5)?.unwrap_or(3);

@@ -35,7 +35,7 @@ use std::time::Instant;
 
 use super::rules::{has_line, winning_cells, winning_cells4, Column, Connect, ConnectVariant};
 use crate::game::Game;
-use crate::memory::large_vec;
+use crate::memory::{try_large_vec, TableAllocError};
 
 /// A transposition table of exact bounds, shareable between threads.
 ///
@@ -54,6 +54,12 @@ pub struct Table {
     check_bits: u32,
 }
 
+/// The size in bytes of the shared table a solver for `variant` allocates when asked for
+/// `entries` entries (a power of two of 8-byte entries; see [`Table::new`]).
+pub fn table_bytes(variant: ConnectVariant, entries: usize) -> u64 {
+    Table::bytes_for(entries, Solver::key_bits(variant))
+}
+
 /// Bits of the check value of an entry.
 const CHECK_BITS: u32 = 46;
 const CHECK_SHIFT: u32 = 18;
@@ -63,20 +69,53 @@ const MOVE_SHIFT: u32 = 8;
 impl Table {
     /// A table of about `entries` entries (8 bytes each; rounded down to a power of two, at
     /// least 131,072, more for keys of over 62 bits) for keys of `key_bits` bits.
+    ///
+    /// Panics if the memory cannot be allocated; [`Table::try_new`] returns an error instead.
     pub fn new(entries: usize, key_bits: u32) -> Self {
-        Table::sized(entries, 17, key_bits)
+        Table::try_new(entries, key_bits).unwrap_or_else(|e| panic!("{e}"))
     }
 
-    /// A table of about `entries` entries, at least `2^min_bits` (more for long keys).
-    fn sized(entries: usize, min_bits: u32, key_bits: u32) -> Self {
+    /// A table as [`Table::new`], or an error when the memory cannot be allocated.
+    ///
+    /// ```
+    /// use tabletop::games::connect::solver::Table;
+    /// assert_eq!(Table::try_new(1 << 20, 49).unwrap().bytes(), 8 << 20);
+    /// assert!(Table::try_new(1 << 60, 49).is_err());
+    /// ```
+    pub fn try_new(entries: usize, key_bits: u32) -> Result<Self, TableAllocError> {
+        Table::try_sized(entries, 17, key_bits)
+    }
+
+    /// The number of entries of a table asked for with `entries` entries, at least
+    /// `2^min_bits` (more for long keys), and the key's check bits.
+    fn size_bits(entries: usize, min_bits: u32, key_bits: u32) -> u32 {
         let entries = entries.max(1 << min_bits) as u64;
         let key_bits = key_bits.clamp(1, 64);
         // The index gives `bits - 1` bits of the mixed key; the rest must fit the check.
-        let bits = (63 - entries.leading_zeros()).max(min_bits).max((key_bits + 1).saturating_sub(CHECK_BITS));
-        let size = 1u64 << bits;
-        let entries = large_vec(size as usize, || AtomicU64::new(0));
+        (63 - entries.leading_zeros()).max(min_bits).max((key_bits + 1).saturating_sub(CHECK_BITS))
+    }
+
+    /// The size in bytes of `Table::new(entries, key_bits)`, without allocating it.
+    pub fn bytes_for(entries: usize, key_bits: u32) -> u64 {
+        8u64.saturating_mul(1u64 << Table::size_bits(entries, 17, key_bits))
+    }
+
+    /// A table of about `entries` entries, at least `2^min_bits` (more for long keys).
+    fn try_sized(entries: usize, min_bits: u32, key_bits: u32) -> Result<Self, TableAllocError> {
+        let bits = Table::size_bits(entries, min_bits, key_bits);
+        let key_bits = key_bits.clamp(1, 64);
+        let size = usize::try_from(1u64 << bits).map_err(|_| TableAllocError {
+            bytes: 8u128 << bits,
+            reason: "the size exceeds the address space".into(),
+        })?;
+        let entries = try_large_vec(size, || AtomicU64::new(0))?;
         let key_mask = if key_bits < 64 { (1u64 << key_bits) - 1 } else { u64::MAX };
-        Table { entries, key_mask, check_bits: (key_bits + 1).saturating_sub(bits).max(1) }
+        Ok(Table { entries, key_mask, check_bits: (key_bits + 1).saturating_sub(bits).max(1) })
+    }
+
+    /// A small table of fixed size (panics only if the system has no memory left at all).
+    fn sized(entries: usize, min_bits: u32, key_bits: u32) -> Self {
+        Table::try_sized(entries, min_bits, key_bits).unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The number of entries.
@@ -424,8 +463,42 @@ impl Node {
 
 impl Solver {
     /// A solver for `variant` with a table of about `entries` entries (8 bytes each).
+    ///
+    /// Panics if the table cannot be allocated; [`Solver::try_new`] returns an error instead.
     pub fn new(variant: ConnectVariant, entries: usize) -> Self {
-        Solver::with_table(variant, Arc::new(Table::new(entries, Solver::key_bits(variant))))
+        Solver::try_new(variant, entries).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A solver for `variant` with a table of about `entries` entries (8 bytes each; see
+    /// [`Solver::memory_bytes`]), or an error when the memory cannot be allocated.
+    ///
+    /// ```
+    /// use tabletop::games::connect::solver::Solver;
+    /// use tabletop::games::connect::ConnectVariant;
+    /// let v = ConnectVariant::connect4();
+    /// assert!(Solver::try_new(v, 1 << 16).is_ok());
+    /// let err = Solver::try_new(v, 1 << 60).err().unwrap();
+    /// assert!(err.to_string().starts_with("cannot allocate a table of"));
+    /// ```
+    pub fn try_new(variant: ConnectVariant, entries: usize) -> Result<Self, TableAllocError> {
+        let table = Table::try_new(entries, Solver::key_bits(variant))?;
+        Ok(Solver::with_table(variant, Arc::new(table)))
+    }
+
+    /// The memory of `Solver::new(variant, entries)` in bytes: its shared table (entries
+    /// rounded down to a power of two, at least 131,072, 8 bytes each) and its small table.
+    ///
+    /// ```
+    /// use tabletop::games::connect::solver::Solver;
+    /// use tabletop::games::connect::ConnectVariant;
+    /// let v = ConnectVariant::connect4();
+    /// assert_eq!(Solver::memory_bytes(v, 1 << 23), (64 << 20) + (512 << 10));
+    /// assert_eq!(Solver::memory_bytes(v, (1 << 23) + 5), Solver::memory_bytes(v, 1 << 23));
+    /// ```
+    pub fn memory_bytes(variant: ConnectVariant, entries: usize) -> u64 {
+        let bits = Solver::key_bits(variant);
+        let small = 8u64 << Table::size_bits(SMALL_ENTRIES, 10, bits);
+        table_bytes(variant, entries).saturating_add(small)
     }
 
     /// A solver using a shared table.
@@ -1017,4 +1090,31 @@ struct Moves {
 pub fn solve_sequence(solver: &mut Solver, sequence: &str) -> Result<i32, super::rules::ConnectPositionError> {
     let p = Connect::from_notation(&solver.variant(), sequence)?;
     Ok(solver.solve(&p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::engine::Engine;
+    use super::*;
+
+    #[test]
+    fn impossible_tables_are_errors() {
+        let v = ConnectVariant::connect4();
+        for entries in [1usize << 60, usize::MAX] {
+            let err = Solver::try_new(v, entries).err().expect("an error, not an abort");
+            assert!(err.to_string().starts_with("cannot allocate a table of "), "{err}");
+        }
+        assert!(Engine::try_with_table(v, std::time::Duration::from_millis(1), 1 << 60).is_err());
+    }
+
+    #[test]
+    fn memory_figures_match_the_tables() {
+        for v in [ConnectVariant::connect3(), ConnectVariant::connect4()] {
+            for entries in [0, 1000, 1 << 17, (1 << 18) + 1, 3 << 19] {
+                let solver = Solver::try_new(v, entries).unwrap();
+                assert_eq!(table_bytes(v, entries), solver.table().bytes() as u64);
+                assert_eq!(Solver::memory_bytes(v, entries), (solver.table().bytes() + solver.small.bytes()) as u64);
+            }
+        }
+    }
 }

@@ -28,6 +28,10 @@ use super::board::{Board, Cell, Square, Tokens};
 use super::rules::{Bag, EndCause, Mathable, MathablePositionError};
 use super::settings::{Settings, MAX_TOKEN};
 
+/// The largest score a save may hold, in absolute value (a whole game scores a few thousand
+/// points at most), so that play can never overflow it.
+pub const MAX_SAVED_SCORE: u32 = 10_000_000;
+
 /// The format tag of version 1.
 pub const FORMAT: &str = "tabletop-mathable-1";
 
@@ -172,11 +176,23 @@ impl SaveState {
         }
         let bag = match &self.bag {
             Some(tokens) => {
-                let mut bag = Bag::empty();
+                // Counted before the bag holds them: no count may exceed the token set's.
+                let set = settings.tokens.counts();
+                let mut counts = [0usize; MAX_TOKEN as usize + 1];
                 for &v in tokens {
                     if v > MAX_TOKEN {
                         return Err(invalid(format!("bag token {v} is not a token")));
                     }
+                    counts[v as usize] += 1;
+                    if counts[v as usize] > set[v as usize] as usize {
+                        return Err(invalid(format!(
+                            "the bag holds more tokens of {v} than the set ({})",
+                            set[v as usize]
+                        )));
+                    }
+                }
+                let mut bag = Bag::empty();
+                for &v in tokens {
                     bag.put(v);
                 }
                 bag
@@ -205,6 +221,20 @@ impl SaveState {
         if !self.scores.is_empty() && self.scores.len() != players {
             return Err(invalid(format!("{} scores for {players} players", self.scores.len())));
         }
+        if let Some(&score) = self.scores.iter().find(|s| s.unsigned_abs() > MAX_SAVED_SCORE) {
+            return Err(invalid(format!("score {score} is beyond +/-{MAX_SAVED_SCORE}")));
+        }
+        let rack_size = settings.rack as usize;
+        let placed = self.placed_this_turn as usize;
+        if placed > rack_size {
+            return Err(invalid(format!("{placed} tokens placed this turn with a rack of {rack_size}")));
+        }
+        if self.extra_draw && placed == 0 {
+            return Err(invalid("an extra draw is pending before any placement this turn"));
+        }
+        if self.ended.is_none() && self.idle_turns as usize >= 2 * players {
+            return Err(invalid(format!("{} idle turns: the game should have ended", self.idle_turns)));
+        }
         scores[..self.scores.len()].copy_from_slice(&self.scores);
         if self.to_move as usize >= players {
             return Err(invalid(format!("seat {} is not at the table", self.to_move)));
@@ -225,5 +255,61 @@ impl SaveState {
         let game = Mathable::from_parts(settings, board, racks, bag, rng, scores, self.to_move, turn, end);
         game.check_conservation().map_err(invalid)?;
         Ok(game)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+
+    fn save() -> SaveState {
+        SaveState::from_game(&Mathable::start(&Settings::default()), &[])
+    }
+
+    fn refusal(save: &SaveState) -> String {
+        match save.to_game() {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("accepted: {save:?}"),
+        }
+    }
+
+    #[test]
+    fn a_fresh_save_loads_back() {
+        let s = save();
+        assert_eq!(s.to_game().unwrap(), Mathable::start(&Settings::default()));
+    }
+
+    #[test]
+    fn scores_that_could_overflow_are_refused() {
+        let mut s = save();
+        s.scores = vec![i32::MAX - 5, 0];
+        assert_eq!(refusal(&s), "bad save: score 2147483642 is beyond +/-10000000");
+        s.scores = vec![0, i32::MIN];
+        assert!(refusal(&s).contains("beyond"));
+        s.scores = vec![10_000_000, -10_000_000];
+        assert!(s.to_game().is_ok());
+    }
+
+    #[test]
+    fn a_bag_beyond_the_token_set_is_refused() {
+        let mut s = save();
+        let mut bag = s.bag.clone().unwrap();
+        bag.extend(std::iter::repeat_n(1, 256));
+        s.bag = Some(bag);
+        assert!(refusal(&s).starts_with("bad save: the bag holds more tokens of 1 than the set"), "{}", refusal(&s));
+    }
+
+    #[test]
+    fn inconsistent_turn_flags_are_refused() {
+        let mut s = save();
+        s.placed_this_turn = 200;
+        assert_eq!(refusal(&s), "bad save: 200 tokens placed this turn with a rack of 7");
+        let mut s = save();
+        s.extra_draw = true;
+        assert_eq!(refusal(&s), "bad save: an extra draw is pending before any placement this turn");
+        let mut s = save();
+        s.idle_turns = 4;
+        assert_eq!(refusal(&s), "bad save: 4 idle turns: the game should have ended");
     }
 }

@@ -9,6 +9,7 @@ use super::eval::Weights;
 use super::rules::{Reversi, ReversiMove, Square};
 use super::solver::Solver;
 use crate::game::Player;
+use crate::memory::{try_large_vec, TableAllocError};
 use crate::record::Record;
 
 /// Values at or beyond this are decided games (`WON + disc difference`).
@@ -23,6 +24,11 @@ struct Entry {
     bound: u8,
     best: u8,
 }
+
+/// The engine's search table holds `2^ENGINE_TABLE_BITS` entries.
+const ENGINE_TABLE_BITS: u32 = 18;
+/// The engine's endgame solver has a table of `2^ENGINE_SOLVER_BITS` entries.
+const ENGINE_SOLVER_BITS: u32 = 20;
 
 const LOWER: u8 = 1;
 const UPPER: u8 = 2;
@@ -87,21 +93,44 @@ impl Engine {
     /// assert_eq!(analysis.depth, 4);
     /// assert!(Reversi::new().legal_placements().iter().any(|s| analysis.best.to_string() == s.to_string()));
     /// ```
+    ///
+    /// Panics if its tables cannot be allocated; [`Engine::try_new`] returns an error instead.
     pub fn new(time: Option<Duration>, depth: Option<u32>) -> Engine {
+        Engine::try_new(time, depth).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// An engine as [`Engine::new`], or an error when its tables ([`Engine::MEMORY_BYTES`])
+    /// cannot be allocated.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::engine::Engine;
+    /// let engine = Engine::try_new(None, Some(2)).unwrap();
+    /// assert_eq!(engine.depth, Some(2));
+    /// ```
+    pub fn try_new(time: Option<Duration>, depth: Option<u32>) -> Result<Engine, TableAllocError> {
         let time = if time.is_none() && depth.is_none() { Some(Duration::from_secs(1)) } else { time };
-        let bits = 18;
-        Engine {
-            table: vec![Entry::default(); 1 << bits],
-            mask: (1 << bits) - 1,
+        Ok(Engine {
+            table: try_large_vec(1 << ENGINE_TABLE_BITS, Entry::default)?,
+            mask: (1 << ENGINE_TABLE_BITS) - 1,
             nodes: 0,
             deadline: None,
             stopped: false,
-            solver: Solver::new(20),
+            solver: Solver::try_new(ENGINE_SOLVER_BITS)?,
             weights: Weights::builtin(),
             time,
             depth,
-        }
+        })
     }
+
+    /// The memory of one engine in bytes: its search table and its endgame solver's tables
+    /// (about 30 MB).
+    ///
+    /// ```
+    /// use tabletop::games::reversi::engine::Engine;
+    /// assert!(Engine::MEMORY_BYTES > 20 << 20 && Engine::MEMORY_BYTES < 64 << 20);
+    /// ```
+    pub const MEMORY_BYTES: u64 =
+        (std::mem::size_of::<Entry>() as u64) * (1 << ENGINE_TABLE_BITS) + Solver::memory_bytes(ENGINE_SOLVER_BITS);
 
     /// The most empties the exact solver is tried on within the time budget.
     fn solve_empties(&self) -> u32 {
@@ -336,6 +365,12 @@ impl EnginePlayer {
         EnginePlayer { engine: Engine::new(time, depth), description }
     }
 
+    /// An engine player as [`EnginePlayer::new`], or an error when the engine's tables cannot
+    /// be allocated.
+    pub fn try_new(time: Option<Duration>, depth: Option<u32>, description: String) -> Result<Self, TableAllocError> {
+        Ok(EnginePlayer { engine: Engine::try_new(time, depth)?, description })
+    }
+
     /// The engine, for hints and analysis.
     pub fn engine(&mut self) -> &mut Engine {
         &mut self.engine
@@ -349,5 +384,18 @@ impl Player<Reversi> for EnginePlayer {
 
     fn choose_move(&mut self, record: &Record<Reversi>) -> ReversiMove {
         self.engine.analyse(record.current()).best
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_figure_matches_the_tables() {
+        let engine = Engine::try_new(None, Some(1)).unwrap();
+        let table = engine.table.len() * std::mem::size_of::<Entry>();
+        assert_eq!(Engine::MEMORY_BYTES, table as u64 + Solver::memory_bytes(ENGINE_SOLVER_BITS));
+        assert_eq!(Solver::memory_bytes(ENGINE_SOLVER_BITS), 24 * ((1 << 20) + (1 << 10)));
     }
 }

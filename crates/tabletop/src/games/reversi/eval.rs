@@ -31,6 +31,11 @@ pub const FEATURES: [&str; FEATURE_COUNT] = [
     "discs",
 ];
 
+/// The largest weight a file may give, in absolute value: 100 discs per unit of a feature (the
+/// fitted weights stay under 1,500). With features of at most 64, an evaluation stays far
+/// inside `i32` (10 x 64 x 10,000).
+pub const MAX_WEIGHT: i32 = 10_000;
+
 /// What is wrong with a weight file.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum WeightsError {
@@ -45,6 +50,14 @@ pub enum WeightsError {
     Row {
         /// 1-based line number.
         line: usize,
+    },
+    /// A weight is beyond [`MAX_WEIGHT`] in absolute value.
+    #[error("line {line}: weight {value} is beyond +/-{MAX_WEIGHT}")]
+    Range {
+        /// 1-based line number.
+        line: usize,
+        /// The weight.
+        value: i64,
     },
     /// The rows do not cover every count of empties from 0 to 60 exactly once.
     #[error("the rows must cover empties 0 to 60 exactly once (empties {empties})")]
@@ -121,7 +134,11 @@ impl Weights {
             let range = (from.parse().map_err(|_| bad.clone())?, to.parse().map_err(|_| bad.clone())?);
             let mut row = [0; FEATURE_COUNT];
             for (w, word) in row.iter_mut().zip(&words[1..]) {
-                *w = word.parse().map_err(|_| bad.clone())?;
+                let value: i64 = word.parse().map_err(|_| bad.clone())?;
+                if value.abs() > MAX_WEIGHT as i64 {
+                    return Err(WeightsError::Range { line: line_no, value });
+                }
+                *w = value as i32;
             }
             rows.push((range, row));
         }
@@ -233,5 +250,14 @@ mod tests {
         );
         let twice = format!("{header}0-30 1 2 3 4 5 6 7 8 9 10\n30-60 1 2 3 4 5 6 7 8 9 10\n");
         assert_eq!(Weights::parse(&twice), Err(WeightsError::Coverage { empties: 30 }));
+        assert_eq!(
+            Weights::parse(&format!("{header}0-60 1 2 3 4 5 6 7 8 9 10001\n")),
+            Err(WeightsError::Range { line: 2, value: 10001 })
+        );
+        assert_eq!(
+            Weights::parse(&format!("{header}0-60 1 2 3 4 5 6 7 8 9 -99999999999\n")),
+            Err(WeightsError::Range { line: 2, value: -99999999999 })
+        );
+        assert!(Weights::parse(&format!("{header}0-60 1 2 3 4 5 6 7 8 9 -10000\n")).is_ok());
     }
 }

@@ -37,7 +37,7 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
             let time = spec.get_duration("time")?;
             let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
             let desc = if spec.settings.is_empty() { "engine:time=1s".to_string() } else { spec.to_string() };
-            Box::new(EnginePlayer::new(time, depth, desc))
+            Box::new(EnginePlayer::try_new(time, depth, desc)?)
         }
         "classic" => Box::new(ClassicPlayer { depth: spec.get_in_range("depth", 1..=20)?.unwrap_or(6) as u32 }),
         _ => Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(seed))),

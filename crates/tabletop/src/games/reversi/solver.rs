@@ -31,6 +31,7 @@ use std::time::Instant;
 
 use super::bitboard::{adjacent, final_score, flips, last_flip_count, moves, stable, Bits, CORNERS};
 use super::rules::{Reversi, ReversiMove, Square};
+use crate::memory::TableAllocError;
 
 /// Below this many empties, moves are ordered by parity only (no mobility sort, no table).
 pub const ORDER_MIN: u32 = 7;
@@ -62,6 +63,9 @@ struct Entry {
     empties: u8,
 }
 
+/// The size of one table entry in bytes.
+const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
+
 /// A transposition table of exact score bounds, in buckets of two entries.
 struct Table {
     entries: Vec<Entry>,
@@ -69,9 +73,9 @@ struct Table {
 }
 
 impl Table {
-    fn new(bits: u32) -> Table {
+    fn try_new(bits: u32) -> Result<Table, TableAllocError> {
         let size = 1usize << bits;
-        Table { entries: crate::memory::large_vec(size, Entry::default), mask: size - 1 }
+        Ok(Table { entries: crate::memory::try_large_vec(size, Entry::default)?, mask: size - 1 })
     }
 
     fn clear(&mut self) {
@@ -270,14 +274,45 @@ fn odd_empties(empty: u64) -> u64 {
 
 impl Solver {
     /// A solver with a table of `2^bits` entries (24 bytes each); 20-22 is typical.
+    ///
+    /// Panics if the table cannot be allocated; [`Solver::try_new`] returns an error instead.
     pub fn new(bits: u32) -> Solver {
-        Solver {
-            table: Table::new(bits.clamp(4, 28)),
-            near: Table::new(NEAR_BITS),
+        Solver::try_new(bits).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// A solver with a table of `2^bits` entries (`bits` clamped to 4..=28; memory:
+    /// [`Solver::memory_bytes`]), or an error when the memory cannot be allocated.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::solver::Solver;
+    /// assert!(Solver::try_new(12).is_ok());
+    /// ```
+    pub fn try_new(bits: u32) -> Result<Solver, TableAllocError> {
+        Ok(Solver {
+            table: Table::try_new(bits.clamp(4, 28))?,
+            near: Table::try_new(NEAR_BITS)?,
             nodes: 0,
             deadline: None,
             stopped: false,
-        }
+        })
+    }
+
+    /// The memory of `Solver::new(bits)` in bytes (both of its tables).
+    ///
+    /// ```
+    /// use tabletop::games::reversi::solver::Solver;
+    /// assert_eq!(Solver::memory_bytes(20), 24 * ((1 << 20) + (1 << 10)));
+    /// assert_eq!(Solver::memory_bytes(40), Solver::memory_bytes(28));
+    /// ```
+    pub const fn memory_bytes(bits: u32) -> u64 {
+        let bits = if bits < 4 {
+            4
+        } else if bits > 28 {
+            28
+        } else {
+            bits
+        };
+        ENTRY_BYTES * ((1u64 << bits) + (1u64 << NEAR_BITS))
     }
 
     /// Empties the table.
@@ -333,7 +368,9 @@ impl Solver {
     }
 
     /// The exact score of every legal move (for the side to move), best first.
+    /// With a deadline, check [`Solver::stopped`] afterwards: the scores are then not valid.
     pub fn solve_all(&mut self, position: &Reversi) -> Vec<(ReversiMove, i32)> {
+        self.stopped = false;
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
         let mut out: Vec<(ReversiMove, i32)> = Vec::new();

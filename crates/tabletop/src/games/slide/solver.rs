@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
 
 use super::rules::{Side, Slide, SlideMove, SlideVariant};
 use crate::game::{Game, Outcome, Status};
@@ -389,6 +390,10 @@ pub struct SlideSolver {
     bounds: FastMap<(u64, u64), (i32, i32)>,
     symmetry: Symmetries,
     nodes: u64,
+    /// Searches give up at this instant ([`SlideSolver::try_value`]).
+    deadline: Option<Instant>,
+    /// The current search ran out of time: its values are not valid and are not stored.
+    stopped: bool,
 }
 
 /// Maps (row, col) on an n x n board to its image under one symmetry.
@@ -476,6 +481,8 @@ impl SlideSolver {
             bounds: FastMap::default(),
             symmetry: Symmetries::new(variant.size()),
             nodes: 0,
+            deadline: None,
+            stopped: false,
         })
     }
 
@@ -500,7 +507,10 @@ impl SlideSolver {
     /// ```
     pub fn value(&mut self, position: &Slide) -> SlideValue {
         assert_eq!(position.slide_variant(), self.variant, "position of another variant");
-        decode(self.search(position, -INFINITE, INFINITE, 0))
+        let deadline = self.deadline.take();
+        let value = decode(self.search(position, -INFINITE, INFINITE, 0));
+        self.deadline = deadline;
+        value
     }
 
     /// The value of every legal move, for the side to move (higher [`SlideValue::rank`] is better).
@@ -517,6 +527,47 @@ impl SlideSolver {
             .collect()
     }
 
+    /// Makes [`SlideSolver::try_value`] and [`SlideSolver::try_move_values`] give up at
+    /// `deadline` (`None`: no limit). The other methods ignore it.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// The exact value of `position`, or `None` if the deadline passed first. What was proved
+    /// before the deadline is kept for the next call.
+    ///
+    /// ```
+    /// use std::time::Instant;
+    /// use tabletop::games::slide::{solver::{SlideSolver, SlideValue}, Slide};
+    /// let board = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
+    /// let mut solver = SlideSolver::new(board.slide_variant()).unwrap();
+    /// solver.set_deadline(Some(Instant::now()));
+    /// assert_eq!(solver.try_value(&board), None);
+    /// solver.set_deadline(None);
+    /// assert_eq!(solver.try_value(&board), Some(SlideValue::Win(1)));
+    /// ```
+    pub fn try_value(&mut self, position: &Slide) -> Option<SlideValue> {
+        assert_eq!(position.slide_variant(), self.variant, "position of another variant");
+        self.stopped = self.deadline.is_some_and(|d| Instant::now() >= d);
+        let value = self.search(position, -INFINITE, INFINITE, 0);
+        let stopped = std::mem::take(&mut self.stopped);
+        (!stopped).then(|| decode(value))
+    }
+
+    /// [`SlideSolver::move_values`] within the deadline, or `None` if it passed first.
+    pub fn try_move_values(&mut self, position: &Slide) -> Option<Vec<(SlideMove, SlideValue)>> {
+        let mut moves = Vec::new();
+        position.legal_moves(&mut moves);
+        moves
+            .into_iter()
+            .map(|mv| {
+                let mut child = *position;
+                child.play_unchecked(mv);
+                Some((mv, self.try_value(&child)?.for_parent()))
+            })
+            .collect()
+    }
+
     /// The best move: the quickest win, else a draw, else the slowest loss; the first in move
     /// order among equals.
     pub fn best_move(&mut self, position: &Slide) -> Option<(SlideMove, SlideValue)> {
@@ -527,6 +578,9 @@ impl SlideSolver {
 
     fn search(&mut self, position: &Slide, mut alpha: i32, mut beta: i32, ply: u32) -> i32 {
         self.nodes += 1;
+        if self.stopped || self.past_deadline() {
+            return 0;
+        }
         match position.status() {
             Status::Over(Outcome::Draw) => return 0,
             Status::Over(Outcome::Win(seat)) => {
@@ -591,7 +645,20 @@ impl SlideSolver {
             low = best;
             high = best;
         }
+        if self.stopped {
+            return 0; // an unfinished search proves nothing
+        }
         self.bounds.insert(key, (to_table(low, ply), to_table(high, ply)));
         best
+    }
+
+    /// Is there a deadline, and has it passed? (Looked at every 4,096 nodes; sets `stopped`.)
+    fn past_deadline(&mut self) -> bool {
+        if let Some(deadline) = self.deadline {
+            if self.nodes.is_multiple_of(4096) && Instant::now() >= deadline {
+                self.stopped = true;
+            }
+        }
+        self.stopped
     }
 }

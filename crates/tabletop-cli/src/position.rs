@@ -1,0 +1,198 @@
+//! `tabletop moves GAME --position P` and `tabletop analyze GAME --position P`: the legal moves
+//! of a position, and the value of each, for every game, in text or JSON.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use tabletop::games::connect::Connect;
+use tabletop::games::mathable::{Mathable, SaveState};
+use tabletop::games::reversi::Reversi;
+use tabletop::{Analyze, Game, Record, Status};
+
+use crate::common::{parse_duration_arg, read_capped, SAVE_MAX_BYTES};
+
+/// The position options of each game.
+#[derive(Subcommand)]
+pub enum PositionGame {
+    /// A Slide position: `--size`, `--empty` and the configuration string.
+    Slide(SlidePosition),
+    /// A Reversi position: 64 squares (`X`, `O`, `-`) and the side to move.
+    Reversi(ReversiPosition),
+    /// A Connect-N position: the board options and the columns played (`4453`).
+    Connect(ConnectPosition),
+    /// A Mathable position: a saved game (JSON, as `save` writes it).
+    Mathable(MathablePosition),
+}
+
+/// Options every position command takes.
+#[derive(Args, Clone, Debug)]
+pub struct Output {
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// `analyze`: the time the analysis may take (e.g. 500ms, 2s).
+    #[arg(long, default_value = "2s", value_parser = parse_duration_arg)]
+    pub time: Duration,
+}
+
+/// `--position` for Slide.
+#[derive(Args)]
+pub struct SlidePosition {
+    #[command(flatten)]
+    variant: crate::slide::VariantArgs,
+    /// The configuration string, column by column (`b`, `o`, `g`; `:b`/`:o` sets the side to
+    /// move in the slide phase). Default: the empty board.
+    #[arg(long)]
+    position: Option<String>,
+    #[command(flatten)]
+    out: Output,
+}
+
+/// `--position` for Reversi.
+#[derive(Args)]
+pub struct ReversiPosition {
+    /// 64 characters row by row from a1 (`X` black, `O` white, `-` empty), a space, and the side
+    /// to move (`X` or `O`). Default: the start.
+    #[arg(long, allow_hyphen_values = true)]
+    position: Option<String>,
+    #[command(flatten)]
+    out: Output,
+}
+
+/// `--position` for Connect-N.
+#[derive(Args)]
+pub struct ConnectPosition {
+    #[command(flatten)]
+    size: crate::connect::SizeArgs,
+    /// The columns played from the empty board, 1-based (`4453`). Default: the empty board.
+    #[arg(long)]
+    position: Option<String>,
+    #[command(flatten)]
+    out: Output,
+}
+
+/// `--position` or `--state` for Mathable.
+#[derive(Args)]
+pub struct MathablePosition {
+    /// The saved game itself (JSON, as `save` writes it).
+    #[arg(long, conflicts_with = "state")]
+    position: Option<String>,
+    /// A file holding a saved game.
+    #[arg(long)]
+    state: Option<PathBuf>,
+    /// `moves`: add the engine's choice of whole turn.
+    #[arg(long)]
+    best: bool,
+    #[command(flatten)]
+    out: Output,
+}
+
+impl MathablePosition {
+    fn game(&self) -> Result<Mathable> {
+        let (text, source) = match (&self.position, &self.state) {
+            (Some(text), _) => (text.clone(), "--position".to_string()),
+            (None, Some(path)) => (read_capped(path, SAVE_MAX_BYTES)?, path.display().to_string()),
+            (None, None) => anyhow::bail!("give the position: --position JSON or --state FILE"),
+        };
+        let save = SaveState::from_json(&text).with_context(|| format!("cannot load {source}"))?;
+        save.to_game().with_context(|| format!("cannot load {source}"))
+    }
+}
+
+/// `tabletop moves GAME`.
+pub fn moves(game: PositionGame) -> Result<()> {
+    match game {
+        PositionGame::Slide(a) => list_moves(&a.variant.position(a.position.as_deref())?, &a.out),
+        PositionGame::Reversi(a) => list_moves(&reversi_position(a.position.as_deref())?, &a.out),
+        PositionGame::Connect(a) => list_moves(&connect_position(&a.size, a.position.as_deref())?, &a.out),
+        PositionGame::Mathable(a) => {
+            let game = a.game()?;
+            if a.state.is_some() || a.best {
+                crate::mathable::list_placements(&game, a.best, a.out.json)
+            } else {
+                list_moves(&game, &a.out)
+            }
+        }
+    }
+}
+
+/// `tabletop analyze GAME`.
+pub fn analyze(game: PositionGame) -> Result<()> {
+    match game {
+        PositionGame::Slide(a) => print_analysis(&a.variant.position(a.position.as_deref())?, &a.out),
+        PositionGame::Reversi(a) => print_analysis(&reversi_position(a.position.as_deref())?, &a.out),
+        PositionGame::Connect(a) => print_analysis(&connect_position(&a.size, a.position.as_deref())?, &a.out),
+        PositionGame::Mathable(a) => print_analysis(&a.game()?, &a.out),
+    }
+}
+
+fn reversi_position(text: Option<&str>) -> Result<Reversi> {
+    match text {
+        Some(t) => t.parse().with_context(|| format!("bad position {t:?}")),
+        None => Ok(Reversi::new()),
+    }
+}
+
+fn connect_position(size: &crate::connect::SizeArgs, text: Option<&str>) -> Result<Connect> {
+    let v = size.variant()?;
+    Connect::from_notation(&v, text.unwrap_or("").trim())
+        .with_context(|| format!("bad position {:?}", text.unwrap_or("")))
+}
+
+/// Whose turn it is, as a 1-based seat number (`None` when the game is over).
+fn to_move<G: Game>(position: &G) -> Option<usize> {
+    match position.status() {
+        Status::ToMove(seat) => Some(seat.index() + 1),
+        Status::Over(_) => None,
+    }
+}
+
+/// Prints the legal moves: one line (`N legal moves: a b c`) or JSON
+/// `{"game", "to_move", "moves": [...]}`.
+fn list_moves<G: Game>(position: &G, out: &Output) -> Result<()> {
+    let mut moves = Vec::new();
+    position.legal_moves(&mut moves);
+    let names: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+    if out.json {
+        println!("{}", serde_json::json!({"game": G::NAME, "to_move": to_move(position), "moves": names}));
+    } else if names.is_empty() {
+        println!("The game is over: no legal moves.");
+    } else {
+        let s = if names.len() == 1 { "" } else { "s" };
+        println!("{} legal move{s}: {}", names.len(), names.join(" "));
+    }
+    Ok(())
+}
+
+/// Prints every legal move's value, best first: a table, or JSON
+/// `{"game", "to_move", "moves": [{"move", "score", "exact", "value"}], "depth"}`.
+fn print_analysis<G: Analyze>(position: &G, out: &Output) -> Result<()> {
+    let analysis = G::analyze(&Record::new(position.clone()), out.time);
+    if out.json {
+        let moves: Vec<_> = analysis
+            .moves
+            .iter()
+            .map(|m| serde_json::json!({"move": m.notation, "score": m.score, "exact": m.exact, "value": m.text}))
+            .collect();
+        let json =
+            serde_json::json!({"game": G::NAME, "to_move": to_move(position), "moves": moves, "depth": analysis.depth});
+        println!("{json}");
+        return Ok(());
+    }
+    if analysis.moves.is_empty() {
+        println!("The game is over: no legal moves.");
+        return Ok(());
+    }
+    let width = analysis.moves.iter().map(|m| m.notation.len()).max().unwrap_or(0);
+    for m in &analysis.moves {
+        println!("{:<width$}  {}", m.notation, m.text);
+    }
+    match analysis.depth {
+        Some(d) => println!("(engine evaluation, depth {d})"),
+        None if analysis.moves.iter().all(|m| m.exact) => println!("(exact)"),
+        None => {}
+    }
+    Ok(())
+}
