@@ -232,7 +232,9 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
             "legal": legal.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
             "moves": moves,
             "history": history,
-            "position": if may_see { Value::from(self.record.current().notation()) } else { Value::Null },
+            // A hidden-information notation (Mathable's save state) holds every rack, the bag and
+            // its seed: it is for nobody, not even the seat to move.
+            "position": if A::HIDDEN_INFORMATION { Value::Null } else { Value::from(self.record.current().notation()) },
         })
     }
 
