@@ -325,7 +325,7 @@ async fn player_settings_are_validated_at_creation() {
         assert!(error.contains("seat 1") && error.contains(reason), "{game} {spec}: {error}");
     }
     // At the caps is fine.
-    for (game, spec) in [("connect", "engine:time=10s"), ("connect", "engine:table=8388608"), ("slide", "classic:levels=12")] {
+    for (game, spec) in [("connect", "engine:time=10s"), ("connect", "engine:table=4194304"), ("slide", "classic:levels=12")] {
         let answer = post(addr, "/api/games", json!({"game": game, "seats": ["human", spec]})).await;
         assert_eq!(answer.status, 200, "{game} {spec}: {}", answer.text);
         act(addr, answer.body["id"].as_str().unwrap(), "resign", json!({"token": answer.body["tokens"][0]})).await;
