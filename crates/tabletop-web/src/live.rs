@@ -163,7 +163,9 @@ impl LiveGame {
             events: broadcast::channel(64).0,
             presence,
             proposal: None,
-            version: 0,
+            // Clients keep the highest version: start from the clock (microseconds) so that a
+            // game reloaded after a restart or an eviction never goes back to an older number.
+            version: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64),
         }
     }
 
