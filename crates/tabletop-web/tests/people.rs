@@ -5,6 +5,8 @@
 
 mod support;
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
 use support::*;
 
@@ -592,4 +594,37 @@ async fn anyone_may_analyse_a_finished_game_without_hidden_information() {
     let hidden = create(addr, json!({"game": "mathable", "seats": ["human", "human"]})).await;
     act(addr, &hidden.id, "resign", json!({"token": hidden.token(1)})).await;
     assert_eq!(act(addr, &hidden.id, "analysis", json!({"ply": 0})).await.status, 403);
+}
+
+/// A client keeps the state with the highest `version`: after a restart (or an eviction) the
+/// versions must still grow, or a page would ignore every new state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn versions_keep_growing_across_a_restart_and_an_eviction() {
+    let server = start_with(tabletop_web::ServeConfig { cache_games: 1, ..config() }).await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    for (seat, mv) in [(0, "5"), (1, "1"), (0, "9")] {
+        play_ok(addr, &game.id, game.token(seat), mv).await;
+    }
+    let before = state(addr, &game.id, None).await["version"].as_u64().unwrap();
+    // A restart: a second server on the same database.
+    let again = start_with(tabletop_web::ServeConfig { db: server.db.clone(), ..config() }).await;
+    let mut events = Events::open(again.addr, &game.id, None).await;
+    let first = events.until("connected", SHORT).await;
+    let reloaded = first["version"].as_u64().unwrap();
+    assert!(reloaded > before, "version {reloaded} after the restart, {before} before");
+    play_ok(again.addr, &game.id, game.token(1), "2").await;
+    assert!(events.until("move", SHORT).await["version"].as_u64().unwrap() > reloaded);
+    drop(events);
+    // An eviction (a cache of one game): the reloaded game's version still grows.
+    let seen = state(addr, &game.id, None).await["version"].as_u64().unwrap();
+    for _ in 0..2 {
+        // The cache's clock counts milliseconds: let the newer games be newer.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    }
+    assert!(server.state().cached_games() <= 1);
+    let after = state(addr, &game.id, None).await;
+    assert_eq!(after["moves"], json!(["5", "1", "9", "2"]));
+    assert!(after["version"].as_u64().unwrap() > seen, "{} after the eviction, {seen} before", after["version"]);
 }
