@@ -275,6 +275,12 @@ impl LiveGame {
             .collect()
     }
 
+    /// Must `seat` ask other people (undo and terminate become proposals)? Not when every
+    /// other seat is a computer or a person who resigned: nobody would be left to answer.
+    pub fn asks_others(&self, seat: usize) -> bool {
+        self.people() > 1 && !self.others(seat).is_empty()
+    }
+
     /// Starts a proposal by `seat` (409 if one is pending).
     pub fn propose(&mut self, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
         if self.proposal.is_some() {

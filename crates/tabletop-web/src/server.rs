@@ -551,7 +551,7 @@ async fn submit_move(
         Some(_) => {}
     }
     state.check_writable()?;
-    if game.people() > 1 {
+    if game.asks_others(seat) {
         // Between people, ending the game (Mathable's terminate) is a proposal the others must accept.
         let mut probe = game.session.boxed_clone();
         if probe.play(&request.notation).map_err(ApiError::Illegal)? == "terminate" {
@@ -582,17 +582,20 @@ async fn undo(
         return Err(ApiError::Illegal("the game has ended".into()));
     }
     state.check_writable()?;
-    if game.people() > 1 {
+    if game.asks_others(seat) {
         game.request_takeback(seat)?;
         return Ok(Json(game.state(Some(seat))));
     }
-    // Against the computer: take back the last full round, until the person is to move again.
+    // Against the computer (or only people who resigned): take back the last full round, until
+    // the person is to move again.
     let mut target = game.session.ply();
     if target == 0 {
         return Err(ApiError::Illegal("nothing to undo".into()));
     }
     target -= 1;
-    while target > 0 && game.session.mover_of(target).is_some_and(|s| game.is_computer(s)) {
+    while target > 0
+        && game.session.mover_of(target).is_some_and(|s| game.is_computer(s) || game.row.resigned.contains(&s))
+    {
         target -= 1;
     }
     game.take_back_to(&state, target)?;
