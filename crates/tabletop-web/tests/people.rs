@@ -53,11 +53,9 @@ async fn invites_give_each_person_their_seat_and_watch_is_read_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invite_urls_use_the_public_url_and_a_sanitised_host() {
-    let server = start_with(tabletop_web::ServeConfig {
-        public_url: Some("https://games.example.org/".into()),
-        ..config()
-    })
-    .await;
+    let server =
+        start_with(tabletop_web::ServeConfig { public_url: Some("https://games.example.org/".into()), ..config() })
+            .await;
     let game = create(server.addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
     let url = game.answer["invites"][1]["url"].as_str().unwrap();
     assert_eq!(url, format!("https://games.example.org/game/{}#seat={}", game.id, game.token(1)));
@@ -140,7 +138,8 @@ async fn open_seats_are_listed_in_the_lobby_until_taken() {
 async fn a_game_with_two_open_seats_stays_listed_until_both_are_taken() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "open", "open"]})).await;
+    let game =
+        create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "open", "open"]})).await;
     let first = post(addr, &format!("/api/games/{}/join", game.id), json!({})).await;
     assert_eq!((first.status, first.body["seat"].clone()), (200, json!(1)));
     let lobby = get(addr, "/api/lobby").await.body;
@@ -240,7 +239,11 @@ async fn the_event_stream_sends_every_change_to_seats_and_watchers() {
 async fn the_computer_thinking_and_moving_are_events() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "connect:level=1"]})).await;
+    let game = create(
+        addr,
+        json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "connect:level=1"]}),
+    )
+    .await;
     let mut stream = Events::open(addr, &game.id, Some(game.token(0))).await;
     stream.until("connected", SHORT).await;
     play_ok(addr, &game.id, game.token(0), "3").await;
@@ -268,7 +271,9 @@ async fn the_computer_thinking_and_moving_are_events() {
 async fn mathable_events_are_filtered_per_viewer() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]})).await;
+    let game =
+        create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]}))
+            .await;
     let id = game.id.clone();
     let mut streams = Vec::new();
     for viewer in [None, Some(0), Some(1), Some(2)] {
@@ -282,7 +287,14 @@ async fn mathable_events_are_filtered_per_viewer() {
     play_ok(addr, &id, game.token(0), "end").await;
     // Seat 1 exchanges: others see only how many.
     let seat1 = state(addr, &id, Some(game.token(1))).await;
-    let swap = seat1["legal"].as_array().unwrap().iter().filter_map(Value::as_str).find(|m| m.starts_with("swap")).unwrap().to_string();
+    let swap = seat1["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|m| m.starts_with("swap"))
+        .unwrap()
+        .to_string();
     let count = swap.trim_start_matches("swap=").split(',').count();
     play_ok(addr, &id, game.token(1), &swap).await;
     for (viewer, events) in &mut streams {
@@ -321,7 +333,10 @@ async fn presence_needs_a_seat_token_and_ends_with_the_stream() {
     let addr = server.addr;
     let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
     let view = state(addr, &game.id, None).await;
-    assert_eq!((view["players"][0]["connected"].clone(), view["players"][1]["connected"].clone()), (json!(false), json!(false)));
+    assert_eq!(
+        (view["players"][0]["connected"].clone(), view["players"][1]["connected"].clone()),
+        (json!(false), json!(false))
+    );
     let mut watcher = Events::open(addr, &game.id, None).await;
     watcher.until("connected", SHORT).await;
     let mut forged = Events::open(addr, &game.id, Some("0123456789abcdef0123456789abcdef")).await;
@@ -406,7 +421,14 @@ async fn mathable_takeback_keeps_hidden_tokens_hidden() {
     assert!(refused.error().contains("cannot be taken back"));
     // An exchange neither.
     let view = state(addr, id, Some(two)).await;
-    let swap = view["legal"].as_array().unwrap().iter().filter_map(Value::as_str).find(|m| m.starts_with("swap")).unwrap().to_string();
+    let swap = view["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|m| m.starts_with("swap"))
+        .unwrap()
+        .to_string();
     play_ok(addr, id, two, &swap).await;
     assert_eq!(act(addr, id, "undo", json!({"token": two})).await.status, 422);
 }
@@ -439,7 +461,10 @@ async fn resigning_loses_with_two_players() {
     assert_eq!(result["winners"], json!([1]), "the resigning seat loses: {result}");
     assert!(result["text"].as_str().unwrap().starts_with("White wins"), "{result}");
     assert!(result["reason"].as_str().unwrap().contains("Black resigned"), "{result}");
-    assert_eq!(answer.body["status"], json!({"over": true, "to_move": null, "winners": [1], "reason": "Black resigned"}));
+    assert_eq!(
+        answer.body["status"],
+        json!({"over": true, "to_move": null, "winners": [1], "reason": "Black resigned"})
+    );
     assert_eq!(answer.body["players"][0]["resigned"], true);
     assert_eq!(answer.body["legal"], json!([]));
     assert_eq!(play(addr, &game.id, game.token(1), "c3").await.status, 422, "no moves after");
@@ -462,7 +487,9 @@ async fn resigning_loses_with_two_players() {
 async fn resigning_with_three_players_leaves_and_ranks_last() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]})).await;
+    let game =
+        create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]}))
+            .await;
     let id = &game.id;
     // Seat 1 resigns out of turn: the others play on.
     let answer = act(addr, id, "resign", json!({"token": game.token(1)})).await;
@@ -494,7 +521,9 @@ async fn resigning_with_three_players_leaves_and_ranks_last() {
 async fn a_resigned_seat_to_move_is_passed_at_once() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]})).await;
+    let game =
+        create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]}))
+            .await;
     let answer = act(addr, &game.id, "resign", json!({"token": game.token(0)})).await;
     assert_eq!(answer.status, 200, "{}", answer.text);
     assert_eq!(answer.body["status"]["to_move"], 1, "seat 0 resigned on its turn");
@@ -505,7 +534,9 @@ async fn a_resigned_seat_to_move_is_passed_at_once() {
 async fn terminate_between_people_needs_everyones_consent() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]})).await;
+    let game =
+        create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]}))
+            .await;
     let (id, tokens) = (&game.id, [game.token(0), game.token(1), game.token(2)]);
     let mut watcher = Events::open(addr, id, None).await;
     watcher.until("connected", SHORT).await;
@@ -544,7 +575,9 @@ async fn hints_between_people_only_when_allowed() {
     let server = start().await;
     let addr = server.addr;
     // Not allowed (the default): for nobody.
-    let off = create(addr, json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "human"]})).await;
+    let off =
+        create(addr, json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "human"]}))
+            .await;
     assert_eq!(off.answer["state"]["hints"], false);
     assert_eq!(off.answer["state"]["hints_allowed"], false);
     for token in [Some(off.token(0)), Some(off.token(1)), None] {
@@ -555,7 +588,11 @@ async fn hints_between_people_only_when_allowed() {
         }
     }
     // Allowed: for the seat to move only.
-    let on = create(addr, json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "human"], "hints": true})).await;
+    let on = create(
+        addr,
+        json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "human"], "hints": true}),
+    )
+    .await;
     assert_eq!(on.answer["state"]["hints"], true, "the creator is to move");
     assert_eq!(state(addr, &on.id, Some(on.token(1))).await["hints"], false, "seat 1 is not");
     assert_eq!(state(addr, &on.id, None).await["hints"], false);
@@ -571,7 +608,11 @@ async fn hints_between_people_only_when_allowed() {
     let legal = state(addr, &on.id, None).await["legal"].as_array().unwrap().len();
     assert_eq!(analysis.body["moves"].as_array().unwrap().len(), legal, "{}", analysis.body);
     // Against the computer: always.
-    let solo = create(addr, json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "engine:time=50ms"]})).await;
+    let solo = create(
+        addr,
+        json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "engine:time=50ms"]}),
+    )
+    .await;
     assert_eq!(solo.answer["state"]["hints"], true);
     assert_eq!(act(addr, &solo.id, "hint", json!({"token": solo.token(0)})).await.status, 200);
 }
@@ -580,7 +621,8 @@ async fn hints_between_people_only_when_allowed() {
 async fn anyone_may_analyse_a_finished_game_without_hidden_information() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "connect", "options": {"preset": "connect3"}, "seats": ["human", "human"]})).await;
+    let game =
+        create(addr, json!({"game": "connect", "options": {"preset": "connect3"}, "seats": ["human", "human"]})).await;
     play_ok(addr, &game.id, game.token(0), "1").await;
     play_ok(addr, &game.id, game.token(1), "2").await;
     assert_eq!(act(addr, &game.id, "analysis", json!({"ply": 1})).await.status, 403, "not during the game");
@@ -627,4 +669,28 @@ async fn versions_keep_growing_across_a_restart_and_an_eviction() {
     let after = state(addr, &game.id, None).await;
     assert_eq!(after["moves"], json!(["5", "1", "9", "2"]));
     assert!(after["version"].as_u64().unwrap() > seen, "{} after the eviction, {seen} before", after["version"]);
+}
+
+/// When every other person has resigned (the rest are computers), nobody is left to answer a
+/// proposal: terminate and undo act at once instead of waiting for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_every_other_person_gone_proposals_act_at_once() {
+    let server = start().await;
+    let addr = server.addr;
+    let game =
+        create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "greedy"]}))
+            .await;
+    let id = &game.id;
+    act(addr, id, "resign", json!({"token": game.token(1)})).await;
+    // Seat 0 plays a placement and takes it back: nobody to ask.
+    let view = state(addr, id, Some(game.token(0))).await;
+    play_ok(addr, id, game.token(0), &a_placement(&view)).await;
+    let undone = act(addr, id, "undo", json!({"token": game.token(0)})).await;
+    assert_eq!(undone.status, 200, "{}", undone.text);
+    assert_eq!(undone.body["proposal"], Value::Null, "no proposal waiting for nobody: {}", undone.body["proposal"]);
+    assert_eq!(undone.body["moves"], json!([]));
+    // Terminate ends the game.
+    let ended = play_ok(addr, id, game.token(0), "terminate").await;
+    assert_eq!(ended["proposal"], Value::Null, "{}", ended["proposal"]);
+    assert_eq!(ended["status"]["over"], true);
 }

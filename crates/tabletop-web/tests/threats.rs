@@ -146,7 +146,8 @@ async fn watcher_sees_the_game_but_no_token() {
 async fn mathable_racks_seed_and_bag_stay_hidden_from_everyone_else() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "open"]})).await;
+    let game =
+        create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "open"]})).await;
     let id = game.id.clone();
     let seed = seed_of(&server.db, &id).to_string();
     let mut seen: Seen = vec![("create".into(), game.answer.to_string())];
@@ -168,7 +169,14 @@ async fn mathable_racks_seed_and_bag_stay_hidden_from_everyone_else() {
     seen.push(("error".into(), play(addr, &id, &tokens[0], "A1=90").await.text));
     seen.push(("end".into(), play_ok(addr, &id, &tokens[0], "end").await.to_string()));
     let view = state(addr, &id, Some(&tokens[1])).await;
-    let swap = view["legal"].as_array().unwrap().iter().filter_map(Value::as_str).find(|m| m.starts_with("swap")).unwrap().to_string();
+    let swap = view["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|m| m.starts_with("swap"))
+        .unwrap()
+        .to_string();
     seen.push(("swap".into(), play_ok(addr, &id, &tokens[1], &swap).await.to_string()));
     for viewer in [None, Some(0), Some(1), Some(2)] {
         let view = state(addr, &id, viewer.map(|s| tokens[s].as_str())).await;
@@ -219,7 +227,11 @@ async fn mathable_seeds_are_random_and_cannot_be_chosen() {
 async fn a_hint_needs_the_movers_token_and_reveals_nothing_to_others() {
     let server = start().await;
     let addr = server.addr;
-    let game = create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"], "hints": true})).await;
+    let game = create(
+        addr,
+        json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"], "hints": true}),
+    )
+    .await;
     let id = &game.id;
     let mut watcher = Events::open(addr, id, None).await;
     watcher.until("connected", SHORT).await;
@@ -262,7 +274,15 @@ async fn exchanges_appear_to_others_as_a_count() {
     let game = create(addr, json!({"game": "mathable", "seats": ["human", "human"]})).await;
     let id = &game.id;
     let view = state(addr, id, Some(game.token(0))).await;
-    let swap = view["legal"].as_array().unwrap().iter().filter_map(Value::as_str).filter(|m| m.starts_with("swap")).last().unwrap().to_string();
+    let swap = view["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|m| m.starts_with("swap"))
+        .last()
+        .unwrap()
+        .to_string();
     let n = swap.trim_start_matches("swap=").split(',').count();
     let mine = play_ok(addr, id, game.token(0), &swap).await;
     assert_eq!(mine["moves"], json!([swap]));
@@ -287,7 +307,11 @@ async fn opponent_cannot_act_for_another_seat() {
     play_ok(addr, id, a, "5").await;
     assert_eq!(act(addr, id, "undo", json!({"token": b})).await.status, 422, "b cannot take back a's move");
     act(addr, id, "undo", json!({"token": a})).await;
-    assert_eq!(act(addr, id, "proposal", json!({"token": a, "accept": true})).await.status, 403, "a cannot accept for b");
+    assert_eq!(
+        act(addr, id, "proposal", json!({"token": a, "accept": true})).await.status,
+        403,
+        "a cannot accept for b"
+    );
     act(addr, id, "proposal", json!({"token": b, "accept": false})).await;
     let resigned = act(addr, id, "resign", json!({"token": b})).await;
     assert_eq!(resigned.body["result"]["winners"], json!([0]), "a token resigns its own seat only");
@@ -297,7 +321,12 @@ async fn opponent_cannot_act_for_another_seat() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn player_settings_are_validated_at_creation() {
-    let server = start_with(tabletop_web::ServeConfig { max_think: Duration::from_secs(10), engine_memory: 64 << 20, ..config() }).await;
+    let server = start_with(tabletop_web::ServeConfig {
+        max_think: Duration::from_secs(10),
+        engine_memory: 64 << 20,
+        ..config()
+    })
+    .await;
     let addr = server.addr;
     let cases = [
         ("slide", "engine:time=abc", "a duration"),
@@ -325,13 +354,20 @@ async fn player_settings_are_validated_at_creation() {
         assert!(error.contains("seat 1") && error.contains(reason), "{game} {spec}: {error}");
     }
     // At the caps is fine.
-    for (game, spec) in [("connect", "engine:time=10s"), ("connect", "engine:table=4194304"), ("slide", "classic:levels=12")] {
+    for (game, spec) in
+        [("connect", "engine:time=10s"), ("connect", "engine:table=4194304"), ("slide", "classic:levels=12")]
+    {
         let answer = post(addr, "/api/games", json!({"game": game, "seats": ["human", spec]})).await;
         assert_eq!(answer.status, 200, "{game} {spec}: {}", answer.text);
         act(addr, answer.body["id"].as_str().unwrap(), "resign", json!({"token": answer.body["tokens"][0]})).await;
     }
     // The server's caps are its flags.
-    let tight = start_with(tabletop_web::ServeConfig { max_think: Duration::from_millis(500), engine_memory: 1 << 20, ..config() }).await;
+    let tight = start_with(tabletop_web::ServeConfig {
+        max_think: Duration::from_millis(500),
+        engine_memory: 1 << 20,
+        ..config()
+    })
+    .await;
     for spec in ["engine:time=1s", "engine:table=262144"] {
         let answer = post(tight.addr, "/api/games", json!({"game": "connect", "seats": ["human", spec]})).await;
         assert_eq!(answer.status, 400, "{spec}: {}", answer.text);
@@ -403,17 +439,29 @@ async fn every_error_is_json() {
         ("POST", format!("/api/games/{id}/moves"), Some("{\"move\": 5, \"token\": \"x\"}"), 400),
         ("POST", format!("/api/games/{id}/moves"), Some("garbage"), 400),
         ("POST", format!("/api/games/{id}/proposal"), Some("{\"token\": \"x\", \"accept\": \"yes\"}"), 400),
-        ("POST", format!("/api/games/{id}/moves"), Some(&*Box::leak(format!("{{\"move\":\"{}\"}}", "x".repeat(20_000)).into_boxed_str())), 413),
+        (
+            "POST",
+            format!("/api/games/{id}/moves"),
+            Some(&*Box::leak(format!("{{\"move\":\"{}\"}}", "x".repeat(20_000)).into_boxed_str())),
+            413,
+        ),
     ];
     for (method, path, body, status) in cases {
         let answer = request(addr, method, &path, body).await;
         assert_eq!(answer.status, status, "{method} {path}: {}", answer.text);
-        assert!(answer.header("content-type").unwrap_or_default().starts_with("application/json"), "{method} {path}: {}", answer.head);
+        assert!(
+            answer.header("content-type").unwrap_or_default().starts_with("application/json"),
+            "{method} {path}: {}",
+            answer.head
+        );
         assert!(!answer.error().is_empty());
     }
     // Without a Content-Type: still a JSON 400, never 415 as text.
     let body = json!({"move": "5", "token": game.token(0)}).to_string();
-    let bare = format!("POST /api/games/{id}/moves HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+    let bare = format!(
+        "POST /api/games/{id}/moves HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
     let answer = raw(addr, bare.as_bytes()).await;
     assert!(matches!(answer.status, 200 | 400), "{}", answer.text);
     if answer.status == 400 {
@@ -468,7 +516,10 @@ async fn creating_games_and_hints_are_rate_limited() {
     let wait: u64 = limited.header("retry-after").expect("Retry-After").parse().unwrap();
     assert!((1..=60).contains(&wait), "{wait}");
     // Joining counts as creating; other routes are not limited.
-    assert_eq!(post(addr, &format!("/api/games/{}/join", first.body["id"].as_str().unwrap()), json!({})).await.status, 429);
+    assert_eq!(
+        post(addr, &format!("/api/games/{}/join", first.body["id"].as_str().unwrap()), json!({})).await.status,
+        429
+    );
     let id = first.body["id"].as_str().unwrap();
     for _ in 0..10 {
         assert_eq!(get(addr, &format!("/api/games/{id}")).await.status, 200);
@@ -510,7 +561,8 @@ async fn a_full_engine_queue_answers_503_with_retry_after() {
         play_ok(addr, &game.id, game.token(0), "d3").await;
     }
     for game in &games {
-        let view = wait_for(addr, &game.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 2).await;
+        let view =
+            wait_for(addr, &game.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 2).await;
         assert_eq!(view["moves"].as_array().unwrap().len(), 2);
     }
 }
@@ -539,7 +591,10 @@ async fn resigning_or_undoing_cancels_thinking() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(tabletop_web::server::thinking_count(state_ref), 1);
     let undone = act(addr, &game.id, "undo", json!({"token": game.token(0)})).await;
-    assert_eq!((undone.status, undone.body["moves"].clone(), undone.body["thinking"].clone()), (200, json!([]), json!(false)));
+    assert_eq!(
+        (undone.status, undone.body["moves"].clone(), undone.body["thinking"].clone()),
+        (200, json!([]), json!(false))
+    );
     let started = Instant::now();
     while tabletop_web::server::thinking_count(state_ref) > 0 && started.elapsed() < Duration::from_secs(3) {
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -565,18 +620,26 @@ async fn a_computer_to_move_resumes_after_a_restart() {
     let server = start().await;
     let addr = server.addr;
     let first = create(addr, json!({"game": "reversi", "seats": ["engine:time=2s", "human"]})).await;
-    let second = create(addr, json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "engine:time=2s"]})).await;
+    let second = create(
+        addr,
+        json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "engine:time=2s"]}),
+    )
+    .await;
     play_ok(addr, &second.id, second.token(0), "3").await;
     // The state as a crash now would leave it: both computers to move, nothing stored from them.
     let copy = snapshot(&server.db);
     let again = start_with(tabletop_web::ServeConfig { db: copy, ..config() }).await;
     assert!(tabletop_web::server::thinking_count(&again.running.state) >= 1, "resumed at start, before any request");
-    let moved = wait_for(again.addr, &first.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 1).await;
+    let moved =
+        wait_for(again.addr, &first.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 1)
+            .await;
     assert_eq!(moved["moves"].as_array().unwrap().len(), 1, "the computer moved first after the restart");
     assert_eq!(moved["status"]["to_move"], 1);
     let reply = moved["legal"][0].as_str().unwrap().to_string();
     play_ok(again.addr, &first.id, first.token(1), &reply).await;
-    let replied = wait_for(again.addr, &second.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 2).await;
+    let replied =
+        wait_for(again.addr, &second.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 2)
+            .await;
     assert_eq!(replied["moves"].as_array().unwrap().len(), 2, "the computer replied after the restart");
     assert_eq!(replied["status"]["to_move"], 0);
 }
@@ -668,7 +731,8 @@ async fn connections_are_capped() {
     let waiting = tokio::time::timeout(Duration::from_millis(700), get(addr, "/api/lobby")).await;
     assert!(waiting.is_err(), "a third connection was served while two were open");
     drop(held);
-    let answer = tokio::time::timeout(Duration::from_secs(3), get(addr, "/api/lobby")).await.expect("served once others close");
+    let answer =
+        tokio::time::timeout(Duration::from_secs(3), get(addr, "/api/lobby")).await.expect("served once others close");
     assert_eq!(answer.status, 200);
 }
 

@@ -32,7 +32,10 @@ impl Answer {
 
     /// The `error` of a JSON error answer (panics if the answer is not one).
     pub fn error(&self) -> String {
-        self.body["error"].as_str().unwrap_or_else(|| panic!("not a JSON error: {} {}", self.status, self.text)).to_string()
+        self.body["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("not a JSON error: {} {}", self.status, self.text))
+            .to_string()
     }
 }
 
@@ -189,7 +192,13 @@ pub async fn act(addr: SocketAddr, id: &str, what: &str, body: Value) -> Answer 
 }
 
 /// Polls the state until `done` holds (at most `limit`).
-pub async fn wait_for(addr: SocketAddr, id: &str, token: Option<&str>, limit: Duration, done: impl Fn(&Value) -> bool) -> Value {
+pub async fn wait_for(
+    addr: SocketAddr,
+    id: &str,
+    token: Option<&str>,
+    limit: Duration,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     let start = Instant::now();
     loop {
         let now = state(addr, id, token).await;
@@ -270,7 +279,8 @@ impl Events {
             self.decode();
             while let Some(end) = self.text.find("\n\n") {
                 let block: String = self.text.drain(..end + 2).collect();
-                let data: Vec<&str> = block.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
+                let data: Vec<&str> =
+                    block.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
                 if block.lines().any(|l| l == "event: state") && !data.is_empty() {
                     return Some(serde_json::from_str(&data.join("\n")).expect("event data is JSON"));
                 }
