@@ -694,3 +694,57 @@ async fn with_every_other_person_gone_proposals_act_at_once() {
     assert_eq!(ended["proposal"], Value::Null, "{}", ended["proposal"]);
     assert_eq!(ended["status"]["over"], true);
 }
+
+/// Issue 12, Why: every game starts with the defaults (no seats, no options), the computer
+/// seat being `engine`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_starts_with_its_defaults() {
+    let server = start().await;
+    for game in ["slide", "reversi", "connect", "mathable"] {
+        let created = create(server.addr, json!({"game": game})).await;
+        let seats = created.answer["state"]["seats"].as_array().unwrap().clone();
+        assert_eq!(seats[0], "human", "{game}");
+        assert!(seats[1..].iter().all(|s| s == "engine"), "{game}: {seats:?}");
+        assert_eq!(created.answer["state"]["hints"], true, "{game}: against the computer");
+        act(server.addr, &created.id, "resign", json!({"token": created.token(0)})).await;
+    }
+}
+
+/// Issue 12, Why: after the computer's Mathable turn, the person's own stream carries its rack
+/// and its moves (the page lost them until a reload); a move reaches the other seat's stream
+/// within half a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_the_computers_turn_the_person_sees_its_rack_and_moves() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "mathable", "seats": ["human", "greedy"]})).await;
+    let mut mine = Events::open(addr, &game.id, Some(game.token(0))).await;
+    mine.until("connected", SHORT).await;
+    let view = state(addr, &game.id, Some(game.token(0))).await;
+    play_ok(addr, &game.id, game.token(0), &a_placement(&view)).await;
+    play_ok(addr, &game.id, game.token(0), "end").await;
+    let mut back = None;
+    for _ in 0..40 {
+        let Some(event) = mine.next(SHORT).await else { break };
+        if event["event"]["kind"] == "move" && event["event"]["seat"] == 1 && event["status"]["to_move"] == 0 {
+            back = Some(event);
+            break;
+        }
+    }
+    let back = back.expect("the computer's turn ends with the person to move");
+    assert_eq!(back["your_seat"], 0);
+    assert_eq!(back["board"]["racks"][0].as_array().map(Vec::len), Some(7), "{}", back["board"]["racks"]);
+    assert!(back["board"]["racks"][1].is_u64());
+    assert!(!back["legal"].as_array().unwrap().is_empty());
+    assert!(back["legal"].as_array().unwrap().contains(&json!("end")));
+
+    // Latency between two people: the event reaches the other seat within half a second.
+    let duel = create(addr, json!({"game": "reversi", "seats": ["human", "human"]})).await;
+    let mut other = Events::open(addr, &duel.id, Some(duel.token(1))).await;
+    other.until("connected", SHORT).await;
+    let started = std::time::Instant::now();
+    play_ok(addr, &duel.id, duel.token(0), "d3").await;
+    let event = other.until("move", SHORT).await;
+    assert_eq!(event["moves"], json!(["d3"]));
+    assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+}

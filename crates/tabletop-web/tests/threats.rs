@@ -279,8 +279,7 @@ async fn exchanges_appear_to_others_as_a_count() {
         .unwrap()
         .iter()
         .filter_map(Value::as_str)
-        .filter(|m| m.starts_with("swap"))
-        .last()
+        .rfind(|m| m.starts_with("swap"))
         .unwrap()
         .to_string();
     let n = swap.trim_start_matches("swap=").split(',').count();

@@ -46,8 +46,7 @@ fn decode_body(head: &str, raw: &[u8]) -> Vec<u8> {
     }
     let mut out = Vec::new();
     let mut rest = raw;
-    loop {
-        let Some(end) = rest.windows(2).position(|w| w == b"\r\n") else { break };
+    while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
         let size_text = String::from_utf8_lossy(&rest[..end]);
         let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16) else { break };
         rest = &rest[end + 2..];
