@@ -367,8 +367,18 @@ impl LiveGame {
         resigned.push(seat);
         let remaining: Vec<usize> = (0..self.row.seats.len()).filter(|s| !resigned.contains(s)).collect();
         let names = self.session.seat_names();
-        let ended = (remaining.len() <= 1)
-            .then(|| (format!("{} resigned", names.get(seat).map_or("a player", String::as_str)), remaining.clone()));
+        // The game ends when one player is left, or only computers (they would play on for nobody);
+        // then the best scores among those left win.
+        let only_computers = remaining.iter().all(|&s| self.is_computer(s));
+        let winners = match self.session.scores() {
+            Some(scores) if remaining.len() > 1 => {
+                let best = remaining.iter().map(|&s| scores[s]).max().unwrap_or(0);
+                remaining.iter().copied().filter(|&s| scores[s] == best).collect()
+            }
+            _ => remaining.clone(),
+        };
+        let ended = (remaining.len() <= 1 || only_computers)
+            .then(|| (format!("{} resigned", names.get(seat).map_or("a player", String::as_str)), winners));
         state.check_writable()?;
         let computer_next = ended.is_none() && self.computer_to_move();
         state
