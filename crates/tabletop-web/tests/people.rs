@@ -748,3 +748,33 @@ async fn after_the_computers_turn_the_person_sees_its_rack_and_moves() {
     assert_eq!(event["moves"], json!(["d3"]));
     assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
 }
+
+/// When the last person resigns and only computers remain, the game ends (the computers would
+/// otherwise play a whole game for nobody, `--max-think` a turn).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_person_resigning_ends_the_game() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(
+        addr,
+        json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "engine:time=2s", "greedy"]}),
+    )
+    .await;
+    let view = state(addr, &game.id, Some(game.token(0))).await;
+    play_ok(addr, &game.id, game.token(0), &a_placement(&view)).await;
+    play_ok(addr, &game.id, game.token(0), "end").await;
+    let answer = act(addr, &game.id, "resign", json!({"token": game.token(0)})).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    assert_eq!(answer.body["status"]["over"], true, "nobody is left to play for");
+    let winners = answer.body["result"]["winners"].as_array().unwrap().clone();
+    assert!(!winners.is_empty() && !winners.contains(&json!(0)), "{}", answer.body["result"]);
+    let started = std::time::Instant::now();
+    while tabletop_web::server::thinking_count(server.state()) > 0 && started.elapsed() < Duration::from_secs(2) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(tabletop_web::server::thinking_count(server.state()), 0, "the computers stopped");
+    assert!(started.elapsed() < Duration::from_secs(1));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let moves = state(addr, &game.id, None).await["moves"].as_array().unwrap().len();
+    assert_eq!(moves, answer.body["moves"].as_array().unwrap().len(), "no move after the end");
+}
