@@ -598,6 +598,12 @@ impl AppState {
     ) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
         self.check_writable()?;
         self.store().insert_game(&row).map_err(|e| self.write_failed(e))?;
+        // A computer that moves first is resumed by the next start even if it never moved.
+        let computer_first =
+            session.to_move().is_some_and(|s| row.seats.get(s).is_some_and(|p| p != "human" && p != "open"));
+        if computer_first {
+            self.store().set_computer_to_move(&row.id, true).map_err(|e| self.write_failed(e))?;
+        }
         let id = row.id.clone();
         let live = Arc::new(tokio::sync::Mutex::new(LiveGame::new(row, session)));
         self.remember(&id, live.clone());
