@@ -763,3 +763,24 @@ async fn storage_trouble_is_refused_not_blamed_on_the_client() {
     assert_eq!(post(addr, "/api/games", json!({"game": "slide"})).await.status, 503);
     assert_eq!(state(addr, &game.id, None).await["moves"], json!(["5"]), "reading still works");
 }
+
+/// Issue 13, Why: a game whose computer moves first, stopped before it moved, resumes when the
+/// server starts, before anyone asks for it (the move appears in the database by itself).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_computer_moving_first_resumes_at_start_without_a_request() {
+    let server = start().await;
+    let game = create(server.addr, json!({"game": "reversi", "seats": ["engine:time=300ms", "human"]})).await;
+    let copy = snapshot(&server.db);
+    let _again = start_with(tabletop_web::ServeConfig { db: copy.clone(), ..config() }).await;
+    let conn = rusqlite::Connection::open(&copy).unwrap();
+    let started = Instant::now();
+    let mut stored = 0;
+    while started.elapsed() < Duration::from_secs(4) {
+        stored = conn.query_row("SELECT COUNT(*) FROM moves WHERE game_id = ?1", [&game.id], |r| r.get(0)).unwrap();
+        if stored > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(stored, 1, "the computer's first move was stored without any request");
+}
