@@ -1,193 +1,554 @@
-// Plays short games on the tabletop page in headless Chromium by clicking, checks what the page
-// shows, and saves a screenshot of each game to target/browser-artifacts/.
+// The browser tests: people using the tabletop page in headless Chromium (Debian's), as they
+// would: start games from the start page, play them to the end by clicking, invite a friend,
+// watch, take back, resign; on a desktop and on a 390 px phone. Screenshots of each land in
+// target/browser-artifacts/.
 //
-// Run by scripts/test (after `cargo test`, which builds target/debug/tabletop).
-import { chromium } from "playwright-core";
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+// Run by scripts/test (after `cargo test`, which builds target/debug/tabletop), or alone:
+//   node tests/browser/play.mjs [name-filter]
 import assert from "node:assert/strict";
+import { startServer, launch, person, shot, noSidewaysScroll, unnamedControls, myTurn, waitPly, ply, isOver, confirm, clickMove, PHONE, DESKTOP } from "./lib.mjs";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const binary = process.env.TABLETOP_BIN || join(root, "target", "debug", "tabletop");
-const artifacts = join(root, "target", "browser-artifacts");
-mkdirSync(artifacts, { recursive: true });
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
 
-function startServer() {
-  const db = join(mkdtempSync(join(tmpdir(), "tabletop-browser-")), "games.db");
-  const server = spawn(binary, ["serve", "--addr", "127.0.0.1:0", "--db", db], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise((resolve, reject) => {
-    server.on("error", reject);
-    server.stdout.once("data", (chunk) => {
-      const match = /http:\/\/([^/\s]+)\//.exec(String(chunk));
-      if (match) resolve({ server, base: `http://${match[1]}/` });
-      else reject(new Error(`unexpected server output: ${chunk}`));
-    });
-  });
-}
+// ---- against the computer, with the start page's defaults ----
 
-async function newGame(page, base, game, setup) {
+// Starts a game from the start page touching nothing but the game's card.
+async function startWithDefaults(page, base, game) {
   await page.goto(base);
-  await page.selectOption("#game", game);
-  await setup();
-  await Promise.all([page.waitForURL(/\?game=/), page.click("button[type=submit]")]);
-  await page.waitForSelector("#board button");
+  await page.click(`label:has(#game-${game})`);
+  await Promise.all([page.waitForURL(/\/game\/[0-9a-f]+$/), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
 }
 
-const movesShown = (page) => page.locator("#moves li").count();
+async function playOutAgainstComputer(page, name, { maxTurns = 80, phone = false } = {}) {
+  for (let turn = 0; turn < maxTurns; turn++) {
+    await myTurn(page, 60000);
+    if (await isOver(page)) break;
+    if (phone && turn === 2) await noSidewaysScroll(page, `${name} during the game`);
+    const before = await ply(page);
+    await clickMove(page, (n) => (turn * 7) % n);
+    await page.waitForFunction((n) => window.tabletop.state.moves.length > n || window.tabletop.state.status.over, before, { timeout: 60000 });
+  }
+}
 
-async function slideGame(page, base) {
-  await newGame(page, base, "slide", async () => {
-    await page.fill("#size", "3");
-    await page.fill("#empty", "1");
-    await page.selectOption("#seat0", "human");
-    await page.selectOption("#seat1", "classic:levels=2");
-  });
-  assert.match(await page.textContent("#status"), /Blue \(b\) to move/);
-  // A placement by clicking square 5, then the computer's reply arrives by itself.
-  await page.click('button[aria-label="square 5, empty"]');
-  await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 2);
-  assert.equal(await page.locator('button[aria-label="square 5, blue tile"]').count(), 1);
-  // Undo takes back the round (the computer's move and ours).
+test("slide: defaults, played to the end against the computer", async ({ browser, base }) => {
+  const page = await person(browser);
+  await startWithDefaults(page, base, "slide");
+  assert.match(await page.textContent("#status"), /Your move \(Blue\)/);
+  assert.equal(await page.locator("#board .cell").count(), 9, "3 x 3 by default");
+  // Undo against the computer takes back the round at once.
+  await page.click('#board [aria-label^="square 5,"]');
+  await waitPly(page, 2);
+  await myTurn(page);
+  assert.equal(await page.locator('[aria-label^="square 5, blue tile"]').count(), 1);
   await page.click("#undo");
-  await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 0);
-  // Play on by clicking until the game ends: a highlighted target, or a tile then a target.
-  for (let turn = 0; turn < 80; turn++) {
-    const status = await page.textContent("#status");
-    if (/won|Draw/.test(status)) break;
-    await page.waitForFunction(() => !/thinking/.test(document.querySelector("#status").textContent));
-    const before = await movesShown(page);
-    const target = page.locator("#board button.legal:enabled");
-    if ((await target.count()) === 0) {
-      const source = page.locator("#board button.b:enabled");
-      if ((await source.count()) === 0) { await page.waitForTimeout(100); continue; }
-      await source.first().click();
-    }
-    await page.locator("#board button.legal:enabled").first().click();
-    await page.waitForFunction((n) => document.querySelectorAll("#moves li").length > n, before);
-    await page.waitForFunction(() => /won|Draw|Blue \(b\) to move$/.test(document.querySelector("#status").textContent));
+  await page.waitForFunction(() => window.tabletop.state.moves.length === 0);
+  await playOutAgainstComputer(page, "slide", { maxTurns: 60 });
+  if (!(await isOver(page))) {
+    // The exact engine holds a draw forever: end it the way a person would.
+    await page.click("#resign");
+    await confirm(page);
   }
-  const result = await page.textContent("#status");
-  assert.match(result, /won|Draw/, `the game ended: ${result}`);
-  await page.screenshot({ path: join(artifacts, "slide.png"), fullPage: true });
-}
-
-async function reversiGame(page, base) {
-  await newGame(page, base, "reversi", async () => {
-    await page.selectOption("#seat0", "human");
-    await page.selectOption("#seat1", "random");
-  });
-  assert.match(await page.textContent("#status"), /Black to move/);
-  assert.equal(await page.locator("#board button.legal").count(), 4, "four legal moves marked at the start");
-  assert.match(await page.textContent("#scores"), /Black: 2\s*White: 2/);
-  // f5 flips e5: black has 4 discs, white 1, and the flip is animated.
-  await page.click('button[aria-label="f5, legal move"]');
-  await page.waitForFunction(() => document.querySelectorAll("#moves li").length >= 2);
-  assert.equal(await page.locator('button[aria-label="f5, black disc"]').count(), 1);
-  // Keep playing the first marked move for a few turns; passes are automatic.
-  for (let turn = 0; turn < 6; turn++) {
-    await page.waitForFunction(() => /Black to move$|won|Draw/.test(document.querySelector("#status").textContent));
-    if (/won|Draw/.test(await page.textContent("#status"))) break;
-    const before = await movesShown(page);
-    await page.locator("#board button.legal").first().click();
-    await page.waitForFunction((n) => document.querySelectorAll("#moves li").length >= n + 2 || /won|Draw/.test(document.querySelector("#status").textContent), before);
-  }
-  const discs = await page.textContent("#scores");
-  const [black, white] = discs.match(/\d+/g).map(Number);
-  assert.equal(black + white, 4 + (await movesShown(page)), "one disc more per move");
-  await page.screenshot({ path: join(artifacts, "reversi.png"), fullPage: true });
-}
-
-async function connectGame(page, base) {
-  await newGame(page, base, "connect", async () => {
-    await page.selectOption("#connect-preset", "connect3");
-    await page.selectOption("#seat0", "human");
-    await page.selectOption("#seat1", "human");
-  });
-  assert.equal(await page.locator("#board button").count(), 12, "4 x 3 cells");
-  // X stacks column 1 while O stacks column 2: X completes a vertical line of three.
-  for (const column of ["1", "2", "1", "2", "1"]) {
-    const before = await movesShown(page);
-    await page.locator(`#board button[aria-label^="column ${column},"]:enabled`).first().click();
-    await page.waitForFunction((n) => document.querySelectorAll("#moves li").length === n + 1, before);
-  }
-  assert.match(await page.textContent("#status"), /X won/);
-  assert.equal(await page.locator("#board button.win").count(), 3, "the winning line is highlighted");
-  await page.screenshot({ path: join(artifacts, "connect.png"), fullPage: true });
-  // The solver's verdict as a hint: Connect Three is a first-player win.
-  await newGame(page, base, "connect", async () => {
-    await page.selectOption("#connect-preset", "connect3");
-    await page.selectOption("#seat0", "human");
-    await page.selectOption("#seat1", "engine");
-  });
-  await page.click("#hint");
-  await page.waitForFunction(() => /Hint: \d \(X wins in \d+ moves?\)/.test(document.querySelector("#message").textContent), null, { timeout: 20000 });
-  // A drop against the perfect player: it answers by itself.
-  await page.locator('#board button[aria-label^="column 2,"]:enabled').first().click();
-  await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 2, null, { timeout: 20000 });
-}
-
-async function mathableGame(page, base) {
-  await newGame(page, base, "mathable", async () => {
-    await page.selectOption("#preset", "classic");
-    await page.fill("#players", "2");
-    await page.dispatchEvent("#players", "change");
-    await page.selectOption("#seat0", "human");
-    await page.selectOption("#seat1", "greedy");
-  });
-  assert.match(await page.textContent("#status"), /Player 1 to move/);
-  assert.equal(await page.locator(".rack button").count(), 7, "seven tokens on the rack");
-  // Choose rack tokens until one has a highlighted target cell, then place it there.
-  const rack = page.locator(".rack button");
-  let placed = false;
-  for (let i = 0; i < 7 && !placed; i++) {
-    await rack.nth(i).click();
-    if ((await page.locator(".m-cell.target").count()) > 0) {
-      const target = page.locator(".m-cell.target").first();
-      assert.match(await target.textContent(), /^\+\d+$/, "the target shows the points it scores");
-      await target.click();
-      await page.waitForFunction(() => document.querySelectorAll("#moves li").length === 1);
-      placed = true;
-    } else {
-      await rack.nth(i).click(); // deselect
-    }
-  }
-  assert.ok(placed, "some token on the starting rack fits an equation");
-  assert.match(await page.textContent("#scores"), /Player 1: [1-9]/, "the placement scored");
-  await page.getByRole("button", { name: "End turn" }).click();
-  // The computer plays its turn; then it is player 1's turn again.
-  await page.waitForFunction(() => {
-    const moves = [...document.querySelectorAll("#moves li")].map((li) => li.textContent);
-    return moves.filter((m) => m === "end" || m.startsWith("swap")).length >= 2 || /won/.test(document.querySelector("#status").textContent);
-  }, null, { timeout: 20000 });
-  assert.match(await page.textContent("#status"), /Player 1 to move|won/);
-  await page.screenshot({ path: join(artifacts, "mathable.png"), fullPage: true });
-}
-
-const { server, base } = await startServer();
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync"],
+  await page.locator("#result:not([hidden])").waitFor();
+  assert.match(await page.textContent("#result"), /wins|Draw/);
+  await shot(page, "slide-computer");
 });
+
+test("reversi: defaults are valid and a whole game is played against the computer", async ({ browser, base }) => {
+  const page = await person(browser);
+  await startWithDefaults(page, base, "reversi");
+  assert.equal(await page.textContent("#start-error").catch(() => ""), "", "no error on Start");
+  assert.match(await page.textContent("#status"), /Your move \(Black\)/);
+  assert.equal(await page.locator("#board .cell.legal").count(), 4, "four legal moves marked at the start");
+  // Coordinates: files a-h above, ranks 1-8 at the left, and named cells.
+  assert.equal(await page.locator("#board .coord.col").allTextContents().then((t) => t.join("")), "abcdefgh");
+  assert.equal(await page.locator("#board .coord.row").allTextContents().then((t) => t.join("")), "12345678");
+  assert.equal(await page.getByRole("button", { name: /^d3, legal move/ }).count(), 1, "cells are named by their coordinate");
+  // Keyboard: from c4, right to d4, up to d3, Enter plays d3.
+  await page.locator('#board [data-key="c4"]').focus();
+  await page.keyboard.press("ArrowRight");
+  await page.keyboard.press("ArrowUp");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.key), "d3");
+  await page.keyboard.press("Enter");
+  await waitPly(page, 2, 30000);
+  assert.equal(await page.evaluate(() => window.tabletop.state.moves[0]), "d3");
+  await playOutAgainstComputer(page, "reversi", { maxTurns: 40 });
+  await page.locator("#result:not([hidden])").waitFor();
+  const text = await page.textContent("#result");
+  assert.match(text, /(Black|White) wins, \d+ to \d+ discs|Draw, 32 to 32 discs/, text);
+  assert.doesNotMatch(text, /seat \d/);
+  await shot(page, "reversi-computer");
+});
+
+test("connect: defaults, played to the end against the perfect computer; digits drop pieces", async ({ browser, base }) => {
+  const page = await person(browser);
+  await startWithDefaults(page, base, "connect");
+  assert.equal(await page.locator("#board .cell").count(), 42, "7 x 6 by default");
+  assert.equal(await page.locator("#board .coord.col").allTextContents().then((t) => t.join("")), "1234567");
+  // Keyboard: the digit 4 drops a piece in column 4.
+  await page.keyboard.press("4");
+  await waitPly(page, 1);
+  assert.equal(await page.evaluate(() => window.tabletop.state.moves[0]), "4");
+  // Analysis against the computer: every legal column gets its value on the board.
+  await myTurn(page, 30000);
+  await page.click("#analysis");
+  await page.waitForFunction(() => document.querySelectorAll("#board .cell .val").length > 0 || /not available|busy/i.test(document.querySelector("#advice").textContent), null, { timeout: 20000 });
+  const legal = await page.evaluate(() => window.tabletop.state.legal.length);
+  assert.equal(await page.locator("#board .cell .val").count(), legal, "a value on each legal column");
+  assert.match(await page.textContent("#advice"), /Analysis \(best first\): \d /);
+  await shot(page, "connect-analysis");
+  await playOutAgainstComputer(page, "connect", { maxTurns: 25 });
+  await page.locator("#result:not([hidden])").waitFor();
+  assert.match(await page.textContent("#result"), /wins|Draw/);
+  assert.ok((await page.locator("#board .cell.win").count()) >= 4 || /Draw/.test(await page.textContent("#result")), "the winning line is highlighted");
+  await shot(page, "connect-computer");
+});
+
+test("mathable: defaults; the rack and actions stay after the computer's turn; Terminate ends the game", async ({ browser, base }) => {
+  const page = await person(browser);
+  await startWithDefaults(page, base, "mathable");
+  assert.equal(await page.locator(".rack button").count(), 7, "seven tokens on the rack");
+  assert.equal(await page.locator("#board .coord.col").first().textContent(), "A");
+  let shown = false;
+  for (let turn = 0; turn < 4; turn++) {
+    await myTurn(page, 60000);
+    if (await isOver(page)) break;
+    const token = await page.evaluate(() => { const p = window.tabletop.state.board.placements; return p.length ? p[0].token : null; });
+    if (token !== null && !shown) {
+      // A chosen rack token shows where it fits and for how many points.
+      const button = page.locator(".rack button", { hasText: new RegExp(`^${token}$`) }).first();
+      await button.click();
+      await page.locator("#board .cell.target").first().waitFor();
+      assert.match(await page.locator("#board .cell.target").first().textContent(), /^\+\d+$/, "the target shows the points it scores");
+      await shot(page, "mathable-computer-playing");
+      await button.click();
+      shown = true;
+    }
+    const before = await ply(page);
+    await clickMove(page);
+    await page.waitForFunction((n) => window.tabletop.state.moves.length > n, before);
+    // The computer plays its turn; then the rack and the buttons are there, without a reload.
+    await myTurn(page, 60000);
+    if (await isOver(page)) break;
+    assert.equal(await page.locator(".rack button").count() > 0, true, "the rack is shown after the computer's turn");
+    for (const id of ["#end-turn", "#draw", "#swap", "#terminate"]) assert.equal(await page.locator(id).isVisible(), true, `${id} is shown`);
+  }
+
+  await page.click("#terminate");
+  await confirm(page);
+  await page.locator("#result:not([hidden])").waitFor();
+  assert.match(await page.textContent("#result"), /Player \d wins, \d+ to \d+ points|Draw/);
+  await shot(page, "mathable-computer");
+});
+
+test("resign against the computer is shown as a loss", async ({ browser, base }) => {
+  const page = await person(browser);
+  await startWithDefaults(page, base, "connect");
+  await page.keyboard.press("1");
+  await waitPly(page, 2, 30000);
+  await myTurn(page);
+  await page.click("#resign");
+  // Cancel first: nothing happens.
+  await page.locator("dialog#confirm[open]").waitFor();
+  await page.click("#confirm-cancel");
+  assert.equal(await isOver(page), false);
+  await page.click("#resign");
+  await confirm(page);
+  await page.locator("#result:not([hidden])").waitFor();
+  const text = await page.textContent("#result");
+  assert.match(text, /O wins: X resigned\. You lost\./, text);
+  assert.match(await page.getAttribute("#result", "class"), /loss/);
+});
+
+
+// ---- between people: invite links, live, with a watcher ----
+
+// The creator starts a game against "A friend"; the friend opens the invite link in another
+// browser and a third browser opens the watch link.
+async function inviteGame(browser, base, game, { hints = false, setup, phone = false } = {}) {
+  const a = await person(browser);
+  await a.goto(base);
+  await a.click(`label:has(#game-${game})`);
+  await a.click("label:has(#opponent-friend)");
+  if (setup) await setup(a);
+  if (hints) await a.check("#hints");
+  await Promise.all([a.waitForURL(/\/game\/[0-9a-f]+$/), a.click("button[type=submit]")]);
+  await a.locator("#board .cell").first().waitFor();
+  const invite = a.locator("#invites input.link").first();
+  const label = await a.locator("#invites .link-label").first().textContent();
+  assert.match(label, /Send this to your opponent: they play (White|Orange|O|Player 2)/, label);
+  await shot(a, `${game}-invite`);
+  const inviteUrl = await invite.inputValue();
+  assert.match(inviteUrl, /\/game\/[0-9a-f]+#seat=[0-9a-f]+$/);
+  const watchUrl = await a.inputValue("#watch-link");
+  const b = await person(browser, phone ? PHONE : DESKTOP);
+  await b.goto(inviteUrl);
+  await b.waitForFunction(() => window.tabletop.state && window.tabletop.tokens.some(Boolean));
+  assert.doesNotMatch(b.url(), /#seat=/, "the token is taken out of the address bar");
+  const c = await person(browser);
+  await c.goto(watchUrl);
+  await c.waitForFunction(() => !!window.tabletop.state);
+  // The creator sees that the friend is connected.
+  await a.waitForFunction(() => window.tabletop.state.players[1].connected, null, { timeout: 5000 });
+  await a.locator(".player .presence.online").first().waitFor();
+  return { a, b, c };
+}
+
+const latencies = [];
+
+// Plays moves chosen by `pick(page, turn)` (default: a click on a playable cell) until the game
+// ends or `until` says stop; every move must reach the other player and the watcher live.
+async function playLive(pages, { pick, until, maxTurns = 200 } = {}) {
+  const { c } = pages;
+  const seats = [pages.a, pages.b];
+  for (let turn = 0; turn < maxTurns; turn++) {
+    if (await isOver(pages.a)) return;
+    if (until && (await until(turn))) return;
+    // Every page shows the server's current position before the next move is chosen.
+    const now = await pages.a.evaluate(async () => (await (await fetch(`/api/games/${window.tabletop.id}`)).json()).moves.length);
+    await Promise.all([pages.a, pages.b, c].map((p) => p.waitForFunction((n) => window.tabletop.state.moves.length === n, now, { timeout: 2000 })));
+    if (await isOver(pages.a)) return;
+    const toMove = await pages.a.evaluate(() => window.tabletop.state.status.to_move);
+    const mover = seats[toMove];
+    const other = seats[1 - toMove];
+    await myTurn(mover);
+    const before = await ply(mover);
+    const legal = await mover.evaluate(() => window.tabletop.state.legal);
+    if (!(legal.length === 1 && legal[0] === "pass")) {
+      if (pick) await pick(mover, turn); else await clickMove(mover, (n) => (turn * 5) % n);
+    }
+    await mover.waitForFunction((n) => window.tabletop.state.moves.length > n, before, { timeout: 10000 });
+    const acknowledged = Date.now();
+    // The watcher and the other person see the move without reloading, within a second.
+    await Promise.all([other, c].map((p) => p.waitForFunction((n) => window.tabletop.state.moves.length > n, before, { timeout: 1000 })));
+    latencies.push(Date.now() - acknowledged);
+  }
+}
+
+test("reversi: two people play a whole game through an invite link, live, with a watcher", async ({ browser, base }) => {
+  const pages = await inviteGame(browser, base, "reversi");
+  const { a, b, c } = pages;
+  assert.match(await a.textContent("#status"), /Your move \(Black\)/);
+  assert.match(await b.textContent("#status"), /Waiting for Black/);
+  assert.equal(await c.locator("#undo").isVisible(), false, "the watcher has no controls");
+  assert.equal(await b.locator("#board .cell.playable").count(), 0, "White cannot move on Black's turn");
+  assert.equal(await a.locator("#hint").isDisabled(), true, "no hints between people unless allowed");
+  assert.equal(await a.locator("#analysis").isDisabled(), true, "no analysis between people unless allowed");
+  await playLive(pages);
+  for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 5000 });
+  const text = await c.textContent("#result");
+  assert.match(text, /wins, \d+ to \d+ discs|Draw/);
+  const [ra, rb] = [await a.textContent("#result"), await b.textContent("#result")];
+  if (!/Draw/.test(text)) assert.ok(/You won/.test(ra) !== /You won/.test(rb), `one winner: ${ra} / ${rb}`);
+  // After the game: step back and forth through it on the board.
+  await c.click("#step-first");
+  assert.equal(await c.locator("#board .disc").count(), 4, "the starting position");
+  await c.click("#step-forward");
+  assert.equal(await c.locator("#board .disc").count(), 5);
+  // Every position the pages received live matches its replay from the move list.
+  for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), []);
+  assert.ok(await c.evaluate(() => window.tabletop.seen.size) > 50, "the watcher saw the positions live");
+  // The watcher analyses a position of the finished game, stepped back to it.
+  await c.click("#step-last");
+  for (let i = 0; i < 6; i++) await c.click("#step-back");
+  await c.click("#analysis");
+  await c.waitForFunction(() => /Analysis \(best first\)/.test(document.querySelector("#advice").textContent), null, { timeout: 20000 });
+  const analysed = await c.evaluate(() => [...window.tabletop.analysis.values()].find(Array.isArray).filter((m) => m.move !== "pass").length);
+  assert.equal(await c.locator("#board .cell .val").count(), analysed, "each analysed move's value is on the board");
+  await shot(c, "reversi-people-watcher-analysis");
+  await c.click("#analysis");
+  await c.click("#step-last");
+  await shot(a, "reversi-people-black");
+  await shot(b, "reversi-people-white");
+  await shot(c, "reversi-people-watcher");
+  for (const p of [a, b, c]) assert.deepEqual(p.errors || [], []);
+});
+
+test("slide: people through an invite; a takeback declined, one accepted; the winning line", async ({ browser, base }) => {
+  const pages = await inviteGame(browser, base, "slide", { phone: true });
+  const { a, b, c } = pages;
+  const square = (n) => async (page) => page.click(`#board [aria-label^="square ${n},"]`);
+  const script = [1, 4];
+  await playLive(pages, { pick: (page, turn) => square(script[turn])(page), until: (turn) => turn >= script.length });
+  // Orange asks to take back 4; Blue declines.
+  assert.equal(await b.textContent("#undo"), "Ask to take back");
+  await b.click("#undo");
+  await a.locator("#proposal #decline").waitFor({ timeout: 2000 });
+  assert.match(await a.textContent("#proposal"), /Orange asks to take back/);
+  await c.locator("#proposal:not([hidden])").waitFor({ timeout: 2000 });
+  await a.click("#decline");
+  await b.waitForFunction(() => !window.tabletop.state.proposal);
+  assert.equal(await ply(a), 2);
+  // Blue plays 2, then asks to take it back; Orange accepts.
+  await playLive(pages, { pick: square(2), until: (turn) => turn >= 1 });
+  await a.click("#undo");
+  await b.locator("#proposal #accept").waitFor({ timeout: 2000 });
+  await b.click("#accept");
+  for (const p of [a, b, c]) await p.waitForFunction(() => window.tabletop.state.moves.length === 2, null, { timeout: 1000 });
+  // Blue wins with the top row: 2, (Orange 5), 3.
+  const rest = [2, 5, 3];
+  await playLive(pages, { pick: (page, turn) => square(rest[turn])(page), until: (turn) => turn >= rest.length });
+  for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 2000 });
+  assert.match(await c.textContent("#result"), /Blue wins/);
+  assert.match(await a.textContent("#result"), /You won/);
+  assert.match(await b.textContent("#result"), /You lost/);
+  assert.equal(await c.locator("#board .cell.win").count(), 3, "the winning line is highlighted");
+  await noSidewaysScroll(b, "slide, phone, after the game");
+  for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
+  await c.click("#step-first");
+  await c.click("#step-forward");
+  assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
+  await c.click("#step-last");
+  await shot(c, "slide-people-watcher");
+  await shot(b, "slide-people-phone");
+});
+
+test("connect: people through an invite, with hints allowed; the hint is shown on the board", async ({ browser, base }) => {
+  const pages = await inviteGame(browser, base, "connect", { hints: true });
+  const { a, b, c } = pages;
+  const column = (n) => (page) => page.keyboard.press(String(n));
+  const script = [1, 2, 1, 2, 1];
+  await playLive(pages, { pick: (page, turn) => column(script[turn])(page), until: (turn) => turn >= 3 });
+  // O asks for a hint: X threatens column 1.
+  await myTurn(b);
+  await b.click("#hint");
+  await b.locator("#board .cell.hint").waitFor({ timeout: 20000 });
+  assert.match(await b.textContent("#advice"), /Hint: \d \(.+\), marked on the board/);
+  assert.equal(await b.locator("#message").textContent(), "", "the hint is not an error");
+  await shot(b, "connect-people-hint");
+  await playLive(pages, { pick: (page, turn) => column([2, 1, 3, 1][turn])(page) });
+  for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 2000 });
+  assert.match(await c.textContent("#result"), /X wins/);
+  assert.equal(await c.locator("#board .cell.win").count(), 4);
+  for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
+  await c.click("#step-first");
+  await c.click("#step-forward");
+  assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
+  await c.click("#step-last");
+  await shot(c, "connect-people-watcher");
+});
+
+test("mathable: people through an invite; terminate proposed, declined, then accepted", async ({ browser, base }) => {
+  const pages = await inviteGame(browser, base, "mathable");
+  const { a, b, c } = pages;
+  assert.equal(await c.locator(".rack").count(), 0, "the watcher sees no rack");
+  assert.equal(await b.locator(".rack button").count(), 7);
+  // Each plays two turns (a placement where one fits, then End turn).
+  await playLive(pages, { until: (turn) => turn >= 12, pick: (page) => clickMove(page) }).catch(async (error) => {
+    throw error;
+  });
+  const turns = await ply(a);
+  assert.ok(turns >= 4, `some moves were played (${turns})`);
+  // A proposes to end the game: B declines, then accepts the next proposal.
+  await myTurn(a).catch(() => {});
+  const proposer = (await a.evaluate(() => window.tabletop.state.status.to_move)) === 0 ? a : b;
+  const answerer = proposer === a ? b : a;
+  await proposer.click("#terminate");
+  await confirm(proposer);
+  await answerer.locator("#proposal #decline").waitFor({ timeout: 2000 });
+  assert.match(await answerer.textContent("#proposal"), /proposes to end the game/);
+  await answerer.click("#decline");
+  await proposer.waitForFunction(() => !window.tabletop.state.proposal);
+  await proposer.click("#terminate");
+  await confirm(proposer);
+  await answerer.locator("#proposal #accept").waitFor({ timeout: 2000 });
+  await answerer.click("#accept");
+  for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 2000 });
+  assert.match(await c.textContent("#result"), /points/);
+  for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
+  await c.click("#step-first");
+  await c.click("#step-forward");
+  assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
+  await c.click("#step-last");
+  await shot(a, "mathable-people-player1");
+  await shot(c, "mathable-people-watcher");
+});
+
+test("lobby: a game open to anyone is joined from the start page and leaves the lobby", async ({ browser, base }) => {
+  const a = await person(browser);
+  await a.goto(base);
+  await shot(a, "start-page");
+  await a.click("label:has(#game-reversi)");
+  await a.click("label:has(#opponent-anyone)");
+  await Promise.all([a.waitForURL(/\/game\//), a.click("button[type=submit]")]);
+  await a.locator("#board .cell").first().waitFor();
+  assert.match(await a.textContent("#invites"), /lobby/);
+  const id = await a.evaluate(() => window.tabletop.id);
+  const b = await person(browser, PHONE);
+  await b.goto(base);
+  const entry = b.locator("#lobby li", { hasText: "Reversi" });
+  await entry.first().waitFor();
+  await noSidewaysScroll(b, "start page with a lobby, phone");
+  await shot(b, "start-page-phone");
+  await Promise.all([b.waitForURL(/\/game\//), entry.first().getByRole("button", { name: /^Join/ }).click()]);
+  await b.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === 1);
+  await a.waitForFunction(() => window.tabletop.state.players[1].kind === "human" && window.tabletop.state.players[1].connected, null, { timeout: 2000 });
+  const lobby = await (await fetch(base + "api/lobby")).json();
+  assert.ok(!lobby.games.some((g) => g.id === id), "the game left the lobby");
+  // The start page lists the games this browser holds a seat in.
+  await b.goto(base);
+  await b.locator("#my-games li", { hasText: "Reversi" }).waitFor();
+  assert.equal(await b.locator("#my-games li").count(), 1);
+});
+
+test("at this screen: one browser holds both seats of a Connect Three game", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#game-connect)");
+  await page.click("label:has(#opponent-screen)");
+  await page.click("#options-box summary");
+  await page.selectOption("#connect-preset", "connect3");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  assert.equal(await page.locator("#board .cell").count(), 12);
+  for (const [i, column] of ["1", "2", "1", "2", "1"].entries()) {
+    await page.getByRole("button", { name: new RegExp(`^column ${column}, .*drop here`) }).first().click();
+    await waitPly(page, i + 1);
+  }
+  await page.locator("#result:not([hidden])").waitFor();
+  assert.match(await page.textContent("#result"), /X wins/);
+});
+
+test("slide at this screen: the slide phase; a chosen tile looks unlike the last move", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#opponent-screen)");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  // Eight placements without a line leave one square empty: then tiles slide.
+  for (const [i, square] of [1, 2, 3, 5, 4, 7, 8, 6].entries()) {
+    await page.click(`#board [aria-label^="square ${square}, empty"]`);
+    await waitPly(page, i + 1);
+  }
+  await page.waitForFunction(() => window.tabletop.state.board.phase === "slide");
+  assert.match(await page.textContent("#help"), /Choose one of your tiles to slide/);
+  const source = page.locator("#board .cell.playable:not(.legal)").first();
+  await source.click();
+  await page.locator("#board .cell.selected").waitFor();
+  assert.match(await page.locator("#board .cell.selected").getAttribute("aria-label"), /blue tile, selected/);
+  assert.equal(await page.locator("#board .cell.selected.last").count(), 0);
+  await shot(page, "slide-selected-tile");
+  await page.locator("#board .cell.legal.playable").first().click();
+  await waitPly(page, 9);
+  assert.equal(await page.evaluate(() => window.tabletop.state.history[8].move.includes("-")), true);
+});
+
+test("mathable at this screen: each player sees their own rack on their turn", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#game-mathable)");
+  await page.click("label:has(#opponent-screen)");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  const rack = () => page.evaluate(() => JSON.stringify(window.tabletop.state.board.racks[window.tabletop.state.your_seat]));
+  const first = await rack();
+  await clickMove(page);
+  await page.waitForFunction(() => window.tabletop.state.status.to_move === 1 && window.tabletop.state.your_seat === 1);
+  assert.equal(await page.locator(".rack button").count(), 7, "Player 2's rack is shown");
+  assert.notEqual(await rack(), first);
+  assert.match(await page.textContent("#status"), /Player 2 to move/);
+});
+
+test("a link to no game says so", async ({ browser, base }) => {
+  const page = await person(browser);
+  const missing = [];
+  page.on("response", (r) => { if (r.status() === 404) missing.push(r.url()); });
+  await page.goto(base + "game/0123456789abcdef0123456789abcdef");
+  await page.locator("#game-title", { hasText: "No such game" }).waitFor();
+  page.missing = []; // the one 404 expected: the game's state
+  assert.equal(missing.length, 1);
+});
+
+test("live: the page reconnects by itself after a server restart and shows the current state", async ({ browser }) => {
+  const first = await startServer();
+  const base = first.base;
+  const page = await person(browser);
+  const created = await (await fetch(base + "api/games", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ game: "connect", seats: ["human", "human"] }) })).json();
+  await page.goto(base + created.invites[1].path.slice(1));
+  await page.waitForFunction(() => !!window.tabletop.state);
+  first.server.kill();
+  await new Promise((resolve) => first.server.once("exit", resolve));
+  await page.locator("#link-state", { hasText: "Reconnecting" }).waitFor({ timeout: 5000 });
+  const second = await startServer({ addr: first.addr, db: first.db });
+  try {
+    const move = await fetch(base + `api/games/${created.id}/moves`, { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ move: "4", token: created.tokens[0] }) });
+    assert.equal(move.status, 200);
+    await page.waitForFunction(() => window.tabletop.state.moves.length === 1, null, { timeout: 10000 });
+    assert.equal(await page.textContent("#link-state"), "");
+    assert.match(await page.textContent("#status"), /Your move \(O\)/);
+  } finally {
+    second.server.kill();
+  }
+});
+
+// ---- the phone: no sideways scrolling on any page of any game ----
+
+test("phone 390 x 844: no page of any game scrolls sideways", async ({ browser, base }) => {
+  const page = await person(browser, PHONE);
+  await page.goto(base);
+  await noSidewaysScroll(page, "start page");
+  assert.deepEqual(await unnamedControls(page), [], "every control on the start page has a name");
+  for (const game of ["slide", "reversi", "connect", "mathable"]) {
+    await startWithDefaults(page, base, game);
+    await noSidewaysScroll(page, `${game}, new game`);
+    await myTurn(page, 60000);
+    await clickMove(page);
+    await page.waitForFunction(() => window.tabletop.state.moves.length > 0);
+    await myTurn(page, 60000);
+    await noSidewaysScroll(page, `${game}, after a move`);
+    assert.deepEqual(await unnamedControls(page), [], `every control on the ${game} page has a name`);
+    if (game === "mathable") {
+      const width = await page.locator("#board .m-cell").first().evaluate((e) => e.getBoundingClientRect().width);
+      assert.ok(width >= 26, `Mathable cells are ${width} px wide`);
+    }
+    await shot(page, `${game}-phone`);
+    await page.click("#resign");
+    await confirm(page);
+    await page.locator("#result:not([hidden])").waitFor();
+    await noSidewaysScroll(page, `${game}, over`);
+    assert.match(await page.textContent("#result"), /You lost/);
+    await shot(page, `${game}-phone-over`);
+  }
+});
+
+// ---- the runner ----
+
+const filter = process.argv[2] ? new RegExp(process.argv[2], "i") : null;
+const { server, base } = await startServer();
+const browser = await launch();
 let passed = 0;
 let failed = 0;
-for (const [name, play] of [["slide", slideGame], ["reversi", reversiGame], ["connect", connectGame], ["mathable", mathableGame]]) {
-  const page = await browser.newPage({ viewport: { width: 900, height: 1000 } });
+const started = Date.now();
+for (const { name, fn } of tests) {
+  if (filter && !filter.test(name)) continue;
+  const t0 = Date.now();
+  const context = { browser, base };
   try {
-    await play(page, base);
+    await fn(context);
+    for (const ctx of browser.contexts()) for (const p of ctx.pages()) {
+      assert.deepEqual(p.missing || [], [], "no request answered 404");
+      assert.deepEqual(p.errors || [], [], "no script error");
+    }
     passed++;
-    console.log(`ok - ${name}`);
+    console.log(`ok - ${name} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
   } catch (error) {
     failed++;
     console.log(`not ok - ${name}: ${error.stack || error}`);
-    await page.screenshot({ path: join(artifacts, `${name}-failure.png`), fullPage: true }).catch(() => {});
+    for (const [i, ctx] of browser.contexts().entries()) for (const p of ctx.pages()) {
+      await shot(p, `failure-${name.split(":")[0].replace(/\W+/g, "-")}-${i}`).catch(() => {});
+    }
   }
-  await page.close();
+  for (const ctx of browser.contexts()) await ctx.close();
 }
 await browser.close();
 server.kill();
+if (latencies.length) {
+  latencies.sort((x, y) => x - y);
+  console.log(`live moves: ${latencies.length}, seen by the other person and the watcher within ${latencies[Math.floor(latencies.length / 2)]} ms (median), ${latencies[latencies.length - 1]} ms (max)`);
+}
+console.log(`browser tests took ${((Date.now() - started) / 1000).toFixed(0)} s`);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -1,0 +1,592 @@
+// tabletop's page: the start page at `/`, a game at `/game/{id}`. Talks to the JSON API
+// (docs/API.md); one module per game draws its board (js/games/*.js).
+//
+// Live: one EventSource per page (js/events.js); every state carries a `version`, and the page
+// keeps the newest. History stepping after a game: the API serves only the current position, so
+// each game module's `replay(state, ply)` rebuilds a past board from the move list (Slide,
+// Reversi and Connect from the empty start; Mathable by lifting the tokens placed later, as
+// tokens on the board are public and racks are not shown). It is display only, a few lines per
+// game; the browser tests compare it with every position the page received live
+// (`replayMismatches`).
+import { api, held, tokensOf, keepToken, keepTokens, heldGames, forget } from "./api.js";
+import { follow } from "./events.js";
+import { el, restoreFocus } from "./board.js";
+import * as slide from "./games/slide.js";
+import * as reversi from "./games/reversi.js";
+import * as connect from "./games/connect.js";
+import * as mathable from "./games/mathable.js";
+
+const GAMES = { slide, reversi, connect, mathable };
+const $ = (id) => document.getElementById(id);
+
+// ---- a confirmation dialog (Resign, Terminate) ----
+
+function confirmDialog(message, okLabel) {
+  const dialog = $("confirm");
+  $("confirm-text").textContent = message;
+  $("confirm-ok").textContent = okLabel;
+  return new Promise((resolve) => {
+    dialog.returnValue = "";
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
+    dialog.showModal();
+  });
+}
+
+async function copy(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Without clipboard access (plain http on another host), select the text for a manual copy.
+    const field = button.previousElementSibling;
+    if (field && field.select) field.select();
+  }
+  const before = button.textContent;
+  button.textContent = "Copied";
+  setTimeout(() => { button.textContent = before; }, 1500);
+}
+
+function linkRow(label, url, id) {
+  const field = el("input", { type: "text", readonly: true, value: url, "aria-label": label, class: "link", id });
+  return el("div", { class: "link-row" },
+    el("span", { class: "link-label", text: label }),
+    el("span", { class: "link-box" }, field,
+      el("button", { type: "button", text: "Copy", "aria-label": "Copy: " + label, onclick: (e) => copy(url, e.currentTarget) })));
+}
+
+// ---- the start page ----
+
+const OPPONENTS = [
+  ["computer", "The computer", "Starts at once."],
+  ["friend", "A friend", "You get a link to send them."],
+  ["anyone", "Anyone on this server", "Listed in the lobby until someone joins."],
+  ["screen", "Someone at this screen", "Take turns on this device."],
+];
+
+function showStart() {
+  document.title = "tabletop: board games";
+  $("start").hidden = false;
+  const form = $("new-game");
+  const gameChoice = $("game-choice");
+  gameChoice.replaceChildren(...Object.values(GAMES).map(({ info }, i) => el("label", { class: "game-card" },
+    el("input", { type: "radio", name: "game", value: info.name, checked: i === 0, id: "game-" + info.name }),
+    el("span", { class: "pic", html: info.picture }),
+    el("span", { class: "game-text" }, el("strong", { text: info.title }), el("span", { class: "blurb", text: info.blurb })))));
+  $("opponent-choice").replaceChildren(...OPPONENTS.map(([value, title, note], i) => el("label", { class: "opponent" },
+    el("input", { type: "radio", name: "opponent", value, checked: i === 0, id: "opponent-" + value }),
+    el("span", {}, el("strong", { text: title }), " ", el("span", { class: "note", text: note })))));
+  let options = null;
+  const update = () => {
+    const game = GAMES[form.elements.game.value];
+    const opponent = form.elements.opponent.value;
+    const strength = $("strength");
+    const keep = strength.dataset.game === game.info.name ? strength.value : null;
+    strength.replaceChildren(...game.info.computers.map(([spec, label]) => el("option", { value: spec, text: label })));
+    strength.value = keep || game.info.computers[0][0];
+    strength.dataset.game = game.info.name;
+    $("strength-row").hidden = opponent !== "computer";
+    $("hints-row").hidden = opponent === "computer";
+    options = game.options();
+    $("game-options").replaceChildren(...options.fields);
+    $("options-box").hidden = options.fields.length === 0;
+  };
+  form.addEventListener("change", (event) => { if (event.target.name === "game" || event.target.name === "opponent") update(); });
+  update();
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    $("start-error").textContent = "";
+    const game = form.elements.game.value;
+    const opponent = form.elements.opponent.value;
+    const opts = options.read();
+    const count = game === "mathable" ? opts.players : 2;
+    const other = { computer: $("strength").value, friend: "human", anyone: "open", screen: "human" }[opponent];
+    const seats = ["human", ...Array(count - 1).fill(other)];
+    const hints = opponent === "computer" ? false : $("hints").checked;
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    try {
+      const created = await api("POST", "/api/games", { game, options: opts, seats, hints });
+      const creator = created.tokens.findIndex(Boolean);
+      if (opponent === "screen") {
+        keepTokens(created.id, created.tokens, game);
+      } else {
+        // The other people's tokens leave this browser only in their invite links.
+        keepToken(created.id, creator, created.tokens[creator], game);
+        if (opponent === "friend") {
+          const entry = held(created.id);
+          entry.invites = created.invites.filter((i) => i.seat !== creator).map((i) => ({ seat: i.seat, name: i.name, path: i.path, url: i.url }));
+          entry.watch = created.watch.url || created.watch.path;
+          localStorage.setItem("tabletop:" + created.id, JSON.stringify(entry));
+        }
+      }
+      location.assign(`/game/${created.id}`);
+    } catch (error) {
+      $("start-error").textContent = error.message;
+      button.disabled = false;
+    }
+  });
+  showLobby();
+  showMyGames();
+  // The lobby changes as people come and go: keep it current while the page is in view.
+  setInterval(() => { if (!document.hidden) showLobby(); }, 10000);
+}
+
+const describeOptions = (game, options) => {
+  if (game === "slide") return `${options.size || 3} x ${options.size || 3}`;
+  if (game === "connect") return { connect3: "Connect Three", "connect4-6x4": "6 x 4" }[options.preset] || "";
+  if (game === "mathable") return `${options.preset || "classic"}, ${options.players || 2} players`;
+  return "";
+};
+
+function gameTitle(game, options) {
+  const title = GAMES[game] ? GAMES[game].info.title : game;
+  if (game === "connect") {
+    if (options.preset === "connect3") return "Connect Three";
+    if (options.width) return `Connect ${options.connect || 4} (${options.width} x ${options.height})`;
+    return options.preset === "connect4-6x4" ? "Connect Four (6 x 4)" : title;
+  }
+  const more = describeOptions(game, options);
+  return more ? `${title} (${more})` : title;
+}
+
+async function showLobby() {
+  const list = $("lobby");
+  try {
+    const { games } = await api("GET", "/api/lobby");
+    const mine = new Set(heldGames().map((g) => g.id));
+    const items = games.map((g) => {
+      const waiting = g.players.filter((p) => p.kind !== "open").map((p) => p.name).join(", ");
+      const seat = g.players.find((p) => p.seat === g.open_seats[0]);
+      const what = gameTitle(g.game, g.options || {});
+      const li = el("li", {}, el("span", { text: `${what}: ${waiting} waiting for an opponent; you would play ${seat ? seat.name : "the open seat"}.` }));
+      if (mine.has(g.id)) li.append(" ", el("a", { href: `/game/${g.id}`, text: "your game" }));
+      else li.append(" ", el("button", {
+        type: "button", text: "Join", "aria-label": `Join ${what} as ${seat ? seat.name : "the open seat"}`,
+        onclick: async (e) => {
+          e.currentTarget.disabled = true;
+          try {
+            const joined = await api("POST", `/api/games/${g.id}/join`, {});
+            keepToken(g.id, joined.seat, joined.token, g.game);
+            location.assign(`/game/${g.id}`);
+          } catch (error) {
+            $("lobby-error").textContent = error.message;
+            showLobby();
+          }
+        },
+      }));
+      return li;
+    });
+    list.replaceChildren(...items);
+    $("lobby-empty").hidden = items.length > 0;
+  } catch (error) {
+    $("lobby-error").textContent = error.message;
+  }
+}
+
+async function showMyGames() {
+  const games = heldGames().slice(0, 20);
+  $("my-games-section").hidden = games.length === 0;
+  const rows = await Promise.all(games.map(async (g) => {
+    const token = g.tokens.find(Boolean);
+    try {
+      const state = await api("GET", `/api/games/${g.id}?token=${encodeURIComponent(token)}`);
+      const opponents = state.players.filter((p) => p.seat !== state.your_seat)
+        .map((p) => (p.kind === "computer" ? "computer" : p.kind === "open" ? "open seat" : g.tokens[p.seat] ? "this screen" : p.name)).join(", ");
+      let status;
+      if (state.result) status = state.result.text;
+      else if (g.tokens[state.status.to_move]) status = "your move";
+      else status = `${state.players[state.status.to_move].name} to move`;
+      return el("li", {}, el("a", { href: `/game/${g.id}`, text: `${gameTitle(state.game, state.options || {})} vs ${opponents}` }), ` (move ${state.moves.length}): ${status}`);
+    } catch (error) {
+      if (error.status === 404) forget(g.id);
+      return null;
+    }
+  }));
+  $("my-games").replaceChildren(...rows.filter(Boolean));
+  $("my-games-section").hidden = rows.filter(Boolean).length === 0;
+}
+
+// ---- a game ----
+
+const page = {
+  id: null,
+  state: null,       // the newest state received
+  tokens: [],        // this browser's tokens, per seat
+  streamToken: null, // the token the event stream was opened with
+  ui: {},            // the game module's selection (chosen tile, rack token, ...)
+  hint: null,        // {move, value, ply}
+  analysisOn: false,
+  analysis: new Map(), // ply -> moves, or an error text
+  step: null,        // after the game: the ply shown, or null for the end
+  seen: new Map(),   // ply -> board received live (checks the replay in tests)
+  linked: false,
+  busy: false,
+};
+window.tabletop = page; // for the browser tests and the curious
+
+// The plies whose position, replayed from the move list (history stepping), differs from the
+// position the server sent live: empty when the replay is right.
+page.replayMismatches = () => {
+  const s = page.state;
+  const key = (b) => JSON.stringify(s.game === "connect" ? b.rows : s.game === "mathable" ? b.cells.map((c) => c.token) : b.cells);
+  return [...page.seen].filter(([n, json]) => n < s.moves.length && key(GAMES[s.game].replay(s, n)) !== key(JSON.parse(json))).map(([n]) => n);
+};
+
+const module = () => GAMES[page.state.game];
+const nameOf = (seat) => (page.state.players[seat] ? page.state.players[seat].name : `seat ${seat}`);
+const moverToken = () => {
+  const s = page.state && page.state.status.to_move;
+  return s === null || s === undefined ? null : page.tokens[s] || null;
+};
+const anyToken = () => page.tokens.find(Boolean) || null;
+const mySeats = () => page.tokens.map((t, i) => (t ? i : -1)).filter((i) => i >= 0);
+const people = () => page.state.players.filter((p) => p.kind !== "computer").length;
+
+function accept(state) {
+  if (!state || (page.state && state.id !== page.state.id)) return;
+  if (page.state && state.version < page.state.version) return;
+  const plyChanged = !page.state || page.state.moves.length !== state.moves.length;
+  page.state = state;
+  // Positions after a take-back point are gone.
+  for (const n of page.seen.keys()) if (n > state.moves.length) page.seen.delete(n);
+  if (!state.status.over) page.seen.set(state.moves.length, JSON.stringify(state.board));
+  if (plyChanged) {
+    // Say the newest move for screen readers (the board changes silently).
+    const newest = state.history[state.history.length - 1];
+    if (newest) $("announce").textContent = `${state.players[newest.seat] ? state.players[newest.seat].name : ""} played ${newest.move}.`;
+    page.ui = { ...page.ui, selected: null, cell: null, token: null };
+    page.hint = null;
+    $("message").textContent = "";
+  }
+  if (!state.status.over) page.step = null;
+  // This browser may hold several seats (a game at one screen): see the game as the seat to move.
+  const want = moverToken();
+  if (want && state.your_seat !== state.status.to_move) {
+    api("GET", `/api/games/${page.id}?token=${encodeURIComponent(want)}`).then(accept, () => {});
+  }
+  render();
+  if (page.analysisOn) loadAnalysis();
+}
+
+async function send(path, body) {
+  $("message").textContent = "";
+  try {
+    accept(await api("POST", `/api/games/${page.id}/${path}`, body));
+    return true;
+  } catch (error) {
+    $("message").textContent = error.message;
+    if (error.status === 409 || error.status === 422) refresh();
+    return false;
+  }
+}
+
+function play(move) {
+  return send("moves", { move, token: moverToken(), ply: page.state.moves.length });
+}
+
+async function refresh() {
+  const token = moverToken() || anyToken();
+  try { accept(await api("GET", `/api/games/${page.id}` + (token ? `?token=${encodeURIComponent(token)}` : ""))); }
+  catch (error) { $("message").textContent = error.message; }
+}
+
+function analysisPly() {
+  const s = page.state;
+  if (s.status.over) return page.step === null ? s.moves.length : page.step;
+  return s.moves.length;
+}
+
+function analysisAllowed() {
+  const s = page.state;
+  if (s.status.over) return s.game !== "mathable";
+  return !!s.hints && !!moverToken();
+}
+
+async function loadAnalysis() {
+  if (!analysisAllowed()) return;
+  const s = page.state;
+  const ply = analysisPly();
+  const key = `${s.moves.length}:${ply}`;
+  if (page.analysis.has(key)) return;
+  page.analysis.set(key, "loading");
+  render();
+  const body = s.status.over ? { ply } : { token: moverToken() };
+  try {
+    const answer = await api("POST", `/api/games/${page.id}/analysis`, body);
+    page.analysis.set(key, answer.moves || []);
+  } catch (error) {
+    page.analysis.set(key, error.status === 422 ? "Analysis is not available for this game yet." : error.message);
+    if (error.status === 503 || error.status === 429 || error.status === 0) setTimeout(() => page.analysis.delete(key), 3000);
+  }
+  render();
+}
+
+function currentAnalysis() {
+  if (!page.analysisOn || !analysisAllowed()) return null;
+  const entry = page.analysis.get(`${page.state.moves.length}:${analysisPly()}`);
+  return entry === undefined ? "loading" : entry;
+}
+
+function statusText(s) {
+  if (s.status.over) return "The game is over.";
+  const seat = s.status.to_move;
+  const player = s.players[seat];
+  const mine = !!page.tokens[seat];
+  if (s.proposal) {
+    const waiting = s.proposal.waiting_for.filter((w) => !page.tokens[w]).map(nameOf);
+    if (waiting.length) return `Waiting for ${waiting.join(" and ")} to answer the ${s.proposal.kind === "takeback" ? "takeback request" : "proposal to end the game"}.`;
+  }
+  if (s.thinking || player.kind === "computer") return `${player.name} (computer) is thinking…`;
+  if (player.kind === "open") return `Waiting for someone to take ${player.name}'s seat.`;
+  if (mine) return mySeats().length > 1 ? `${player.name} to move.` : `Your move (${player.name}).`;
+  return `Waiting for ${player.name} to move${player.connected ? "" : " (not connected)"}.`;
+}
+
+function render() {
+  const s = page.state;
+  if (!s) return;
+  const game = module();
+  const over = s.status.over;
+  const stepping = over && page.step !== null && page.step < s.moves.length;
+  const ply = stepping ? page.step : s.moves.length;
+  const board = stepping ? game.replay(s, ply) : s.board;
+  const seat = s.status.to_move;
+  const playable = !over && !!moverToken() && !s.thinking && !page.busy && s.players[seat].kind === "human" && !s.proposal;
+  const viewSeat = s.your_seat;
+  const hadFocus = $("board").contains(document.activeElement);
+  document.title = `${game.info.title}: ${over ? "over" : statusText(s)} · tabletop`;
+
+  $("game-title").textContent = gameTitle(s.game, s.options || {});
+  // The players, who is to move, who is connected.
+  const scoreList = game.scores ? game.scores(board, s, nameOf) : null;
+  $("players").replaceChildren(...s.players.map((p) => {
+    const you = page.tokens[p.seat] ? (mySeats().length > 1 ? " (this screen)" : " (you)") : "";
+    const kind = p.kind === "computer" ? "computer" : p.kind === "open" ? "open seat" : you ? "" : p.connected ? "online" : "offline";
+    const li = el("li", { class: "player" + (seat === p.seat && !over ? " to-move" : "") + (p.resigned ? " resigned" : "") },
+      el("span", { class: "swatch seat" + p.seat + " " + s.game, "aria-hidden": "true" }),
+      el("strong", { text: p.name + you }),
+      kind ? el("span", { class: "presence " + kind.replace(" ", "-"), text: kind }) : null,
+      scoreList && scoreList[p.seat] ? el("span", { class: "score", text: scoreList[p.seat].replace(p.name + " ", "") }) : null,
+      p.resigned ? el("span", { class: "presence", text: "resigned" }) : null);
+    return li;
+  }), ...(scoreList && scoreList.length > s.players.length ? scoreList.slice(s.players.length).map((t) => el("li", { class: "player bag", text: t })) : []));
+  $("status").textContent = over ? "" : statusText(s);
+  $("status").hidden = over;
+  $("link-state").textContent = page.linked ? "" : "Reconnecting…";
+
+  // The result.
+  const banner = $("result");
+  banner.hidden = !over;
+  if (over && s.result) {
+    const winners = s.result.winners || [];
+    const mine = mySeats();
+    let verdict = "";
+    if (mine.length === 1) verdict = winners.includes(mine[0]) ? (winners.length > 1 ? "You share the win." : "You won.") : winners.length === 0 ? "A draw." : "You lost.";
+    banner.className = "result " + (verdict === "You lost." ? "loss" : verdict.startsWith("You") ? "win" : "neutral");
+    banner.replaceChildren(el("strong", { text: s.result.text }), verdict ? el("span", { text: " " + verdict }) : "");
+  }
+
+  // A pending proposal.
+  const proposal = $("proposal");
+  proposal.replaceChildren();
+  if (s.proposal && !over) {
+    const what = s.proposal.kind === "takeback" ? `${nameOf(s.proposal.by)} asks to take back their last move${s.proposal.plies > 1 ? "s" : ""}.` : `${nameOf(s.proposal.by)} proposes to end the game now (Terminate).`;
+    const answerer = s.proposal.waiting_for.find((w) => page.tokens[w]);
+    proposal.append(el("p", { text: what }));
+    if (answerer !== undefined) {
+      const answer = (yes) => send("proposal", { token: page.tokens[answerer], accept: yes });
+      proposal.append(el("div", { class: "controls" },
+        el("button", { type: "button", id: "accept", text: "Accept", onclick: () => answer(true) }),
+        el("button", { type: "button", id: "decline", text: "Decline", onclick: () => answer(false) })));
+    } else if (page.tokens[s.proposal.by]) {
+      proposal.append(el("p", { class: "note", text: `Waiting for ${s.proposal.waiting_for.map(nameOf).join(" and ")} to answer.` }));
+    }
+  }
+  proposal.hidden = proposal.childElementCount === 0;
+
+  // The board.
+  const ctx = {
+    state: s, board, playable: playable && !stepping, legal: stepping ? [] : s.legal, ui: page.ui, replaying: stepping,
+    hint: page.hint && page.hint.ply === s.moves.length && !stepping ? page.hint : null,
+    analysis: Array.isArray(currentAnalysis()) ? currentAnalysis() : null,
+    viewSeat, seated: mySeats().length > 0, nameOf,
+    play: (move) => play(move), rerender: render, terminate,
+  };
+  const drawn = game.render(ctx);
+  $("board").replaceChildren(drawn.board);
+  $("board").className = "board-area " + s.game;
+  $("extra").replaceChildren(...(drawn.extra || []));
+  $("help").textContent = stepping ? `Showing the position after move ${ply} of ${s.moves.length}.` : drawn.help || "";
+  restoreFocus($("board"), s.game, hadFocus);
+
+  // The hint and the analysis, in words.
+  const hintText = ctx.hint ? `Hint: ${ctx.hint.move} (${ctx.hint.value}), marked on the board.` : "";
+  const a = currentAnalysis();
+  let analysisText = "";
+  if (a === "loading") analysisText = "Analysing…";
+  else if (typeof a === "string") analysisText = a;
+  else if (Array.isArray(a)) analysisText = a.length ? "Analysis (best first): " + a.slice(0, 8).map((m) => `${m.move} ${m.value}`).join("; ") + (a.length > 8 ? "; …" : "") : "No legal move to analyse.";
+  $("advice").textContent = [hintText, analysisText].filter(Boolean).join(" ");
+
+  // The controls.
+  const seated = mySeats().length > 0;
+  const versusPeople = people() > 1;
+  const undo = $("undo");
+  undo.hidden = !seated || over;
+  undo.textContent = versusPeople ? "Ask to take back" : "Undo";
+  const lastMove = s.history[s.history.length - 1];
+  // Between people only one's own last move can be taken back.
+  undo.disabled = over || s.moves.length === 0 || !!s.proposal || (s.thinking && !versusPeople) ||
+    (versusPeople && !(lastMove && page.tokens[lastMove.seat]));
+  $("hint").hidden = !seated || over;
+  $("hint").disabled = !playable || !s.hints;
+  $("hint").title = s.hints ? "" : versusPeople ? "Hints are off in this game between people." : "";
+  const analysis = $("analysis");
+  analysis.hidden = over ? s.game === "mathable" || s.moves.length === 0 : !seated;
+  analysis.disabled = !analysisAllowed();
+  analysis.title = analysisAllowed() ? "" : over ? "" : s.hints_allowed === false && versusPeople ? "Analysis is off in this game between people." : "Analysis is for the player to move.";
+  analysis.setAttribute("aria-pressed", String(page.analysisOn));
+  analysis.textContent = page.analysisOn ? "Analysis: on" : "Analysis";
+  $("resign").hidden = !seated || over;
+  $("resign").disabled = over || s.players.every((p) => !page.tokens[p.seat] || p.resigned);
+
+  // Stepping through a finished game.
+  const stepper = $("stepper");
+  stepper.hidden = !over || s.moves.length === 0;
+  $("step-pos").textContent = `Move ${ply} of ${s.moves.length}`;
+  $("step-first").disabled = $("step-back").disabled = ply === 0;
+  $("step-forward").disabled = $("step-last").disabled = ply >= s.moves.length;
+
+  // The move list, saying who played each move.
+  const list = $("moves");
+  const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
+  list.replaceChildren(...s.history.map((h, i) => {
+    const text = `${h.seat === null || h.seat === undefined ? "" : nameOf(h.seat) + ": "}${h.move}`;
+    const li = el("li", { class: i === ply - 1 ? "current" : "" });
+    if (over) li.append(el("button", { type: "button", class: "move", text, "aria-label": `Show the position after move ${i + 1}, ${text}`, onclick: () => { page.step = i + 1; render(); if (page.analysisOn) loadAnalysis(); } }));
+    else li.textContent = text;
+    return li;
+  }));
+  if (atBottom) list.scrollTop = list.scrollHeight;
+
+  renderInvites();
+}
+
+function renderInvites() {
+  const s = page.state;
+  const entry = held(page.id);
+  const box = $("invites");
+  const parts = [];
+  const others = s.players.filter((p) => p.kind !== "computer" && !page.tokens[p.seat]);
+  // An invite stays on show until its holder has come and the game is under way (and comes
+  // back while they are away, to send it again).
+  const waitingForFriend = (entry.invites || []).filter((i) => others.some((p) => p.seat === i.seat && !(p.connected && s.moves.length > 0)));
+  if (waitingForFriend.length && !s.status.over) {
+    const single = waitingForFriend.length === 1;
+    parts.push(el("h2", { text: single ? "Invite your opponent" : "Invite your opponents" }));
+    for (const invite of waitingForFriend) {
+      const player = s.players[invite.seat];
+      const joined = player.connected ? " (connected)" : "";
+      parts.push(linkRow(`Send this to ${single ? "your opponent" : "a friend"}: they play ${invite.name}${joined}`, invite.url || location.origin + invite.path, `invite-${invite.seat}`));
+    }
+    parts.push(el("p", { class: "note", text: `Whoever opens ${single ? "this link" : "a link"} plays that seat, so send it only to them. You play ${mySeats().map(nameOf).join(" and ")}.` }));
+  }
+  if (s.players.some((p) => p.kind === "open") && !s.status.over) {
+    parts.push(el("p", { class: "note", text: "Your game is in the lobby: whoever opens the start page on this server can join it." }));
+  }
+  $("share").replaceChildren(linkRow(people() > 1 ? "To watch (read only, anyone)" : "Share to watch (read only)", entry.watch && /^https?:/.test(entry.watch) ? entry.watch : `${location.origin}/game/${page.id}`, "watch-link"));
+  box.replaceChildren(...parts);
+}
+
+async function terminate() {
+  const between = people() > 1;
+  const ok = await confirmDialog(between ? "Propose to end the game now? The others must accept; the scores then stand." : "End the game now? The scores stand as they are.", between ? "Propose" : "End the game");
+  if (ok) play("terminate");
+}
+
+async function showGame(id) {
+  page.id = id;
+  $("play").hidden = false;
+  // An invite link carries its seat's token in the fragment: keep it, and take it out of the
+  // address bar (and so out of the history and of anything copied from there).
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const invited = fragment.get("seat");
+  if (invited) {
+    history.replaceState(null, "", location.pathname + location.search);
+    try {
+      const state = await api("GET", `/api/games/${id}?token=${encodeURIComponent(invited)}`);
+      if (state.your_seat !== null && state.your_seat !== undefined) keepToken(id, state.your_seat, invited, state.game);
+      else $("message").textContent = "This invite link holds no seat in this game; you are watching.";
+    } catch (error) {
+      $("message").textContent = error.message;
+    }
+  }
+  page.tokens = tokensOf(id);
+  page.streamToken = anyToken();
+  $("undo").addEventListener("click", async () => {
+    page.ui = {};
+    const token = people() > 1 ? (mySeats().find((s) => s !== page.state.status.to_move) ?? anyToken()) : anyToken();
+    // Between people the request comes from the seat that moved last (at one screen: the one not to move).
+    const last = page.state.history[page.state.history.length - 1];
+    const requester = people() > 1 && last && page.tokens[last.seat] ? page.tokens[last.seat] : token;
+    send("undo", { token: requester });
+  });
+  $("hint").addEventListener("click", async () => {
+    const ply = page.state.moves.length;
+    $("hint").disabled = true;
+    try {
+      const hint = await api("POST", `/api/games/${page.id}/hint`, { token: moverToken() });
+      page.hint = hint ? { ...hint, ply } : null;
+      if (!hint) $("message").textContent = "No hint in this position.";
+    } catch (error) {
+      $("message").textContent = error.message;
+    }
+    render();
+  });
+  $("analysis").addEventListener("click", () => {
+    page.analysisOn = !page.analysisOn;
+    if (page.analysisOn) loadAnalysis();
+    render();
+  });
+  $("resign").addEventListener("click", async () => {
+    const s = page.state;
+    const seat = mySeats().length > 1 ? s.status.to_move : mySeats()[0];
+    const many = s.players.length > 2;
+    const ok = await confirmDialog(
+      many ? `Resign as ${nameOf(seat)}? You leave the game and rank last; the others play on.` : `Resign as ${nameOf(seat)}? ${mySeats().length > 1 ? nameOf(1 - seat) : "Your opponent"} wins.`, "Resign");
+    if (ok) send("resign", { token: page.tokens[seat] });
+  });
+  const step = (to) => () => {
+    const n = page.state.moves.length;
+    const now = page.step === null ? n : page.step;
+    page.step = Math.max(0, Math.min(n, to(now, n)));
+    render();
+    if (page.analysisOn) loadAnalysis();
+  };
+  $("step-first").addEventListener("click", step(() => 0));
+  $("step-back").addEventListener("click", step((p) => p - 1));
+  $("step-forward").addEventListener("click", step((p) => p + 1));
+  $("step-last").addEventListener("click", step((p, n) => n));
+  document.addEventListener("keydown", (event) => {
+    if (!page.state || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName) || $("confirm").open) return;
+    const game = module();
+    const playable = !page.state.status.over && !!moverToken() && !page.state.thinking && !page.state.proposal;
+    if (game.key && game.key(event, { playable, legal: page.state.legal, play })) event.preventDefault();
+  });
+  await refresh();
+  if (!page.state) {
+    $("game-title").textContent = "No such game";
+    $("status").textContent = "This link does not lead to a game on this server.";
+    for (const id of ["undo", "hint", "analysis", "resign"]) $(id).hidden = true;
+    return;
+  }
+  follow(id, page.streamToken, accept, (up) => {
+    if (page.linked !== up) { page.linked = up; if (page.state) $("link-state").textContent = up ? "" : "Reconnecting…"; }
+  });
+}
+
+const match = /^\/game\/([0-9a-fA-F]+)\/?$/.exec(location.pathname);
+const legacy = new URLSearchParams(location.search).get("game");
+if (match) showGame(match[1]);
+else if (legacy) location.replace(`/game/${legacy}`);
+else showStart();

@@ -1,0 +1,97 @@
+// Reversi (Othello) on 8 x 8: files a-h left to right, ranks 1-8 top to bottom.
+import { el, cell, grid } from "../board.js";
+import { shortValue, FILES } from "./common.js";
+
+export const info = {
+  name: "reversi",
+  title: "Reversi",
+  blurb: "Outflank your opponent's discs to turn them your colour; most discs wins.",
+  picture: `<svg viewBox="0 0 60 60" aria-hidden="true"><rect width="60" height="60" rx="8" fill="#2e7d4f"/>
+    <g stroke="#1e5c3a" stroke-width="1.5"><line x1="20" y1="0" x2="20" y2="60"/><line x1="40" y1="0" x2="40" y2="60"/><line x1="0" y1="20" x2="60" y2="20"/><line x1="0" y1="40" x2="60" y2="40"/></g>
+    <circle cx="30" cy="30" r="7.5" fill="#111"/><circle cx="10" cy="30" r="7.5" fill="#f4f4f4"/><circle cx="30" cy="10" r="7.5" fill="#f4f4f4"/><circle cx="50" cy="50" r="7.5" fill="#111"/><circle cx="30" cy="50" r="7.5" fill="#111"/></svg>`,
+  computers: [["engine", "Strong (1 s a move)"], ["engine:time=200ms", "Quick"], ["classic:depth=4", "Easy"], ["random", "Random"]],
+};
+
+export function options() {
+  return { fields: [], read: () => ({}) };
+}
+
+export const nameOf = (i) => FILES[i % 8] + (Math.floor(i / 8) + 1);
+const indexOf = (name) => FILES.indexOf(name[0]) + 8 * (Number(name.slice(1)) - 1);
+const DISC = { b: "black disc", w: "white disc", "-": "empty" };
+
+export function replay(state, ply) {
+  if (ply >= state.history.length) return state.board;
+  const cells = Array(64).fill("-");
+  cells[27] = "w"; cells[28] = "b"; cells[35] = "b"; cells[36] = "w";
+  let flipped = [];
+  for (const { seat, move } of state.history.slice(0, ply)) {
+    flipped = [];
+    if (move === "pass") continue;
+    const me = seat === 0 ? "b" : "w";
+    const other = me === "b" ? "w" : "b";
+    const at = indexOf(move);
+    const r0 = Math.floor(at / 8), c0 = at % 8;
+    cells[at] = me;
+    for (const [dr, dc] of [[-1, -1], [-1, 0], [-1, 1], [0, -1], [0, 1], [1, -1], [1, 0], [1, 1]]) {
+      const line = [];
+      let r = r0 + dr, c = c0 + dc;
+      while (r >= 0 && r < 8 && c >= 0 && c < 8 && cells[r * 8 + c] === other) { line.push(r * 8 + c); r += dr; c += dc; }
+      if (line.length && r >= 0 && r < 8 && c >= 0 && c < 8 && cells[r * 8 + c] === me) {
+        for (const i of line) cells[i] = me;
+        flipped.push(...line);
+      }
+    }
+  }
+  const last = ply ? state.history[ply - 1].move : null;
+  return {
+    cells, flipped, last_move: last, last_was_pass: last === "pass",
+    discs: [cells.filter((c) => c === "b").length, cells.filter((c) => c === "w").length],
+  };
+}
+
+export function scores(board) {
+  return [`Black ${board.discs[0]}`, `White ${board.discs[1]}`];
+}
+
+export function render(ctx) {
+  const { board, playable, hint } = ctx;
+  const legal = new Set(ctx.legal);
+  const values = new Map((ctx.analysis || []).map((e) => [e.move, e]));
+  const cells = board.cells.map((c, i) => {
+    const name = nameOf(i);
+    const canPlay = playable && legal.has(name);
+    const classes = ["r-cell"];
+    if (canPlay) classes.push("legal");
+    if (board.last_move === name) classes.push("last");
+    if (hint && hint.move === name) classes.push("hint");
+    const value = values.get(name);
+    let label = `${name}, ${canPlay ? "legal move" : DISC[c]}`;
+    if (board.last_move === name) label += ", last move";
+    if (hint && hint.move === name) label += `, hint: ${hint.value}`;
+    if (value) label += `, value ${value.value}`;
+    return cell({
+      key: name, label, className: classes.join(" "), playable: canPlay, act: () => ctx.play(name),
+      content: [
+        c !== "-" ? el("span", { class: "disc " + c + ((board.flipped || []).includes(i) && !ctx.replaying ? " flip" : ""), "aria-hidden": "true" }) : null,
+        value ? el("span", { class: "val", "aria-hidden": "true", text: shortValue(value), title: value.value }) : null,
+      ],
+    });
+  });
+  let help = "";
+  if (board.last_was_pass && !ctx.replaying) help = `${ctx.nameOf(ctx.state.history.length ? ctx.state.history[ctx.state.history.length - 1].seat : 0)} had no legal move and passed.`;
+  if (playable && ctx.legal.length === 1 && ctx.legal[0] === "pass") {
+    help = "You have no legal move: you pass.";
+    if (!ctx.ui.passing) {
+      ctx.ui.passing = true;
+      setTimeout(() => { ctx.ui.passing = false; ctx.play("pass"); }, 700);
+    }
+  }
+  return {
+    board: grid({
+      name: "reversi", className: "reversi", columns: 8, cells, label: "Reversi board, files a to h, ranks 1 to 8",
+      colLabels: [..."abcdefgh"], rowLabels: ["1", "2", "3", "4", "5", "6", "7", "8"],
+    }),
+    help,
+  };
+}
