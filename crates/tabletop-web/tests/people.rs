@@ -778,3 +778,33 @@ async fn the_last_person_resigning_ends_the_game() {
     let moves = state(addr, &game.id, None).await["moves"].as_array().unwrap().len();
     assert_eq!(moves, answer.body["moves"].as_array().unwrap().len(), "no move after the end");
 }
+
+/// Two people racing for one open seat: exactly one gets it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_racing_for_one_open_seat() {
+    let server = start().await;
+    let addr = server.addr;
+    for _ in 0..5 {
+        let game = create(addr, json!({"game": "connect", "seats": ["human", "open"]})).await;
+        let path = format!("/api/games/{}/join", game.id);
+        let racers: Vec<_> = (0..3)
+            .map(|_| {
+                let path = path.clone();
+                tokio::spawn(async move { post(addr, &path, json!({})).await })
+            })
+            .collect();
+        let mut won = Vec::new();
+        let mut statuses = Vec::new();
+        for racer in racers {
+            let answer = racer.await.unwrap();
+            statuses.push(answer.status);
+            if answer.status == 200 {
+                won.push(answer.body["token"].as_str().unwrap().to_string());
+            }
+        }
+        statuses.sort();
+        assert_eq!(statuses, [200, 409, 409]);
+        let view = state(addr, &game.id, Some(&won[0])).await;
+        assert_eq!(view["your_seat"], 1);
+    }
+}

@@ -312,6 +312,10 @@ async fn opponent_cannot_act_for_another_seat() {
         "a cannot accept for b"
     );
     act(addr, id, "proposal", json!({"token": b, "accept": false})).await;
+    // A seat's token holds nothing in another game.
+    let other = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    assert_eq!(play(addr, &other.id, a, "5").await.status, 403);
+    assert_eq!(state(addr, &other.id, Some(a)).await["your_seat"], Value::Null);
     let resigned = act(addr, id, "resign", json!({"token": b})).await;
     assert_eq!(resigned.body["result"]["winners"], json!([0]), "a token resigns its own seat only");
 }

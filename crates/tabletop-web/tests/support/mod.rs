@@ -157,9 +157,20 @@ impl Created {
     }
 }
 
-/// Creates a game (must succeed).
+/// Creates a game (must succeed). A Mathable game is dealt again (up to 20 times) until the
+/// first seat, when it is a person's, has a placement to play: a random rack may have none.
 pub async fn create(addr: SocketAddr, body: Value) -> Created {
-    let answer = post(addr, "/api/games", body.clone()).await;
+    let mut answer = post(addr, "/api/games", body.clone()).await;
+    for _ in 0..20 {
+        let state = &answer.body["state"];
+        let placeable = state["legal"].as_array().is_some_and(|legal| {
+            legal.iter().filter_map(Value::as_str).any(|m| m.contains('=') && !m.starts_with("swap"))
+        });
+        if answer.status != 200 || body["game"] != "mathable" || state["your_seat"] != 0 || placeable {
+            break;
+        }
+        answer = post(addr, "/api/games", body.clone()).await;
+    }
     assert_eq!(answer.status, 200, "create {body}: {}", answer.text);
     let tokens = answer.body["tokens"].as_array().unwrap().iter().map(|t| t.as_str().map(str::to_string)).collect();
     Created { id: answer.body["id"].as_str().unwrap().to_string(), tokens, answer: answer.body }
