@@ -788,3 +788,36 @@ async fn a_computer_moving_first_resumes_at_start_without_a_request() {
     }
     assert_eq!(stored, 1, "the computer's first move was stored without any request");
 }
+
+/// Every game's slow thinkers stop when their game is resigned: a long search ignores no
+/// cancellation (a worker stuck in one would be lost to every game).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_games_long_thinking_is_cancelled_by_resigning() {
+    let server = start().await;
+    let addr = server.addr;
+    let cases = [
+        json!({"game": "slide", "options": {"size": 4, "empty": 1}, "seats": ["classic:levels=12", "human"]}),
+        json!({"game": "slide", "options": {"size": 5, "empty": 2}, "seats": ["engine:time=5s", "human"]}),
+        json!({"game": "mathable", "seats": ["engine:time=5s", "human"]}),
+        json!({"game": "reversi", "seats": ["classic:depth=12", "human"]}),
+        json!({"game": "connect", "options": {"width": 8, "height": 7, "connect": 5}, "seats": ["engine:time=5s", "human"]}),
+    ];
+    let mut checked = 0;
+    for body in cases {
+        let game = create(addr, body.clone()).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if tabletop_web::server::thinking_count(server.state()) == 0 {
+            eprintln!("{body}: answered within 0.3 s, nothing to cancel");
+            continue;
+        }
+        let answer = act(addr, &game.id, "resign", json!({"token": game.token(1)})).await;
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let started = Instant::now();
+        while tabletop_web::server::thinking_count(server.state()) > 0 && started.elapsed() < Duration::from_secs(3) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(started.elapsed() < Duration::from_secs(1), "{body}: still thinking after {:?}", started.elapsed());
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} slow thinkers to cancel");
+}
