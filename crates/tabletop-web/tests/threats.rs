@@ -821,3 +821,64 @@ async fn every_games_long_thinking_is_cancelled_by_resigning() {
     }
     assert!(checked >= 3, "only {checked} slow thinkers to cancel");
 }
+
+/// A captured log (the process-wide subscriber writes here).
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Logs: one line per request with its status, and never a token (query strings and bodies
+/// are not logged), even at debug level.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_request_log_never_holds_a_token() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .try_init()
+        .expect("the only subscriber of this test binary");
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "mathable", "seats": ["human", "human"], "hints": true})).await;
+    let (id, one, two) = (&game.id, game.token(0), game.token(1));
+    state(addr, id, Some(one)).await;
+    let mut events = Events::open(addr, id, Some(two)).await;
+    events.until("connected", SHORT).await;
+    act(addr, id, "hint", json!({"token": one})).await;
+    play(addr, id, one, "A1=90").await;
+    play(addr, id, two, "end").await;
+    act(addr, id, "undo", json!({"token": two})).await;
+    play_ok(addr, id, one, "end").await;
+    act(addr, id, "resign", json!({"token": two})).await;
+    drop(events);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).to_string();
+    assert!(log.contains(&format!("/api/games/{id}/moves")), "requests are logged: {log}");
+    assert!(log.contains("422") && log.contains("409"), "with their status: {log}");
+    for token in [one, two] {
+        assert!(!log.contains(token), "a token in the log:\n{log}");
+    }
+}
+
+/// A file that is not a database is refused at start with a clear error, not served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_database_is_refused_at_start() {
+    let db = tempdir().join("damaged.db");
+    std::fs::write(&db, vec![0x5a; 8192]).unwrap();
+    let Err(error) = tabletop_web::start(tabletop_web::ServeConfig { db, ..config() }).await else {
+        panic!("a damaged database was opened");
+    };
+    let text = error.to_string();
+    assert!(text.contains("database"), "{text}");
+}
