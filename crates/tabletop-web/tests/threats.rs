@@ -880,3 +880,17 @@ async fn a_damaged_database_is_refused_at_start() {
     let text = error.to_string();
     assert!(text.contains("database"), "{text}");
 }
+
+/// The header timeout closes idle connections, not event streams: a stream quiet for longer
+/// than it still gets the next move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_streams_outlive_the_header_timeout() {
+    let server = start_with(tabletop_web::ServeConfig { header_timeout: Duration::from_secs(1), ..config() }).await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    let mut events = Events::open(addr, &game.id, Some(game.token(1))).await;
+    events.until("connected", SHORT).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    play_ok(addr, &game.id, game.token(0), "5").await;
+    assert_eq!(events.until("move", SHORT).await["moves"], json!(["5"]));
+}
