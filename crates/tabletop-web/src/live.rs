@@ -456,9 +456,10 @@ impl LiveGame {
             _ => format!("{who} share the win"),
         };
         if let Some(scores) = &scores {
-            let listed = scores.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" to ");
+            // Named, so the order cannot mislead: "Black 30, White 34 discs".
+            let listed = scores.iter().zip(&names).map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ");
             let unit = if self.session.game() == "reversi" { "discs" } else { "points" };
-            text = format!("{text}, {listed} {unit}");
+            text = format!("{text} ({listed} {unit})");
         }
         let reason = match &self.row.ended {
             Some(reason) => reason.clone(),

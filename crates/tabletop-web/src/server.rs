@@ -143,7 +143,8 @@ async fn page() -> Response {
 async fn fallback(request: Request) -> Response {
     let path = request.uri().path().trim_start_matches('/');
     let path = if path == "favicon.ico" { "favicon.svg" } else { path };
-    if request.method() == axum::http::Method::GET && !path.starts_with("api/") {
+    let method = request.method();
+    if (method == axum::http::Method::GET || method == axum::http::Method::HEAD) && !path.starts_with("api/") {
         if let Some(response) = asset(path) {
             return response;
         }
@@ -208,6 +209,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/lobby", get(lobby))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/events", get(events))
+        .route("/api/games/{id}/boards/{ply}", get(board_at))
         .route("/api/games/{id}/moves", post(submit_move))
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/proposal", post(answer_proposal))
@@ -523,6 +525,18 @@ async fn events(
         },
     );
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// The public board after `ply` moves, for stepping through a game (nothing hidden: Mathable's
+/// racks are counts, as a watcher sees them).
+async fn board_at(
+    State(state): State<Shared>,
+    UrlPath((id, ply)): UrlPath<(String, usize)>,
+) -> Result<Json<Value>, ApiError> {
+    let live = state.game(&id).await?;
+    let game = live.lock().await;
+    let board = game.session.board_at(ply).map_err(ApiError::BadRequest)?;
+    Ok(Json(json!({"ply": ply, "board": board})))
 }
 
 #[derive(Deserialize)]
