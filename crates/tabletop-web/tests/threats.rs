@@ -191,6 +191,16 @@ async fn mathable_racks_seed_and_bag_stay_hidden_from_everyone_else() {
         assert_eq!(!view["legal"].as_array().unwrap().is_empty(), to_move);
         seen.push((format!("state {viewer:?}"), view.to_string()));
     }
+    // Past boards are public: as a watcher saw them, racks as counts.
+    let played = state(addr, &id, None).await["moves"].as_array().unwrap().len();
+    for ply in 0..=played {
+        let past = get(addr, &format!("/api/games/{id}/boards/{ply}")).await;
+        assert_eq!(past.status, 200, "{}", past.text);
+        let racks = past.body["board"]["racks"].as_array().unwrap();
+        assert!(racks.iter().all(Value::is_u64), "ply {ply}: {}", past.body["board"]["racks"]);
+        assert_eq!(past.body["board"]["placements"], json!([]));
+        seen.push((format!("board {ply}"), past.text));
+    }
     for events in &mut streams {
         for event in events.drain(Duration::from_millis(400)).await {
             seen.push(("event".into(), event.to_string()));
