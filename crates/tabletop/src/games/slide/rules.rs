@@ -783,9 +783,19 @@ impl Game for Slide {
         hash
     }
 
+    /// ```
+    /// use tabletop::games::slide::{Slide, SlideVariant};
+    /// use tabletop::Game;
+    /// let start = Slide::start(&SlideVariant::new(3, 1).unwrap());
+    /// let err = start.parse_move("0").unwrap_err();
+    /// assert_eq!(err.to_string(), "there is no square 0: squares are numbered 1 to 9");
+    /// ```
     fn parse_move(&self, text: &str) -> Result<SlideMove, SlideMoveError> {
-        let mv: SlideMove = text.parse()?;
         let squares = self.variant.squares();
+        let mv: SlideMove = text.parse().map_err(|e| match e {
+            SlideMoveError::OffBoard { square, .. } => SlideMoveError::OffBoard { square, squares },
+            other => other,
+        })?;
         let (a, b) = match mv {
             SlideMove::Place(sq) => (sq, sq),
             SlideMove::Slide { from, to } => (from, to),
