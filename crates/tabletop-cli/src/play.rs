@@ -34,6 +34,11 @@ pub trait Presenter<G: Analyze> {
     fn refusal(&self, _record: &Record<G>, reason: &str) -> String {
         format!("{reason}.")
     }
+    /// Under a rule where invalid input forfeits the turn (Connect's origin document): the
+    /// position after the forfeit and the message saying so. Forfeits cannot be undone.
+    fn forfeit(&self, _position: &G, _reason: &str) -> Option<(G, String)> {
+        None
+    }
     /// A move the side to move must make without being asked (Reversi's pass), with a message.
     fn forced_move(&self, _position: &G) -> Option<(G::Move, String)> {
         None
@@ -261,13 +266,28 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     Err(e) => println!("Could not load: {e:#}"),
                 },
                 _ if status.to_move().is_none() => println!("The game is over: type new, undo, load FILE or quit."),
-                _ => match self.record.current().parse_move(&line) {
-                    Err(e) => println!("{}", self.presenter.refusal(&self.record, &e.to_string())),
-                    Ok(mv) => match self.record.play(mv) {
-                        Err(e) => println!("{}", self.presenter.refusal(&self.record, &e.to_string())),
-                        Ok(()) => show = true,
-                    },
-                },
+                _ => {
+                    let position = self.record.current();
+                    let refused = match position.parse_move(&line) {
+                        Err(e) => e.to_string(),
+                        Ok(mv) => match position.illegal_reason(mv) {
+                            Some(e) => e.to_string(),
+                            None => {
+                                self.record.play(mv).map_err(|e| anyhow!("{mv}: {e}"))?;
+                                show = true;
+                                continue;
+                            }
+                        },
+                    };
+                    match self.presenter.forfeit(position, &refused) {
+                        Some((next, message)) => {
+                            println!("{message}");
+                            self.record = Record::new(next);
+                            show = true;
+                        }
+                        None => println!("{}", self.presenter.refusal(&self.record, &refused)),
+                    }
+                }
             }
         }
     }
