@@ -182,6 +182,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 if let Some((mv, message)) = self.presenter.forced_move(self.record.current()) {
                     println!("{message}");
                     self.record.play(mv).map_err(|e| anyhow!("forced move {mv}: {e}"))?;
+                    show = false; // the board has not changed
                     continue;
                 }
                 if let Seated::Computer(player, spec) = &mut self.seats[seat.index()] {

@@ -219,7 +219,7 @@ pub enum ReversiMoveError {
     #[error("{0} has no legal placement and must pass")]
     MustPass(Color),
     /// A pass while a placement exists.
-    #[error("{color} cannot pass: {count} legal placement(s), e.g. {example}")]
+    #[error("{color} cannot pass: it can place a disc ({example} is one of {count} legal squares)")]
     CannotPass {
         /// The side to move.
         color: Color,
