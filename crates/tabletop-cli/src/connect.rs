@@ -60,7 +60,7 @@ pub struct PlayArgs {
     /// Default: x=human, o=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     pub players: Vec<String>,
-    /// The document's original rule: invalid input forfeits the turn instead of asking again
+    /// The original Connect Three program's rule: invalid input forfeits the turn instead of asking again
     /// (a forfeited turn counts: after as many turns as cells the game is drawn).
     #[arg(long)]
     pub forfeit_invalid: bool,

@@ -19,7 +19,8 @@ use crate::common::{paint, use_color, Input};
 /// The game settings every Mathable command takes: a preset and overrides of its parts.
 #[derive(Args, Clone, Debug)]
 pub struct GameOptions {
-    /// Preset: classic (official rules, the default), junior, simple (the assignment's rules).
+    /// Preset: classic (the official rules, the default), junior, simple (no special squares,
+    /// no bonus, no end-of-game deductions).
     #[arg(long, default_value = "classic")]
     preset: Preset,
     /// Number of players, 2 to 4.
@@ -262,6 +263,8 @@ struct Session {
     seats: Vec<Seated>,
     color: bool,
     last: Vec<Cell>,
+    /// The person quit (no end-of-input message then).
+    abandoned: bool,
 }
 
 impl Session {
@@ -302,6 +305,26 @@ impl Session {
         self.history = history;
         self.last.clear();
         Ok(())
+    }
+
+    /// Takes back moves until a person is to move again, having taken back at least one: within
+    /// the current turn one placement, at its start the turns back to the person's last one.
+    /// False, changing nothing, when there is none of a person's moves to take back.
+    fn undo(&mut self) -> bool {
+        let mut undone = Vec::new();
+        while let Some(mv) = self.record.undo() {
+            undone.push(mv);
+            self.history.pop();
+            let to_move = self.game().turn();
+            if matches!(self.seats[to_move.index()], Seated::Human) && !self.game().extra_draw_pending() {
+                self.last.clear();
+                return true;
+            }
+        }
+        for mv in undone.into_iter().rev() {
+            let _ = self.play(mv);
+        }
+        false
     }
 
     /// Reports the end of a turn of `seat` (after `EndTurn` or an exchange).
@@ -396,8 +419,22 @@ impl Session {
                     self.play(MathableMove::EndTurn).expect("ending the turn is always legal");
                     self.last.clear();
                 }
-                "t" => {
-                    self.play(MathableMove::Terminate).expect("terminating is always legal");
+                "t" => match input.ask("Terminate the game now, ranking players by their scores? (y/n) ") {
+                    Some(a) if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
+                        self.play(MathableMove::Terminate).expect("terminating is always legal");
+                    }
+                    Some(_) => println!("The game goes on."),
+                    None => return false,
+                },
+                "undo" => {
+                    if self.undo() {
+                        shown = false;
+                        if self.game().turn() != seat {
+                            return true;
+                        }
+                    } else {
+                        println!("Nothing to undo.");
+                    }
                 }
                 "hint" => self.hint(),
                 "save" if !rest.is_empty() => match self.save(line.split_whitespace().nth(1).unwrap_or("")) {
@@ -414,11 +451,23 @@ impl Session {
                 "save" | "load" => println!("Write {word} FILE."),
                 "board" => shown = false,
                 "help" | "?" => println!(
-                    "P place a token (then G9 4), S swap tokens, E end the turn, T terminate the game, \
-                     hint, board, save FILE, load FILE, quit"
+                    "P place a token (then G9 4), {}E end the turn, T terminate the game; or hint, \
+                     undo (your last placement, or your last turn), board, save FILE, load FILE, quit",
+                    if game.can_exchange() { "S swap tokens, " } else { "" }
                 ),
-                "quit" | "q" => return false,
-                _ => println!("Unknown action {line:?}: type P, S, E or T (or hint, save FILE, load FILE, help)."),
+                "quit" | "q" => {
+                    match input.ask("Abandon the game in progress? (y/n) ") {
+                        Some(a) if a.eq_ignore_ascii_case("n") || a.eq_ignore_ascii_case("no") => continue,
+                        _ => {}
+                    }
+                    println!("Game abandoned.");
+                    self.abandoned = true;
+                    return false;
+                }
+                _ => println!(
+                    "Unknown action {line:?}: type {} (or hint, undo, save FILE, load FILE, help).",
+                    if game.can_exchange() { "P, S, E or T" } else { "P, E or T" }
+                ),
             }
         }
     }
@@ -435,7 +484,7 @@ impl Session {
         let game = self.game().clone();
         let mv = match game.parse_move(&text) {
             Ok(mv @ MathableMove::Place { .. }) => mv,
-            Ok(_) => {
+            Ok(_) | Err(tabletop::games::mathable::MathableMoveError::Syntax(_)) => {
                 println!("Enter a cell and a token, like G9 4.");
                 return;
             }
@@ -553,8 +602,15 @@ pub fn play(args: PlayArgs) -> Result<()> {
         s.size, s.size, s.players, s.rack, s.tokens, s.layout, s.seed
     );
     let several_humans = seats.iter().filter(|s| matches!(s, Seated::Human)).count() > 1;
-    let mut session =
-        Session { record: Record::new(game), history, names, seats, color: use_color(args.no_color), last: Vec::new() };
+    let mut session = Session {
+        record: Record::new(game),
+        history,
+        names,
+        seats,
+        color: use_color(args.no_color),
+        last: Vec::new(),
+        abandoned: false,
+    };
     let mut input = Input::new();
     loop {
         let status = session.game().status();
@@ -567,7 +623,9 @@ pub fn play(args: PlayArgs) -> Result<()> {
             Seated::Computer(_) => session.computer_turn(seat),
             Seated::Human => {
                 if !session.human_turn(seat, &mut input, several_humans) {
-                    println!("Game left unfinished (save it next time with: save FILE).");
+                    if session.game().status().to_move().is_some() && !session.abandoned {
+                        println!("End of input: the game is left unfinished.");
+                    }
                     return Ok(());
                 }
             }

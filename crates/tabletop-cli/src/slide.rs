@@ -49,7 +49,7 @@ pub struct PlayArgs {
     /// SPEC is for o. Default: b=human, o=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     players: Vec<String>,
-    /// Short for --player o=classic:levels=N (the origin document's player, N + 1 plies deep).
+    /// Short for --player o=classic:levels=N (the classic minimax player, N + 1 plies deep).
     #[arg(long)]
     levels: Option<u32>,
     /// Start from this configuration string instead of the empty board.
