@@ -45,6 +45,34 @@ pub trait Presenter<G: Analyze> {
     }
     /// The result of a finished game, in words.
     fn result(&self, record: &Record<G>) -> String;
+    /// A game's own command at the prompt (Mathable's `P`, `S`, `E`, `T`), which may ask
+    /// follow-up questions: the moves it stands for, played in order (none: handled without a
+    /// move), or `None` when `word` is not one of the game's commands.
+    fn command(&mut self, _word: &str, _rest: &str, _record: &Record<G>, _input: &mut Input) -> Option<Vec<G::Move>> {
+        None
+    }
+    /// A question after a person's move (Mathable's extra draw): a move to play next, if any.
+    fn follow_up(&mut self, _record: &Record<G>, _input: &mut Input) -> Option<G::Move> {
+        None
+    }
+    /// Before a person is asked for a move (Mathable hides racks between people at one
+    /// terminal); false when the input ended.
+    fn before_person(&mut self, _record: &Record<G>, _input: &mut Input) -> bool {
+        true
+    }
+    /// The line for a computer's move, in the game's words (default: `NAME (SPEC) plays MOVE`).
+    fn announce(&self, _before: &G, _mv: G::Move, _spec: &str) -> Option<String> {
+        None
+    }
+    /// The game's own save format, if it has one (default: `tabletop GAME`, position, moves).
+    fn save_text(&self, _record: &Record<G>) -> Option<String> {
+        None
+    }
+    /// Reads the game's own save format (see [`Presenter::save_text`]); `None` when the game
+    /// has none.
+    fn load_text(&mut self, _text: &str) -> Option<Result<Record<G>>> {
+        None
+    }
     /// A hint for the side to move: the best move and its value (by default the analysis's
     /// best move within a second).
     fn hint(&mut self, record: &Record<G>) -> String {
@@ -176,7 +204,6 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     println!("{line}");
                 }
             }
-            show = true;
             let status = self.record.status();
             if let Status::ToMove(seat) = status {
                 if let Some((mv, message)) = self.presenter.forced_move(self.record.current()) {
@@ -189,14 +216,20 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     let started = Instant::now();
                     let mv = player.choose_move(&self.record);
                     let spec = spec.clone();
+                    let before = self.record.current().clone();
                     self.record
                         .play(mv)
                         .map_err(|e| anyhow!("the computer ({spec}) chose an illegal move {mv}: {e}"))?;
-                    println!(
-                        "{} ({spec}) plays {mv} ({:.2} s).",
-                        self.presenter.seat_name(seat),
-                        started.elapsed().as_secs_f64()
-                    );
+                    match self.presenter.announce(&before, mv, &spec) {
+                        Some(line) => println!("{line}"),
+                        None => println!(
+                            "{} ({spec}) plays {mv} ({:.2} s).",
+                            self.presenter.seat_name(seat),
+                            started.elapsed().as_secs_f64()
+                        ),
+                    }
+                    // A computer's turn of several moves is drawn once, at its end.
+                    show = self.record.status().to_move() != Some(seat);
                     continue;
                 }
             } else {
@@ -204,6 +237,10 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 if !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
                     return Ok(());
                 }
+            }
+            if status.to_move().is_some() && !self.presenter.before_person(&self.record, input) {
+                println!("End of input: the game is left unfinished.");
+                return Ok(());
             }
             let prompt = match status {
                 Status::ToMove(_) => self.presenter.prompt(&self.record),
@@ -266,8 +303,22 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     }
                     Err(e) => println!("Could not load: {e:#}"),
                 },
+                "board" => show = true,
                 _ if status.to_move().is_none() => println!("The game is over: type new, undo, load FILE or quit."),
                 _ => {
+                    if let Some(moves) = self.presenter.command(&word, rest, &self.record, input) {
+                        for mv in moves {
+                            if let Err(e) = self.record.play(mv) {
+                                println!("{}", self.presenter.refusal(&self.record, &e.to_string()));
+                                break;
+                            }
+                            show = true;
+                        }
+                        if show {
+                            self.after_person_move(input)?;
+                        }
+                        continue;
+                    }
                     let position = self.record.current();
                     let refused = match position.parse_move(&line) {
                         Err(e) => e.to_string(),
@@ -276,6 +327,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                             None => {
                                 self.record.play(mv).map_err(|e| anyhow!("{mv}: {e}"))?;
                                 show = true;
+                                self.after_person_move(input)?;
                                 continue;
                             }
                         },
@@ -291,6 +343,14 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 }
             }
         }
+    }
+
+    /// The presenter's question after a person's move, and the move it gives.
+    fn after_person_move(&mut self, input: &mut Input) -> Result<()> {
+        if let Some(mv) = self.presenter.follow_up(&self.record, input) {
+            self.record.play(mv).map_err(|e| anyhow!("{mv}: {e}"))?;
+        }
+        Ok(())
     }
 
     /// Takes back moves until a person is to move again, having taken back at least one of a
@@ -316,13 +376,27 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     /// Saves the game: `tabletop GAME`, the start position's notation, the moves.
     fn save(&self, file: &str) -> Result<()> {
         let moves: Vec<String> = self.record.moves().iter().map(|m| m.to_string()).collect();
-        let text = format!("tabletop {}\nposition {}\nmoves {}\n", G::NAME, self.start.notation(), moves.join(" "));
+        let text = self.presenter.save_text(&self.record).unwrap_or_else(|| {
+            format!("tabletop {}\nposition {}\nmoves {}\n", G::NAME, self.start.notation(), moves.join(" "))
+        });
         std::fs::write(file, text).with_context(|| format!("cannot write {file}"))
     }
 
     /// Loads a game saved by [`Table::save`] (of this game and variant).
     fn load(&mut self, file: &str) -> Result<()> {
         let text = read_capped(std::path::Path::new(file), SAVE_MAX_BYTES)?;
+        if let Some(record) = self.presenter.load_text(&text) {
+            let record = record.with_context(|| format!("cannot load {file}"))?;
+            if record.current().num_seats() != self.seats.len() {
+                bail!(
+                    "{file} is a game for {} players, this table has {}",
+                    record.current().num_seats(),
+                    self.seats.len()
+                );
+            }
+            self.record = record;
+            return Ok(());
+        }
         let mut lines = text.lines();
         if lines.next().map(str::trim) != Some(&format!("tabletop {}", G::NAME)) {
             bail!("{file} is not a saved {} game", G::NAME);
