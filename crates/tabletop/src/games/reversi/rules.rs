@@ -386,6 +386,33 @@ impl Reversi {
         (!self.is_over()).then_some(self.side)
     }
 
+    /// The origin game-logic document's `whoseTurn`: the side that places the next disc, with
+    /// passes made automatically ("if one player cannot move but the other can, play proceeds
+    /// with the other player"), or `None` when nobody can move. Unlike [`Reversi::turn`], a
+    /// side that must pass does not have the turn.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{Color, Reversi};
+    /// assert_eq!(Reversi::new().whose_turn(), Some(Color::Black));
+    /// // After black's h8, white has no placement: black plays again.
+    /// let mut p: Reversi = "OOOOOOOO--OOXOXOXOOXXXOOX-OXXOOOXXOXOOOOXXOXOOOOXXXXOO--XXXXXOO- X".parse().unwrap();
+    /// p.place(7, 7).unwrap();
+    /// assert_eq!(p.side_to_move(), Color::White);
+    /// assert_eq!(p.whose_turn(), Some(Color::Black));
+    /// let full: Reversi = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX O".parse().unwrap();
+    /// assert_eq!(full.whose_turn(), None);
+    /// ```
+    pub fn whose_turn(&self) -> Option<Color> {
+        let (p, o) = self.player_opponent();
+        if moves(p, o) != 0 {
+            Some(self.side)
+        } else if moves(o, p) != 0 {
+            Some(self.side.other())
+        } else {
+            None
+        }
+    }
+
     /// Is the game over (neither side can place a disc)?
     pub fn is_over(&self) -> bool {
         let (p, o) = self.player_opponent();
