@@ -552,6 +552,9 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
         other => bail!("--side {other:?}: choose first, second or both"),
     };
     crate::common::check_threads(args.threads)?;
+    if args.plies > v.cells() {
+        bail!("--plies {}: a {v} board has {} cells", args.plies, v.cells());
+    }
     if !(args.position_seconds.is_finite() && args.position_seconds > 0.0 && args.position_seconds <= 1e6) {
         bail!("--position-seconds {}: give a number of seconds above 0", args.position_seconds);
     }
