@@ -52,6 +52,10 @@ pub struct PlayArgs {
     /// Short for --player o=classic:levels=N (the classic minimax player, N + 1 plies deep).
     #[arg(long)]
     levels: Option<u32>,
+    /// The origin document's program `PlayGame SIZE EMPTY MAX_LEVELS`: a person (b) against the
+    /// classic player with MAX_LEVELS levels on a SIZE x SIZE board with EMPTY squares kept empty.
+    #[arg(long, num_args = 3, value_names = ["SIZE", "EMPTY", "MAX_LEVELS"], conflicts_with_all = ["levels", "players"])]
+    document: Option<Vec<u32>>,
     /// Start from this configuration string instead of the empty board.
     #[arg(long)]
     position: Option<String>,
@@ -228,10 +232,16 @@ impl Presenter<Slide> for SlidePresenter {
 
 /// Interactive play in the terminal; reads standard input line by line, so it can be scripted.
 pub fn play(args: PlayArgs) -> Result<()> {
-    let start = args.variant.position(args.position.as_deref())?;
+    let mut variant = args.variant;
+    let mut levels = args.levels;
+    if let Some(doc) = &args.document {
+        variant = VariantArgs { size: doc[0] as usize, empty: doc[1] as usize };
+        levels = Some(doc[2]);
+    }
+    let start = variant.position(args.position.as_deref())?;
     let mut presenter = SlidePresenter;
     let mut options = args.players.clone();
-    if let Some(levels) = args.levels {
+    if let Some(levels) = levels {
         options.insert(0, format!("o=classic:levels={levels}"));
     }
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named("engine")];

@@ -149,6 +149,18 @@ fn zero_is_refused_with_the_boards_range_and_input_ends_once() {
 }
 
 #[test]
+fn the_documents_program_form_plays_the_classic_player() {
+    // PlayGame 4 2 3: a 4x4 board, 2 squares kept empty, the classic player with 3 levels.
+    let (ok, out, err) = tabletop(&["play", "slide", "--document", "4", "2", "3"], "6\n");
+    assert!(ok, "{err}");
+    assert!(out.starts_with("Slide 4x4: 2 squares must stay empty"), "{out}");
+    assert!(out.contains("o (orange): the computer (classic:levels=3)."), "{out}");
+    assert!(out.contains("(classic:levels=3) plays "), "{out}");
+    let (ok, _, err) = tabletop(&["play", "slide", "--document", "4", "2", "13"], "");
+    assert!(!ok && err.contains("levels"), "{err}");
+}
+
+#[test]
 fn solve_rejects_bad_input_with_a_message() {
     let (ok, _, err) = tabletop(&["solve", "slide", "--size", "3", "--empty", "8"], "");
     assert!(!ok && err.contains("too many"), "{err}");
