@@ -64,6 +64,10 @@ pub struct PlayArgs {
     /// (a forfeited turn counts: after as many turns as cells the game is drawn).
     #[arg(long)]
     pub forfeit_invalid: bool,
+    /// The origin Connect Three / Four program: two people, invalid input forfeits the turn, no
+    /// intro, the program ends with the game.
+    #[arg(long, conflicts_with = "players")]
+    pub document: bool,
     /// No colours.
     #[arg(long)]
     pub no_color: bool,
@@ -162,12 +166,14 @@ impl Presenter<Connect> for ConnectPresenter {
 /// Terminal play; standard input may be a script.
 pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     let v = args.size.variant()?;
-    let mut presenter =
-        ConnectPresenter { variant: v, forfeit_invalid: args.forfeit_invalid, hint_time: args.hint_time };
-    let defaults = [PlayerSpec::named("human"), PlayerSpec::named("engine")];
+    let forfeit_invalid = args.forfeit_invalid || args.document;
+    let mut presenter = ConnectPresenter { variant: v, forfeit_invalid, hint_time: args.hint_time };
+    let o = if args.document { "human" } else { "engine" };
+    let defaults = [PlayerSpec::named("human"), PlayerSpec::named(o)];
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let mut table = Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color));
+    let mut table =
+        Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color)).as_document(args.document);
     table.run(&mut Input::new())
 }
 

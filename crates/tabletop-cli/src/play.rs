@@ -152,6 +152,9 @@ pub struct Table<'a, G: Analyze> {
     record: Record<G>,
     start: G,
     color: bool,
+    /// An origin document's program: no intro, the program ends with the game and says nothing
+    /// more at the end of input.
+    document: bool,
 }
 
 const COMMANDS: &str = "hint (a suggestion), undo (take back your last move), new (start again), \
@@ -160,7 +163,13 @@ save FILE, load FILE, help, quit";
 impl<'a, G: Game + Analyze> Table<'a, G> {
     /// A table for a game from `start`.
     pub fn new(presenter: &'a mut dyn Presenter<G>, seats: Vec<Seated<G>>, start: G, color: bool) -> Self {
-        Table { presenter, seats, record: Record::new(start.clone()), start, color }
+        Table { presenter, seats, record: Record::new(start.clone()), start, color, document: false }
+    }
+
+    /// Plays as the origin document's program (see [`Table::document`]'s field).
+    pub fn as_document(mut self, document: bool) -> Self {
+        self.document = document;
+        self
     }
 
     fn is_human(&self, seat: Seat) -> bool {
@@ -193,11 +202,15 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
 
     /// Plays until the game is over with no person at the table, `quit`, or the end of input.
     pub fn run(&mut self, input: &mut Input) -> Result<()> {
-        println!("{}", self.intro());
+        if !self.document {
+            println!("{}", self.intro());
+        }
         let mut show = true;
         loop {
             if show {
-                println!();
+                if !self.document {
+                    println!();
+                }
                 print!("{}", self.presenter.board(&self.record, self.color));
                 let human_to_move = self.record.status().to_move().is_some_and(|s| self.is_human(s));
                 if let Some(line) = self.presenter.situation(&self.record).filter(|_| human_to_move) {
@@ -234,7 +247,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 }
             } else {
                 println!("{}", self.presenter.result(&self.record));
-                if !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
+                if self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
                     return Ok(());
                 }
             }
@@ -247,7 +260,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 Status::Over(_) => "Game over: new, undo, save FILE, load FILE or quit> ".to_string(),
             };
             let Some(line) = input.ask(&prompt) else {
-                if status.to_move().is_some() {
+                if status.to_move().is_some() && !self.document {
                     println!("End of input: the game is left unfinished.");
                 }
                 return Ok(());

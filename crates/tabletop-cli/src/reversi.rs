@@ -27,6 +27,10 @@ pub struct PlayArgs {
     /// Start from this position (64 squares X/O/- and the side to move, OBF form).
     #[arg(long, value_name = "POS", allow_hyphen_values = true)]
     pub position: Option<String>,
+    /// The origin document's program: a person (black) against the classic depth-6 player, no
+    /// intro, the program ends with the game.
+    #[arg(long, conflicts_with_all = ["players", "human"])]
+    pub document: bool,
     /// Seed for random players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -418,14 +422,15 @@ fn parse_humans(text: &str) -> Result<[bool; 2]> {
 pub fn play(args: PlayArgs) -> Result<()> {
     let start = parse_position(args.position.as_deref())?;
     let humans = parse_humans(args.human.as_deref().unwrap_or("black"))?;
+    let computer: PlayerSpec = if args.document { "classic:depth=6".parse()? } else { PlayerSpec::named("engine") };
     let defaults: Vec<PlayerSpec> =
-        humans.iter().map(|&h| PlayerSpec::named(if h { "human" } else { "engine" })).collect();
+        humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();
     let helper = tabletop::games::reversi::engine::Engine::try_new(Some(Duration::from_millis(500)), None)?;
     let mut presenter = ReversiPresenter { humans: [false; 2], helper };
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     presenter.humans = [specs[0].name == "human", specs[1].name == "human"];
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color));
+    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color)).as_document(args.document);
     table.run(&mut Input::new())
 }
 

@@ -41,6 +41,44 @@ fn connect3_forfeits_count_as_turns_and_the_twelfth_ends_in_a_draw() {
     assert_eq!(out.matches("turn, where to place: ").count(), 12, "{out}");
 }
 
+/// The document program's transcript of a scripted run: the board, the prompt (with the input
+/// echoed), the next board, ..., the result.
+fn document_transcript(boards: &[&str], inputs: &[&str], result: &str) -> String {
+    let frame = |rows: &str| {
+        let rows: Vec<&str> = rows.split('/').collect();
+        format!("|{}|\n|{}|\n|{}|\n---------\n 1 2 3 4\n", rows[0], rows[1], rows[2])
+    };
+    let mut out = String::new();
+    for (i, board) in boards.iter().enumerate() {
+        out.push_str(&frame(board));
+        if let Some(input) = inputs.get(i) {
+            let side = if i % 2 == 0 { 'X' } else { 'O' };
+            out.push_str(&format!("{side}'s turn, where to place: {input}\n"));
+        }
+    }
+    out.push_str(result);
+    out.push('\n');
+    out
+}
+
+#[test]
+fn document_mode_reproduces_the_programs_transcript() {
+    let out = run(&["play", "connect", "--preset", "connect3", "--document"], "1\n2\n1\n2\n1\n");
+    let boards = [
+        "       /       /       ",
+        "       /       /X      ",
+        "       /       /X O    ",
+        "       /X      /X O    ",
+        "       /X O    /X O    ",
+        "X      /X O    /X O    ",
+    ];
+    assert_eq!(out, document_transcript(&boards, &["1", "2", "1", "2", "1"], "Player X won!"));
+    // The 12-turn case: eleven placements and a forfeit end in a draw, not a 13th turn.
+    let out = run(&["play", "connect", "--preset", "connect3", "--document"], "1\n1\n2\n2\n1\n3\n2\n4\n3\n3\n4\n9\n");
+    assert!(out.ends_with("O's turn, where to place: 9\nInvalid input (column 9 is off the board: choose 1 to 4): O forfeits the turn.\n|X X O  |\n|O O X X|\n|X X O O|\n---------\n 1 2 3 4\nThere was a draw!\n"), "{out}");
+    assert_eq!(out.matches("where to place: ").count(), 12);
+}
+
 #[test]
 fn full_column_is_refused() {
     let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human"], "1\n1\n1\n1\nquit\n");

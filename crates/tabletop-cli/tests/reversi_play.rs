@@ -37,6 +37,14 @@ fn scripted_game_with_illegal_move_pass_undo_hint_and_result() {
 }
 
 #[test]
+fn document_mode_is_a_person_against_the_classic_depth_6_player() {
+    let out = run(&["play", "reversi", "--document", "--no-color"], "f5\n");
+    assert!(out.starts_with("    a b c d e f g h\n"), "no intro: {out}");
+    assert!(out.contains("White (classic:depth=6) plays "), "{out}");
+    assert!(!out.contains("End of input"), "{out}");
+}
+
+#[test]
 fn bad_options_give_one_line_errors() {
     let out = common::tabletop(&["play", "reversi", "--human", "purple"], "");
     assert!(!out.ok);
