@@ -173,7 +173,7 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
     let mut table =
-        Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color)).as_document(args.document);
+        Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color)).document_mode(args.document);
     table.run(&mut Input::new())
 }
 

@@ -166,8 +166,8 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
         Table { presenter, seats, record: Record::new(start.clone()), start, color, document: false }
     }
 
-    /// Plays as the origin document's program (see [`Table::document`]'s field).
-    pub fn as_document(mut self, document: bool) -> Self {
+    /// Plays as the origin document's program (no intro, the program ends with the game).
+    pub fn document_mode(mut self, document: bool) -> Self {
         self.document = document;
         self
     }

@@ -430,7 +430,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     presenter.humans = [specs[0].name == "human", specs[1].name == "human"];
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color)).as_document(args.document);
+    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color)).document_mode(args.document);
     table.run(&mut Input::new())
 }
 

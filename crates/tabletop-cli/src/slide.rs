@@ -248,7 +248,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let specs = seat_specs(&presenter, &defaults, &options)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
     let mut table =
-        Table::new(&mut presenter, seats, start, use_color(args.no_color)).as_document(args.document.is_some());
+        Table::new(&mut presenter, seats, start, use_color(args.no_color)).document_mode(args.document.is_some());
     table.run(&mut Input::new())
 }
 
