@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use tabletop::games::connect::engine::{heuristic_search, make_player, Engine};
+use tabletop::games::connect::engine::{describe_score, heuristic_search, make_player, Engine};
 use tabletop::games::connect::rules::render_board;
 use tabletop::games::connect::solver::Solver;
 use tabletop::games::connect::{Connect, ConnectVariant, Side};
@@ -158,8 +158,16 @@ impl Presenter<Connect> for ConnectPresenter {
         }
     }
 
+    /// The book or the solver within the hint time (exact), else the analysis's best move.
     fn hint(&mut self, record: &Record<Connect>) -> String {
-        crate::play::analysis_hint(record, self.hint_time)
+        let p = record.current();
+        let started = Instant::now();
+        if let Ok(mut engine) = Engine::try_with_table(self.variant, self.hint_time, 1 << 21) {
+            if let Ok((col, score, _)) = engine.best_exact(p, Some(started + self.hint_time.mul_f64(0.7))) {
+                return format!("{col} ({})", describe_score(p, score));
+            }
+        }
+        crate::play::analysis_hint(record, self.hint_time.saturating_sub(started.elapsed()))
     }
 }
 

@@ -456,7 +456,6 @@ impl Presenter<Mathable> for MathablePresenter {
             if input.ask(&format!("{}: press Enter to see your rack. ", self.seat_name(seat))).is_none() {
                 return false;
             }
-            println!("{}", self.situation(record).unwrap_or_default());
         }
         true
     }

@@ -108,7 +108,11 @@ pub fn seat_specs<G: Analyze>(
                     .find(|&s| word == (s.index() + 1).to_string() || presenter.seat_words(s).contains(&word.as_str()));
                 let Some(seat) = seat else {
                     let names: Vec<String> = (0..seats as u8)
-                        .map(|s| format!("{} or {}", s + 1, presenter.seat_words(Seat(s)).join(" or ")))
+                        .map(|s| {
+                            let mut names = vec![(s + 1).to_string()];
+                            names.extend(presenter.seat_words(Seat(s)).iter().map(|w| w.to_string()));
+                            names.join(" or ")
+                        })
                         .collect();
                     bail!("--player {text:?}: no seat {word:?}; seats: {}", names.join("; "));
                 };
@@ -207,12 +211,17 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
         }
         let mut show = true;
         loop {
+            let human_to_move = self.record.status().to_move().is_some_and(|s| self.is_human(s));
+            // Before anything of the person's is shown (Mathable hides racks between people).
+            if human_to_move && !self.presenter.before_person(&self.record, input) {
+                println!("End of input: the game is left unfinished.");
+                return Ok(());
+            }
             if show {
                 if !self.document {
                     println!();
                 }
                 print!("{}", self.presenter.board(&self.record, self.color));
-                let human_to_move = self.record.status().to_move().is_some_and(|s| self.is_human(s));
                 if let Some(line) = self.presenter.situation(&self.record).filter(|_| human_to_move) {
                     println!("{line}");
                 }
@@ -250,10 +259,6 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 if self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
                     return Ok(());
                 }
-            }
-            if status.to_move().is_some() && !self.presenter.before_person(&self.record, input) {
-                println!("End of input: the game is left unfinished.");
-                return Ok(());
             }
             let prompt = match status {
                 Status::ToMove(_) => self.presenter.prompt(&self.record),

@@ -107,6 +107,15 @@ fn undo_hint_terminate_confirmation_and_end_of_input() {
 }
 
 #[test]
+fn people_at_one_terminal_look_away_before_a_rack_is_shown() {
+    let out = run(&["play", "mathable", "--preset", "simple", "--seed", "3", "--player", "2=human"], "p\ng9 2\ne\n");
+    let away = out.find("Player 2: your turn (the other players look away).").expect(&out);
+    let rack = out.find("Player 2 to move. Your rack: ").expect(&out);
+    assert!(away < rack, "{out}");
+    assert!(!out[..away].contains("4 4 9 9 13 25 30"), "player 2's rack shown early: {out}");
+}
+
+#[test]
 fn classic_game_to_the_end() {
     let out = run(&["play", "mathable", "--seed", "5", "--player", "1=greedy", "--player", "2=engine:time=200ms"], "");
     assert!(out.contains("Mathable: 14x14 board, 2 players, rack 7, classic tokens, official squares, seed 5."));
