@@ -91,6 +91,9 @@ fn random_scripts_never_panic() {
             let run = common::tabletop(args, &input);
             assert!(!run.stderr.contains("panicked"), "{args:?} with\n{input}\n{}", run.stderr);
             assert!(run.ok, "{args:?} with\n{input}\n{}", run.stderr);
+            assert!(
+                run.stdout.contains("where to place") || run.stdout.contains("> ") || run.stdout.contains("Action")
+            );
             runs += 1;
         }
     }
