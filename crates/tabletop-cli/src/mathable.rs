@@ -215,8 +215,9 @@ fn result_text(game: &Mathable, names: &[String]) -> String {
 struct MathablePresenter {
     names: Vec<String>,
     humans: Vec<bool>,
-    /// Moves of the game before the loaded save (kept in saves).
-    earlier_history: Vec<String>,
+    /// A loaded save's position and the moves that led to it (kept in saves of games that
+    /// continue from it).
+    earlier_history: Option<(Mathable, Vec<String>)>,
     /// The seat whose rack was last revealed (people at one terminal look away in between).
     revealed: Option<Seat>,
     color: bool,
@@ -499,7 +500,10 @@ impl Presenter<Mathable> for MathablePresenter {
     }
 
     fn save_text(&self, record: &Record<Mathable>) -> Option<String> {
-        let mut history = self.earlier_history.clone();
+        let mut history = match &self.earlier_history {
+            Some((start, moves)) if start == record.start() => moves.clone(),
+            _ => Vec::new(),
+        };
         history.extend(record.moves().iter().map(|m| m.to_string()));
         Some(SaveState::from_game(record.current(), &history).to_json(true) + "\n")
     }
@@ -508,7 +512,7 @@ impl Presenter<Mathable> for MathablePresenter {
         Some((|| {
             let save = SaveState::from_json(text)?;
             let game = save.to_game()?;
-            self.earlier_history = save.history;
+            self.earlier_history = Some((game.clone(), save.history));
             Ok(Record::new(game))
         })())
     }
@@ -528,7 +532,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let mut presenter = MathablePresenter {
         names: Vec::new(),
         humans: Vec::new(),
-        earlier_history: history,
+        earlier_history: Some((game.clone(), history)),
         revealed: None,
         color: use_color(args.no_color),
     };

@@ -67,6 +67,12 @@ fn simple_game_with_place_swap_end_terminate_and_invalid_inputs() {
     // The computer's rack is never shown.
     assert_eq!(out.matches("Your rack").count(), out.matches("Player 1 (you) to move").count());
 
+    // The save holds the moves so far.
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    let history: Vec<&str> = saved["history"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    assert_eq!(history.first(), Some(&"swap=2,5"), "{history:?}");
+    assert!(history.windows(2).any(|w| w == ["G9=2", "end"]), "{history:?}");
+
     // The saved game lists its placements.
     let listed = run(&["moves", "mathable", "--state", &save, "--json", "--best"], "");
     let v: serde_json::Value = serde_json::from_str(listed.trim()).unwrap();
