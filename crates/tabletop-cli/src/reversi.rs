@@ -311,7 +311,6 @@ pub fn bench(args: BenchArgs) -> Result<()> {
 /// What Reversi adds to the shared play loop.
 struct ReversiPresenter {
     humans: [bool; 2],
-    helper: tabletop::games::reversi::engine::Engine,
 }
 
 fn legal_list(position: &Reversi) -> String {
@@ -401,11 +400,6 @@ impl Presenter<Reversi> for ReversiPresenter {
         };
         format!("Game over ({reason}): black {b}, white {w}: {verdict}.")
     }
-
-    fn hint(&mut self, record: &Record<Reversi>) -> String {
-        let a = self.helper.analyse(record.current());
-        format!("{} ({}, depth {})", a.best, a.describe(), a.depth)
-    }
 }
 
 fn parse_humans(text: &str) -> Result<[bool; 2]> {
@@ -425,8 +419,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let computer: PlayerSpec = if args.document { "classic:depth=6".parse()? } else { PlayerSpec::named("engine") };
     let defaults: Vec<PlayerSpec> =
         humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();
-    let helper = tabletop::games::reversi::engine::Engine::try_new(Some(Duration::from_millis(500)), None)?;
-    let mut presenter = ReversiPresenter { humans: [false; 2], helper };
+    let mut presenter = ReversiPresenter { humans: [false; 2] };
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     presenter.humans = [specs[0].name == "human", specs[1].name == "human"];
     let seats = seat_players(&presenter, &specs, args.seed)?;
