@@ -81,6 +81,11 @@ pub struct PlayArgs {
     /// Continue a saved game (its settings replace the options above).
     #[arg(long)]
     load: Option<PathBuf>,
+    /// The simplified rules' program: people at every seat (unless --player says otherwise),
+    /// the simple preset, its headers ("Player 2's turn", "Bag (83 tokens)", "Rack: [ ... ]"),
+    /// its swap dialogue and a text grid drawn with `|` and `_`.
+    #[arg(long)]
+    document: bool,
     /// No colours.
     #[arg(long)]
     no_color: bool,
@@ -221,6 +226,54 @@ struct MathablePresenter {
     /// The seat whose rack was last revealed (people at one terminal look away in between).
     revealed: Option<Seat>,
     color: bool,
+    /// The simplified rules' program's wording and grid.
+    document: bool,
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, ..., `11th`, `21st`.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// A rack as the simplified rules' program writes it: `[ 9 14 1 5 10 10 2 ]`.
+fn bracketed(rack: &Tokens) -> String {
+    let values: Vec<String> = rack.as_slice().iter().map(|v| v.to_string()).collect();
+    format!("[ {} ]", values.join(" "))
+}
+
+/// The board as a text grid drawn with `|` and `_`, columns lettered and rows numbered as in a
+/// spreadsheet (A1 is the top left cell); empty special squares show their mark.
+fn grid(game: &Mathable) -> String {
+    let board = game.board();
+    let n = board.size();
+    let rule = format!("___{}\n", "|___".repeat(n as usize) + "|");
+    let mut out = String::from("   ");
+    for c in 0..n {
+        out.push_str(&format!("| {} ", (b'A' + c) as char));
+    }
+    out.push_str("|\n");
+    out.push_str(&rule);
+    for r in 0..n {
+        out.push_str(&format!("{:>2} ", r + 1));
+        for c in 0..n {
+            let cell = Cell::new(r, c);
+            let text = match board.get(cell) {
+                Some(v) => v.to_string(),
+                None => board.square(cell).mark().unwrap_or("").to_string(),
+            };
+            out.push_str(&format!("|{text:>3}"));
+        }
+        out.push_str("|\n");
+        out.push_str(&rule);
+    }
+    out
 }
 
 impl MathablePresenter {
@@ -284,7 +337,12 @@ impl MathablePresenter {
             return Vec::new();
         }
         let rack = *game.rack(game.turn());
-        let Some(count) = input.ask(&format!("How many tokens (1-{})? ", rack.len())) else { return Vec::new() };
+        let question = if self.document {
+            "How many to swap? ".to_string()
+        } else {
+            format!("How many tokens (1-{})? ", rack.len())
+        };
+        let Some(count) = input.ask(&question) else { return Vec::new() };
         let n = match count.trim().parse::<usize>() {
             Ok(n) if (1..=rack.len()).contains(&n) => n,
             _ => {
@@ -296,7 +354,18 @@ impl MathablePresenter {
             println!("The bag holds only {} tokens, fewer than the {n} you want to exchange.", game.bag().len());
             return Vec::new();
         }
-        let Some(which) = input.ask("Which tokens? ") else { return Vec::new() };
+        let which = if self.document {
+            // One question per token: "1st token to swap:", "2nd token to swap:", ...
+            let mut words = Vec::new();
+            for i in 1..=n {
+                let Some(word) = input.ask(&format!("{} token to swap: ", ordinal(i))) else { return Vec::new() };
+                words.push(word);
+            }
+            words.join(" ")
+        } else {
+            let Some(which) = input.ask("Which tokens? ") else { return Vec::new() };
+            which
+        };
         let mut values = Vec::new();
         for word in which.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
             match word.parse::<u8>() {
@@ -320,6 +389,9 @@ impl MathablePresenter {
             Ok(pairs) => {
                 let text: Vec<String> = pairs.iter().map(|(o, n)| format!("{o} -> {n}")).collect();
                 println!("Swapped {}", text.join(", "));
+                if self.document {
+                    println!("Rack swapped: {}", bracketed(copy.rack(game.turn())));
+                }
                 vec![MathableMove::Exchange(tokens)]
             }
             Err(e) => {
@@ -356,6 +428,9 @@ impl Presenter<Mathable> for MathablePresenter {
 
     fn board(&self, record: &Record<Mathable>, color: bool) -> String {
         let game = record.current();
+        if self.document {
+            return grid(game);
+        }
         let mut out = render_board(game, &Self::last_placements(record), color);
         let scores: Vec<String> =
             self.names.iter().enumerate().map(|(s, name)| format!("{name} {}", game.score(Seat(s as u8)))).collect();
@@ -365,6 +440,15 @@ impl Presenter<Mathable> for MathablePresenter {
 
     fn situation(&self, record: &Record<Mathable>) -> Option<String> {
         let seat = record.current().turn();
+        if self.document {
+            let game = record.current();
+            return Some(format!(
+                "{}'s turn\nBag ({} tokens)\nRack: {}",
+                self.seat_name(seat),
+                game.bag().len(),
+                bracketed(game.rack(seat))
+            ));
+        }
         Some(format!("{} to move. Your rack: {}", self.names[seat.index()], record.current().rack(seat)))
     }
 
@@ -446,7 +530,7 @@ impl Presenter<Mathable> for MathablePresenter {
 
     fn before_person(&mut self, record: &Record<Mathable>, input: &mut Input) -> bool {
         let seat = record.current().turn();
-        if !self.several_humans() || self.revealed == Some(seat) {
+        if self.document || !self.several_humans() || self.revealed == Some(seat) {
             return true;
         }
         self.revealed = Some(seat);
@@ -524,10 +608,16 @@ pub fn play(args: PlayArgs) -> Result<()> {
     });
     let (game, history) = match &args.load {
         Some(path) => load_state(path)?,
-        None => (Mathable::new(&args.game.settings(seed)?)?, Vec::new()),
+        None => {
+            let mut options = args.game.clone();
+            if args.document {
+                options.preset = Preset::Simple;
+            }
+            (Mathable::new(&options.settings(seed)?)?, Vec::new())
+        }
     };
     let players = game.settings().players as usize;
-    let mut defaults = vec![PlayerSpec::named("engine"); players];
+    let mut defaults = vec![PlayerSpec::named(if args.document { "human" } else { "engine" }); players];
     defaults[0] = PlayerSpec::named("human");
     let mut presenter = MathablePresenter {
         names: Vec::new(),
@@ -535,6 +625,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         earlier_history: Some((game.clone(), history)),
         revealed: None,
         color: use_color(args.no_color),
+        document: args.document,
     };
     for text in &args.players_specs {
         let seat = text.split_once('=').map(|(s, _)| s.trim());
@@ -556,7 +647,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         })
         .collect();
     let color = presenter.color;
-    let mut table = Table::new(&mut presenter, seats, game, color);
+    let mut table = Table::new(&mut presenter, seats, game, color).document_mode(args.document);
     table.run(&mut Input::new())
 }
 

@@ -122,6 +122,34 @@ fn people_at_one_terminal_look_away_before_a_rack_is_shown() {
 }
 
 #[test]
+fn document_mode_uses_the_simplified_rules_programs_words() {
+    let out = run(&["play", "mathable", "--document", "--seed", "3"], "s\n2\n2\n5\n");
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("___") && !l.contains(" |")).collect();
+    assert_eq!(
+        lines,
+        [
+            "Player 1's turn",
+            "Bag (92 tokens)",
+            "Rack: [ 2 2 2 5 10 10 56 ]",
+            "Action (P/S/E/T): s",
+            "How many to swap? 2",
+            "1st token to swap: 2",
+            "2nd token to swap: 5",
+            "Swapped 2 -> 5, 5 -> 24",
+            "Rack swapped: [ 2 2 5 10 10 24 56 ]",
+            "Player 2's turn",
+            "Bag (92 tokens)",
+            "Rack: [ 4 4 9 9 13 25 30 ]",
+            "Action (P/S/E/T): ",
+        ]
+    );
+    // The grid: spreadsheet addresses, `|` between cells and `_` under each row.
+    assert!(out.starts_with("   | A | B | C | D |"), "{out}");
+    assert!(out.contains("\n 7 |   |   |   |   |   |   |  1|  2|   |"), "{out}");
+    assert!(out.contains("\n___|___|___|"), "{out}");
+}
+
+#[test]
 fn classic_game_to_the_end() {
     let out = run(&["play", "mathable", "--seed", "5", "--player", "1=greedy", "--player", "2=engine:time=200ms"], "");
     assert!(out.contains("Mathable: 14x14 board, 2 players, rack 7, classic tokens, official squares, seed 5."));
