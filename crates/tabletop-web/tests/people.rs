@@ -117,6 +117,7 @@ async fn open_seats_are_listed_in_the_lobby_until_taken() {
     let token = taken.body["token"].as_str().unwrap().to_string();
     assert_eq!(token.len(), 32);
     assert_ne!(token, open.token(0));
+    assert!(!open.answer.to_string().contains(&token), "the creator never saw the open seat's token");
     assert_eq!(taken.body["state"]["your_seat"], 1);
     assert_eq!(taken.body["state"]["players"][1]["kind"], "human");
     // The game left the lobby; nobody else can join.
