@@ -904,3 +904,18 @@ async fn event_streams_outlive_the_header_timeout() {
     play_ok(addr, &game.id, game.token(0), "5").await;
     assert_eq!(events.until("move", SHORT).await["moves"], json!(["5"]));
 }
+
+/// A database file replaced under the server (a restore, a careless copy) refuses writes too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replaced_database_refuses_writes() {
+    let server = start_with(tabletop_web::ServeConfig { storage_check: Duration::from_millis(100), ..config() }).await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    let copy = snapshot(&server.db);
+    std::fs::rename(&copy, &server.db).unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let answer = play(addr, &game.id, game.token(0), "5").await;
+    assert_eq!(answer.status, 503, "{}", answer.text);
+    assert!(answer.header("retry-after").is_some());
+    assert_eq!(state(addr, &game.id, None).await["moves"], json!([]), "nothing acknowledged");
+}
