@@ -809,3 +809,27 @@ async fn two_people_racing_for_one_open_seat() {
         assert_eq!(view["your_seat"], 1);
     }
 }
+
+/// Issue 13, Why: when the computer moves first, undo never leaves a game where nobody can move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undo_when_the_computer_moved_first_never_leaves_the_game_stuck() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(
+        addr,
+        json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["engine:time=50ms", "human"]}),
+    )
+    .await;
+    let one = |v: &Value| v["moves"].as_array().unwrap().len() == 1 && v["thinking"] == false;
+    let first = wait_for(addr, &game.id, None, SHORT, one).await;
+    assert!(one(&first), "the computer moved first: {}", first["moves"]);
+    let undone = act(addr, &game.id, "undo", json!({"token": game.token(1)})).await;
+    assert!(matches!(undone.status, 200 | 422), "{}", undone.text);
+    // Whatever undo did, the computer moves again and the person can play.
+    let again = wait_for(addr, &game.id, None, SHORT, one).await;
+    assert!(one(&again), "{}", again["moves"]);
+    assert_eq!(again["status"]["to_move"], 1);
+    play_ok(addr, &game.id, game.token(1), "1").await;
+    let replied = wait_for(addr, &game.id, None, SHORT, |v| v["moves"].as_array().unwrap().len() == 3).await;
+    assert_eq!(replied["moves"].as_array().unwrap().len(), 3);
+}
