@@ -55,6 +55,8 @@ pub enum Change {
     TakebackRequested,
     /// A takeback was refused.
     TakebackDeclined,
+    /// One person accepted a proposal that still waits for others.
+    ProposalAccepted,
     /// Ending the game was proposed.
     TerminateProposed,
     /// Ending the game was refused.
@@ -78,6 +80,7 @@ impl Change {
             Change::Undo => "undo",
             Change::TakebackRequested => "takeback_requested",
             Change::TakebackDeclined => "takeback_declined",
+            Change::ProposalAccepted => "proposal_accepted",
             Change::TerminateProposed => "terminate_proposed",
             Change::TerminateDeclined => "terminate_declined",
             Change::Resign => "resign",
@@ -335,7 +338,7 @@ impl LiveGame {
         }
         proposal.waiting_for.retain(|&s| s != seat);
         if !proposal.waiting_for.is_empty() {
-            self.changed(Change::Presence, Some(seat));
+            self.changed(Change::ProposalAccepted, Some(seat));
             return Ok(());
         }
         if self.session.ply() != at_ply {
@@ -513,7 +516,10 @@ impl LiveGame {
 
 struct Cached {
     game: Arc<tokio::sync::Mutex<LiveGame>>,
+    /// When it was last used (milliseconds since start), for idle eviction.
     last_used: AtomicU64,
+    /// The order of last use (a server-wide counter: no ties), for least-recently-used eviction.
+    touched: AtomicU64,
 }
 
 /// The server's shared state.
@@ -528,6 +534,7 @@ pub struct AppState {
     pub thinking: AtomicUsize,
     writable: AtomicBool,
     started: Instant,
+    touches: AtomicU64,
 }
 
 /// The state as handlers hold it.
@@ -546,6 +553,7 @@ impl AppState {
             thinking: AtomicUsize::new(0),
             writable: AtomicBool::new(true),
             started: Instant::now(),
+            touches: AtomicU64::new(0),
         })
     }
 
@@ -571,6 +579,13 @@ impl AppState {
 
     /// A failed write: logged, and 503 for the client.
     pub fn write_failed(&self, err: StoreError) -> ApiError {
+        // Two copies of one game (one evicted while a request still held it) both storing a
+        // move at the same ply: the database's key refuses the second, which lost the race.
+        if let StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) = &err {
+            if failure.code == rusqlite::ErrorCode::ConstraintViolation {
+                return ApiError::Conflict("the game has moved on: another request moved first".into());
+            }
+        }
         tracing::error!("storage: a write failed: {err}");
         ApiError::Unavailable
     }
@@ -588,6 +603,7 @@ impl AppState {
         let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         let cached = games.get(id)?;
         cached.last_used.store(self.millis(), Ordering::Relaxed);
+        cached.touched.store(self.touches.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
         Some(cached.game.clone())
     }
 
@@ -615,7 +631,11 @@ impl AppState {
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         let kept = games
             .entry(id.to_string())
-            .or_insert_with(|| Cached { game: live, last_used: AtomicU64::new(self.millis()) })
+            .or_insert_with(|| Cached {
+                game: live,
+                last_used: AtomicU64::new(self.millis()),
+                touched: AtomicU64::new(self.touches.fetch_add(1, Ordering::Relaxed)),
+            })
             .game
             .clone();
         if games.len() > self.config.cache_games {
@@ -630,7 +650,7 @@ impl AppState {
         let mut candidates: Vec<(u64, String)> = games
             .iter()
             .filter(|(_, c)| eligible(c.last_used.load(Ordering::Relaxed)))
-            .map(|(id, c)| (c.last_used.load(Ordering::Relaxed), id.clone()))
+            .map(|(id, c)| (c.touched.load(Ordering::Relaxed), id.clone()))
             .collect();
         candidates.sort_unstable();
         for (_, id) in candidates {

@@ -193,7 +193,21 @@ pub fn router(state: Shared) -> Router {
             .burst_size((rate / 6).max(1))
             .finish()
             .expect("a non-zero period and burst make a valid rate limit");
-        GovernorLayer::new(Arc::new(config))
+        let config = Arc::new(config);
+        // The limiter keeps an entry per client address: forget the ones quiet for a while, so
+        // that many addresses cannot grow it without bound.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let weak = Arc::downgrade(&config);
+            runtime.spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                    let Some(config) = weak.upgrade() else { return };
+                    config.limiter().retain_recent();
+                    config.limiter().shrink_to_fit();
+                }
+            });
+        }
+        GovernorLayer::new(config)
     };
     let creating = Router::new()
         .route("/api/games", post(create_game))

@@ -558,6 +558,11 @@ async fn terminate_between_people_needs_everyones_consent() {
     let partial = act(addr, id, "proposal", json!({"token": tokens[2], "accept": true})).await;
     assert_eq!(partial.body["proposal"]["waiting_for"], json!([1]));
     assert_eq!(partial.body["status"]["over"], false);
+    let accepted = watcher.until("proposal_accepted", SHORT).await;
+    assert_eq!(
+        (accepted["event"]["seat"].clone(), accepted["proposal"]["waiting_for"].clone()),
+        (json!(2), json!([1]))
+    );
     let done = act(addr, id, "proposal", json!({"token": tokens[1], "accept": true})).await;
     assert_eq!(done.status, 200, "{}", done.text);
     assert_eq!(done.body["status"]["over"], true);
