@@ -113,8 +113,14 @@ export async function mathableTurn(page) {
     return b.placements.length ? b.placements[0] : null;
   });
   if (fit) {
-    await page.click(`#board .cell[data-key="${fit.cell}"]`);
-    await page.locator(`#board .cell[data-key="${fit.cell}"].chosen`).waitFor();
+    // A live update may redraw the board between press and release, losing the click: a person
+    // would tap again, and so does the test (at most three times).
+    const chosen = page.locator(`#board .cell[data-key="${fit.cell}"].chosen`);
+    for (let attempt = 0; attempt < 3 && !(await chosen.isVisible()); attempt++) {
+      await page.click(`#board .cell[data-key="${fit.cell}"]`);
+      await chosen.waitFor({ timeout: 3000 }).catch(() => {});
+    }
+    await chosen.waitFor();
     await page.locator(".rack button.fits").first().click();
     await waitPly(page, before + 1);
     await myTurn(page);

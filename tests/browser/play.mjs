@@ -76,7 +76,7 @@ test("reversi: defaults are valid and a whole game is played against the compute
   await playOutAgainstComputer(page, "reversi", { maxTurns: 40 });
   await page.locator("#result:not([hidden])").waitFor();
   const text = await page.textContent("#result");
-  assert.match(text, /(Black|White) wins, \d+ to \d+ discs|Draw, 32 to 32 discs/, text);
+  assert.match(text, /(Black|White) wins \(Black \d+, White \d+ discs\)|Draw \(Black 32, White 32 discs\)/, text);
   assert.doesNotMatch(text, /seat \d/);
   await shot(page, "reversi-computer");
 });
@@ -138,7 +138,7 @@ test("mathable: defaults; the rack and actions stay after the computer's turn; T
   await page.click("#terminate");
   await confirm(page);
   await page.locator("#result:not([hidden])").waitFor();
-  assert.match(await page.textContent("#result"), /Player \d wins, \d+ to \d+ points|Draw/);
+  assert.match(await page.textContent("#result"), /Player \d wins \(Player 1 \d+, Player 2 \d+ points\)|Draw/);
   await shot(page, "mathable-computer");
 });
 
@@ -238,7 +238,7 @@ test("reversi: two people play a whole game through an invite link, live, with a
   await playLive(pages);
   for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 5000 });
   const text = await c.textContent("#result");
-  assert.match(text, /wins, \d+ to \d+ discs|Draw/);
+  assert.match(text, /wins \(Black \d+, White \d+ discs\)|Draw/);
   const [ra, rb] = [await a.textContent("#result"), await b.textContent("#result")];
   if (!/Draw/.test(text)) assert.ok(/You won/.test(ra) !== /You won/.test(rb), `one winner: ${ra} / ${rb}`);
   // After the game: step back and forth through it on the board.

@@ -5,14 +5,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use tabletop::games::connect::engine::{describe_score, heuristic_search, make_player, Engine, PLAYER_KINDS};
+use tabletop::games::connect::engine::{describe_score, heuristic_search, make_player, Engine};
 use tabletop::games::connect::rules::render_board;
 use tabletop::games::connect::solver::Solver;
 use tabletop::games::connect::{Connect, ConnectVariant, Side};
 use tabletop::search::Limits;
-use tabletop::{perft as count_paths, Game, Outcome, Player, PlayerSpec, Record, Status};
+use tabletop::{perft as count_paths, Game, Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
 use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::play::{seat_players, seat_specs, Presenter, Table};
 
 /// Board size options shared by every connect command.
 #[derive(Args, Clone, Debug)]
@@ -54,13 +55,19 @@ impl SizeArgs {
 pub struct PlayArgs {
     #[command(flatten)]
     pub size: SizeArgs,
-    /// Who plays X, then who plays O (repeat): `human` (default), `engine`, `engine:time=2s`,
-    /// `connect:level=3`, `random`. One `--player engine` makes O the computer.
-    #[arg(long = "player", value_name = "SPEC")]
-    pub players: Vec<PlayerSpec>,
-    /// The document's original rule: invalid input forfeits the turn instead of asking again.
+    /// Who plays a side: `SEAT=SPEC` with the seat x (1, moves first) or o (2), and SPEC
+    /// `human`, `engine`, `engine:time=2s`, `connect:level=3` or `random`. A bare SPEC is for o.
+    /// Default: x=human, o=engine.
+    #[arg(long = "player", value_name = "SEAT=SPEC")]
+    pub players: Vec<String>,
+    /// The original Connect Three program's rule: invalid input forfeits the turn instead of asking again
+    /// (a forfeited turn counts: after as many turns as cells the game is drawn).
     #[arg(long)]
     pub forfeit_invalid: bool,
+    /// The origin Connect Three / Four program: two people, invalid input forfeits the turn, no
+    /// intro, the program ends with the game.
+    #[arg(long, conflicts_with = "players")]
+    pub document: bool,
     /// No colours.
     #[arg(long)]
     pub no_color: bool,
@@ -68,8 +75,8 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Time the hint may take.
-    #[arg(long, default_value = "10s")]
-    pub hint_time: String,
+    #[arg(long, default_value = "2s", value_parser = crate::common::parse_duration_arg)]
+    pub hint_time: Duration,
 }
 
 /// Options of `tabletop match connect`.
@@ -81,140 +88,101 @@ pub struct MatchArgs {
     pub options: MatchOptions,
 }
 
-fn print_board(p: &Connect, color: bool) {
-    let text = render_board(p, |side| match side {
-        Side::X => paint("X", 196, color),
-        Side::O => paint("O", 220, color),
-    });
-    print!("{text}");
+/// What Connect-N adds to the shared play loop: the origin document's board, prompt, messages
+/// and (with --forfeit-invalid) its forfeit rule.
+struct ConnectPresenter {
+    variant: ConnectVariant,
+    forfeit_invalid: bool,
+    hint_time: Duration,
 }
 
-enum Seat {
-    Human,
-    Engine(Box<Engine>),
-    Computer(Box<dyn Player<Connect>>),
+impl Presenter<Connect> for ConnectPresenter {
+    fn title(&self, start: &Connect) -> String {
+        let v = start.connect_variant();
+        format!(
+            "Connect {}: {} columns, {} rows; drop pieces, {} in a line (across, down or diagonally) wins.",
+            v.line(),
+            v.width(),
+            v.height(),
+            v.line()
+        )
+    }
+
+    fn seat_name(&self, seat: TSeat) -> String {
+        Side::from_seat(seat).to_string()
+    }
+
+    fn seat_words(&self, seat: TSeat) -> &'static [&'static str] {
+        match Side::from_seat(seat) {
+            Side::X => &["x"],
+            Side::O => &["o"],
+        }
+    }
+
+    fn make_player(&self, spec: &PlayerSpec, _seat: TSeat, seed: u64) -> Result<Box<dyn Player<Connect>>> {
+        Ok(make_player(spec, self.variant, seed)?)
+    }
+
+    fn board(&self, record: &Record<Connect>, color: bool) -> String {
+        render_board(record.current(), |side| match side {
+            Side::X => paint("X", 196, color),
+            Side::O => paint("O", 220, color),
+        })
+    }
+
+    fn prompt(&self, record: &Record<Connect>) -> String {
+        format!("{}'s turn, where to place: ", record.current().side_to_move())
+    }
+
+    fn move_help(&self, position: &Connect) -> String {
+        format!("a column number (1 to {})", position.connect_variant().width())
+    }
+
+    fn refusal(&self, _record: &Record<Connect>, reason: &str) -> String {
+        format!("Invalid input: {reason}. Try again.")
+    }
+
+    fn forfeit(&self, position: &Connect, reason: &str) -> Option<(Connect, String)> {
+        if !self.forfeit_invalid {
+            return None;
+        }
+        let mut next = position.clone();
+        next.forfeit_turn()
+            .then(|| (next, format!("Invalid input ({reason}): {} forfeits the turn.", position.side_to_move())))
+    }
+
+    fn result(&self, record: &Record<Connect>) -> String {
+        match record.status() {
+            Status::Over(Outcome::Win(seat)) => format!("Player {} won!", Side::from_seat(seat).letter()),
+            _ => "There was a draw!".to_string(),
+        }
+    }
+
+    /// The book or the solver within the hint time (exact), else the analysis's best move.
+    fn hint(&mut self, record: &Record<Connect>) -> String {
+        let p = record.current();
+        let started = Instant::now();
+        if let Ok(mut engine) = Engine::try_with_table(self.variant, self.hint_time, 1 << 21) {
+            if let Ok((col, score, _)) = engine.best_exact(p, Some(started + self.hint_time.mul_f64(0.7))) {
+                return format!("{col} ({})", describe_score(p, score));
+            }
+        }
+        crate::play::analysis_hint(record, self.hint_time.saturating_sub(started.elapsed()))
+    }
 }
 
+/// Terminal play; standard input may be a script.
 pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     let v = args.size.variant()?;
-    let color = use_color(args.no_color);
-    let hint_time = tabletop::player_spec::parse_duration(&args.hint_time)
-        .with_context(|| format!("bad --hint-time {:?}", args.hint_time))?;
-    let specs: Vec<PlayerSpec> = match args.players.as_slice() {
-        [] => vec![PlayerSpec::named("human"), PlayerSpec::named("human")],
-        [one] => vec![PlayerSpec::named("human"), one.clone()],
-        [a, b] => vec![a.clone(), b.clone()],
-        _ => bail!("at most two --player options (X then O)"),
-    };
-    let mut seats = Vec::new();
-    for (i, spec) in specs.iter().enumerate() {
-        spec.check(PLAYER_KINDS)?;
-        if spec.name == "human" {
-            seats.push(Seat::Human);
-        } else {
-            if spec.name == "engine" {
-                let time = spec.get_duration("time")?.unwrap_or(Duration::from_secs(1));
-                seats.push(Seat::Engine(Box::new(Engine::new(v, time))));
-            } else {
-                seats.push(Seat::Computer(make_player(spec, v, args.seed + i as u64)?));
-            }
-        }
-    }
-    let humans = seats.iter().filter(|s| matches!(s, Seat::Human)).count();
-    let mut helper = Engine::new(v, hint_time);
-    let mut stack = vec![Connect::new(v)];
-    let mut input = Input::new();
-    print_board(&stack[0], color);
-    loop {
-        let p = stack.last().expect("a position").clone();
-        match p.status() {
-            Status::Over(Outcome::Win(seat)) => {
-                println!("Player {} won!", Side::from_seat(seat).letter());
-                return Ok(());
-            }
-            Status::Over(_) => {
-                println!("There was a draw!");
-                return Ok(());
-            }
-            Status::ToMove(_) => {}
-        }
-        let side = p.side_to_move();
-        let computer = match &mut seats[side as usize] {
-            Seat::Human => None,
-            // The engine says whether its move is perfect (book or solve) or heuristic.
-            Seat::Engine(e) => Some((e.choose_move(&Record::new(p.clone())), format!(" ({})", e.last_note()))),
-            Seat::Computer(c) => Some((c.choose_move(&Record::new(p.clone())), String::new())),
-        };
-        if let Some((mv, note)) = computer {
-            let mut next = p.clone();
-            next.play(mv)?;
-            stack.push(next);
-            println!("{side} plays {mv}{note}");
-            print_board(stack.last().expect("a position"), color);
-            continue;
-        }
-        let Some(line) = input.ask(&format!("{side}'s turn, where to place: ")) else {
-            println!("Input ended: game abandoned.");
-            return Ok(());
-        };
-        match line.to_ascii_lowercase().as_str() {
-            "quit" | "q" | "exit" => {
-                println!("Game abandoned.");
-                return Ok(());
-            }
-            "help" | "?" => {
-                println!("Type a column number (1 to {}), or undo, hint, quit.", v.width());
-                continue;
-            }
-            "undo" | "u" => {
-                // Take back moves until it is a person's turn again (at least one move).
-                if stack.len() == 1 {
-                    println!("Nothing to undo.");
-                    continue;
-                }
-                stack.pop();
-                while stack.len() > 1 && humans > 0 {
-                    let s = stack.last().expect("a position").side_to_move();
-                    if matches!(seats[s as usize], Seat::Human) {
-                        break;
-                    }
-                    stack.pop();
-                }
-                print_board(stack.last().expect("a position"), color);
-                continue;
-            }
-            "hint" | "h" => {
-                match helper.best_exact(&p, Some(Instant::now() + hint_time)) {
-                    Ok((col, score, _)) => println!("hint: column {col}: {}", describe_score(&p, score)),
-                    Err(_) => println!("hint: no exact answer within {:?}", hint_time),
-                }
-                continue;
-            }
-            _ => {}
-        }
-        let problem = match p.parse_move(&line) {
-            Ok(mv) => match p.illegal_reason(mv) {
-                None => {
-                    let mut next = p.clone();
-                    next.play_unchecked(mv);
-                    stack.push(next);
-                    print_board(stack.last().expect("a position"), color);
-                    continue;
-                }
-                Some(e) => e.to_string(),
-            },
-            Err(e) => e.to_string(),
-        };
-        if args.forfeit_invalid {
-            let mut next = p.clone();
-            next.forfeit_turn();
-            println!("Invalid input ({problem}): {side} forfeits the turn.");
-            stack.push(next);
-            print_board(stack.last().expect("a position"), color);
-        } else {
-            println!("Invalid input: {problem}. Try again.");
-        }
-    }
+    let forfeit_invalid = args.forfeit_invalid || args.document;
+    let mut presenter = ConnectPresenter { variant: v, forfeit_invalid, hint_time: args.hint_time };
+    let o = if args.document { "human" } else { "engine" };
+    let defaults = [PlayerSpec::named("human"), PlayerSpec::named(o)];
+    let specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let seats = seat_players(&presenter, &specs, args.seed)?;
+    let mut table =
+        Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color)).document_mode(args.document);
+    table.run(&mut Input::new())
 }
 
 pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
@@ -598,6 +566,9 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
         other => bail!("--side {other:?}: choose first, second or both"),
     };
     crate::common::check_threads(args.threads)?;
+    if args.plies > v.cells() {
+        bail!("--plies {}: a {v} board has {} cells", args.plies, v.cells());
+    }
     if !(args.position_seconds.is_finite() && args.position_seconds > 0.0 && args.position_seconds <= 1e6) {
         bail!("--position-seconds {}: give a number of seconds above 0", args.position_seconds);
     }

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod common;
 mod connect;
 mod mathable;
+mod play;
 mod position;
 mod reversi;
 mod slide;

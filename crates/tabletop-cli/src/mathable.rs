@@ -1,6 +1,5 @@
 //! `tabletop ... mathable`: terminal play, seat-aware matches, benchmarks and the move lister.
 
-use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -15,11 +14,13 @@ use tabletop::games::mathable::{
 use tabletop::{Game, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::common::{paint, use_color, Input};
+use crate::play::{seat_players, seat_specs, Presenter, Table};
 
 /// The game settings every Mathable command takes: a preset and overrides of its parts.
 #[derive(Args, Clone, Debug)]
 pub struct GameOptions {
-    /// Preset: classic (official rules, the default), junior, simple (the assignment's rules).
+    /// Preset: classic (the official rules, the default), junior, simple (no special squares,
+    /// no bonus, no end-of-game deductions).
     #[arg(long, default_value = "classic")]
     preset: Preset,
     /// Number of players, 2 to 4.
@@ -80,6 +81,11 @@ pub struct PlayArgs {
     /// Continue a saved game (its settings replace the options above).
     #[arg(long)]
     load: Option<PathBuf>,
+    /// The simplified rules' program: people at every seat (unless --player says otherwise),
+    /// the simple preset, its headers ("Player 2's turn", "Bag (83 tokens)", "Rack: [ ... ]"),
+    /// its swap dialogue and a text grid drawn with `|` and `_`.
+    #[arg(long)]
+    document: bool,
     /// No colours.
     #[arg(long)]
     no_color: bool,
@@ -208,332 +214,391 @@ fn result_text(game: &Mathable, names: &[String]) -> String {
 // ---------------------------------------------------------------------------------------------
 // Terminal play
 
-enum Seated {
-    Human,
-    Computer(Box<dyn Player<Mathable>>),
-}
-
-fn parse_seats(specs: &[String], players: usize, seed: u64) -> Result<(Vec<Seated>, Vec<String>)> {
-    let mut chosen: BTreeMap<usize, PlayerSpec> = BTreeMap::new();
-    for text in specs {
-        let (seat, spec) = text.split_once('=').ok_or_else(|| {
-            anyhow!("bad --player {text:?}: write SEAT=SPEC with seats from 1 to {players}, e.g. 2=greedy")
-        })?;
-        let seat: usize = seat
-            .trim()
-            .parse()
-            .ok()
-            .filter(|s| (1..=players).contains(s))
-            .ok_or_else(|| anyhow!("bad seat {seat:?} in --player {text:?}: seats go from 1 to {players}"))?;
-        let spec: PlayerSpec = spec.parse()?;
-        chosen.insert(seat - 1, spec);
-    }
-    let mut seats = Vec::new();
-    let mut names = Vec::new();
-    for s in 0..players {
-        let spec = chosen.remove(&s).unwrap_or_else(|| PlayerSpec::named(if s == 0 { "human" } else { "engine" }));
-        if spec.name == "human" {
-            seats.push(Seated::Human);
-            names.push(format!("Player {} (you)", s + 1));
-        } else {
-            let player = from_spec(&spec, seed.wrapping_add(s as u64 + 1)).map_err(|e| {
-                let human = if matches!(e, tabletop::SpecError::UnknownName { .. }) { ", human" } else { "" };
-                anyhow!("{e}{human}").context(format!("player {}: {spec}", s + 1))
-            })?;
-            names.push(format!("Player {} ({})", s + 1, spec));
-            seats.push(Seated::Computer(player));
-        }
-    }
-    let humans = seats.iter().filter(|s| matches!(s, Seated::Human)).count();
-    if humans > 1 {
-        for (s, seat) in seats.iter().enumerate() {
-            if matches!(seat, Seated::Human) {
-                names[s] = format!("Player {}", s + 1);
-            }
-        }
-    }
-    Ok((seats, names))
-}
-
-struct Session {
-    record: Record<Mathable>,
-    history: Vec<String>,
+/// What Mathable adds to the shared play loop: its board with scores and the bag, the rack of
+/// the person to move, the action menu (P place, S swap, E end the turn, T terminate) with its
+/// dialogues, the extra-draw question, its JSON saves, and hidden racks between people.
+struct MathablePresenter {
     names: Vec<String>,
-    seats: Vec<Seated>,
+    humans: Vec<bool>,
+    /// A loaded save's position and the moves that led to it (kept in saves of games that
+    /// continue from it).
+    earlier_history: Option<(Mathable, Vec<String>)>,
+    /// The seat whose rack was last revealed (people at one terminal look away in between).
+    revealed: Option<Seat>,
     color: bool,
-    last: Vec<Cell>,
+    /// The simplified rules' program's wording and grid.
+    document: bool,
 }
 
-impl Session {
-    fn game(&self) -> &Mathable {
-        self.record.current()
-    }
+/// `1st`, `2nd`, `3rd`, `4th`, ..., `11th`, `21st`.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
 
-    fn play(&mut self, mv: MathableMove) -> Result<(), String> {
-        self.record.play(mv).map_err(|e| e.to_string())?;
-        self.history.push(mv.to_string());
-        Ok(())
-    }
+/// A rack as the simplified rules' program writes it: `[ 9 14 1 5 10 10 2 ]`.
+fn bracketed(rack: &Tokens) -> String {
+    let values: Vec<String> = rack.as_slice().iter().map(|v| v.to_string()).collect();
+    format!("[ {} ]", values.join(" "))
+}
 
-    fn show(&self, seat: Seat, show_rack: bool) {
-        let game = self.game();
-        println!();
-        print!("{}", render_board(game, &self.last, self.color));
-        let scores: Vec<String> =
-            self.names.iter().enumerate().map(|(s, name)| format!("{name} {}", game.score(Seat(s as u8)))).collect();
-        println!("Scores: {}   Bag: {} tokens", scores.join(" | "), game.bag().len());
-        if show_rack {
-            println!("{} to move. Your rack: {}", self.names[seat.index()], game.rack(seat));
-        }
+/// The board as a text grid drawn with `|` and `_`, columns lettered and rows numbered as in a
+/// spreadsheet (A1 is the top left cell); empty special squares show their mark.
+fn grid(game: &Mathable) -> String {
+    let board = game.board();
+    let n = board.size();
+    let rule = format!("___{}\n", "|___".repeat(n as usize) + "|");
+    let mut out = String::from("   ");
+    for c in 0..n {
+        out.push_str(&format!("| {} ", (b'A' + c) as char));
     }
-
-    fn save(&self, path: &str) -> Result<()> {
-        let text = SaveState::from_game(self.game(), &self.history).to_json(true);
-        std::fs::write(path, text + "\n").with_context(|| format!("cannot write {path}"))?;
-        Ok(())
-    }
-
-    fn load(&mut self, path: &str) -> Result<()> {
-        let (game, history) = load_state(&PathBuf::from(path))?;
-        if game.settings().players as usize != self.seats.len() {
-            bail!("{path} is a game for {} players, this table has {}", game.settings().players, self.seats.len());
-        }
-        self.record = Record::new(game);
-        self.history = history;
-        self.last.clear();
-        Ok(())
-    }
-
-    /// Reports the end of a turn of `seat` (after `EndTurn` or an exchange).
-    fn turn_summary(&mut self, seat: Seat, before: i32) {
-        let gained = self.game().score(seat) - before;
-        if gained > 0 {
-            println!("{} scores {gained} points this turn.", self.names[seat.index()]);
-        }
-    }
-
-    fn computer_turn(&mut self, seat: Seat) {
-        let before = self.game().score(seat);
-        self.last.clear();
-        loop {
-            let Seated::Computer(player) = &mut self.seats[seat.index()] else { return };
-            let mv = player.choose_move(&self.record);
-            let game = self.game().clone();
-            let name = self.names[seat.index()].clone();
-            match mv {
-                MathableMove::Place { cell, token } => {
-                    let pts = game.board().score(cell, token).unwrap_or(0);
-                    println!("{name} places {token} on {cell}: +{pts}");
-                    self.last.push(cell);
-                }
-                MathableMove::Draw => println!("{name} draws an extra token (restriction square)."),
-                MathableMove::EndTurn => {
-                    let bonus = game.pending_bonus();
-                    if bonus > 0 {
-                        println!("{name} placed the whole rack: bonus {bonus}!");
-                    }
-                    if game.placed_this_turn() == 0 {
-                        println!("{name} passes.");
-                    }
-                }
-                MathableMove::Exchange(t) => println!("{name} exchanges {} token(s).", t.len()),
-                MathableMove::Terminate => println!("{name} terminates the game."),
-            }
-            if let Err(e) = self.play(mv) {
-                println!("{name} made an illegal move {mv}: {e}; its turn ends.");
-                let _ = self.play(MathableMove::EndTurn);
-            }
-            if self.game().turn() != seat || self.game().end_cause().is_some() {
-                break;
-            }
-        }
-        self.turn_summary(seat, before);
-    }
-
-    /// One human turn; returns false when the input ended or the player quit.
-    fn human_turn(&mut self, seat: Seat, input: &mut Input, several_humans: bool) -> bool {
-        if several_humans {
-            println!("\n{}: your turn (the other players look away).", self.names[seat.index()]);
-            if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
-                // Clear the screen so the previous player's rack is gone, then wait for the player.
-                print!("\x1b[2J\x1b[H");
-                if input.ask(&format!("{}: press Enter to see your rack. ", self.names[seat.index()])).is_none() {
-                    return false;
-                }
-            }
-        }
-        let before = self.game().score(seat);
-        let mut shown = false;
-        loop {
-            if self.game().turn() != seat || self.game().end_cause().is_some() {
-                self.turn_summary(seat, before);
-                return true;
-            }
-            if !shown {
-                self.show(seat, true);
-                shown = true;
-            }
-            let game = self.game().clone();
-            let prompt = if game.can_exchange() { "Action (P/S/E/T): " } else { "Action (P/E/T): " };
-            let Some(line) = input.ask(prompt) else { return false };
-            let lower = line.to_ascii_lowercase();
-            let (word, rest) = match lower.split_once(char::is_whitespace) {
-                Some((w, r)) => (w.to_string(), r.trim().to_string()),
-                None => (lower.clone(), String::new()),
+    out.push_str("|\n");
+    out.push_str(&rule);
+    for r in 0..n {
+        out.push_str(&format!("{:>2} ", r + 1));
+        for c in 0..n {
+            let cell = Cell::new(r, c);
+            let text = match board.get(cell) {
+                Some(v) => v.to_string(),
+                None => board.square(cell).mark().unwrap_or("").to_string(),
             };
-            match word.as_str() {
-                "" => {}
-                "p" => self.human_place(seat, input, &rest, &mut shown),
-                "s" => self.human_swap(input),
-                "e" => {
-                    if game.placed_this_turn() == 0 {
-                        println!("{} passes.", self.names[seat.index()]);
-                    }
-                    let bonus = game.pending_bonus();
-                    if bonus > 0 {
-                        println!("You placed your whole rack: bonus {bonus}!");
-                    }
-                    self.play(MathableMove::EndTurn).expect("ending the turn is always legal");
-                    self.last.clear();
-                }
-                "t" => {
-                    self.play(MathableMove::Terminate).expect("terminating is always legal");
-                }
-                "hint" => self.hint(),
-                "save" if !rest.is_empty() => match self.save(line.split_whitespace().nth(1).unwrap_or("")) {
-                    Ok(()) => println!("Saved to {}.", rest),
-                    Err(e) => println!("{e:#}"),
-                },
-                "load" if !rest.is_empty() => match self.load(line.split_whitespace().nth(1).unwrap_or("")) {
-                    Ok(()) => {
-                        println!("Loaded {rest}.");
-                        return true;
-                    }
-                    Err(e) => println!("{e:#}"),
-                },
-                "save" | "load" => println!("Write {word} FILE."),
-                "board" => shown = false,
-                "help" | "?" => println!(
-                    "P place a token (then G9 4), S swap tokens, E end the turn, T terminate the game, \
-                     hint, board, save FILE, load FILE, quit"
-                ),
-                "quit" | "q" => return false,
-                _ => println!("Unknown action {line:?}: type P, S, E or T (or hint, save FILE, load FILE, help)."),
+            out.push_str(&format!("|{text:>3}"));
+        }
+        out.push_str("|\n");
+        out.push_str(&rule);
+    }
+    out
+}
+
+impl MathablePresenter {
+    /// The cells of the placements of the last turn that placed anything.
+    fn last_placements(record: &Record<Mathable>) -> Vec<Cell> {
+        let mut cells = Vec::new();
+        for mv in record.moves().iter().rev() {
+            match mv {
+                MathableMove::Place { cell, .. } => cells.push(*cell),
+                MathableMove::Draw => {}
+                _ if cells.is_empty() => {}
+                _ => break,
             }
         }
+        cells
     }
 
-    fn human_place(&mut self, seat: Seat, input: &mut Input, inline: &str, shown: &mut bool) {
+    fn several_humans(&self) -> bool {
+        self.humans.iter().filter(|&&h| h).count() > 1
+    }
+
+    /// `P G9 4` or `P` then `Enter move: G9 4`.
+    fn place(&self, game: &Mathable, inline: &str, input: &mut Input) -> Vec<MathableMove> {
         let text = if inline.is_empty() {
             match input.ask("Enter move: ") {
                 Some(t) => t,
-                None => return,
+                None => return Vec::new(),
             }
         } else {
             inline.to_string()
         };
-        let game = self.game().clone();
         let mv = match game.parse_move(&text) {
             Ok(mv @ MathableMove::Place { .. }) => mv,
-            Ok(_) => {
+            Ok(_) | Err(tabletop::games::mathable::MathableMoveError::Syntax(_)) => {
                 println!("Enter a cell and a token, like G9 4.");
-                return;
+                return Vec::new();
             }
             Err(e) => {
                 println!("{e}");
-                return;
+                return Vec::new();
             }
         };
-        let MathableMove::Place { cell, token } = mv else { return };
-        let pts = game.board().score(cell, token).unwrap_or(0);
-        if let Err(e) = self.play(mv) {
-            println!("{e}");
-            return;
-        }
-        self.last.push(cell);
-        println!("Placed {token} on {cell}: +{pts} points.");
-        let after = self.game().clone();
-        if after.extra_draw_pending() && !after.bag().is_empty() {
-            while let Some(answer) = input.ask("Restriction square: draw an extra token? (Y/N): ") {
-                match answer.to_ascii_lowercase().as_str() {
-                    "y" | "yes" => {
-                        self.play(MathableMove::Draw).expect("the extra draw is legal here");
-                        let rack = self.game().rack(seat);
-                        println!("You drew an extra token. Your rack: {rack}");
-                        break;
-                    }
-                    "n" | "no" => break,
-                    _ => println!("Answer Y or N."),
-                }
+        let MathableMove::Place { cell, token } = mv else { return Vec::new() };
+        match game.illegal_reason(mv) {
+            Some(e) => {
+                println!("{e}");
+                Vec::new()
+            }
+            None => {
+                let pts = game.board().score(cell, token).unwrap_or(0);
+                println!("Placed {token} on {cell}: +{pts} points.");
+                vec![mv]
             }
         }
-        *shown = false;
     }
 
-    fn human_swap(&mut self, input: &mut Input) {
-        let game = self.game().clone();
+    /// The swap dialogue: how many, which, then the exchange.
+    fn swap(&self, game: &Mathable, input: &mut Input) -> Vec<MathableMove> {
         if !game.can_exchange() {
             println!("You cannot exchange after placing a token this turn.");
-            return;
+            return Vec::new();
         }
         let rack = *game.rack(game.turn());
-        let Some(count) = input.ask(&format!("How many tokens (1-{})? ", rack.len())) else { return };
+        let question = if self.document {
+            "How many to swap? ".to_string()
+        } else {
+            format!("How many tokens (1-{})? ", rack.len())
+        };
+        let Some(count) = input.ask(&question) else { return Vec::new() };
         let n = match count.trim().parse::<usize>() {
             Ok(n) if (1..=rack.len()).contains(&n) => n,
             _ => {
                 println!("{count:?} is not a number from 1 to {}.", rack.len());
-                return;
+                return Vec::new();
             }
         };
         if game.bag().len() < n {
             println!("The bag holds only {} tokens, fewer than the {n} you want to exchange.", game.bag().len());
-            return;
+            return Vec::new();
         }
-        let Some(which) = input.ask("Which tokens? ") else { return };
+        let which = if self.document {
+            // One question per token: "1st token to swap:", "2nd token to swap:", ...
+            let mut words = Vec::new();
+            for i in 1..=n {
+                let Some(word) = input.ask(&format!("{} token to swap: ", ordinal(i))) else { return Vec::new() };
+                words.push(word);
+            }
+            words.join(" ")
+        } else {
+            let Some(which) = input.ask("Which tokens? ") else { return Vec::new() };
+            which
+        };
         let mut values = Vec::new();
         for word in which.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
             match word.parse::<u8>() {
                 Ok(v) => values.push(v),
                 Err(_) => {
                     println!("{word:?} is not a token.");
-                    return;
+                    return Vec::new();
                 }
             }
         }
         if values.len() != n {
             println!("You said {n} tokens but listed {}.", values.len());
-            return;
+            return Vec::new();
         }
         let Some(tokens) = Tokens::from_slice(&values) else {
             println!("Those are not tokens of your rack ({rack}).");
-            return;
+            return Vec::new();
         };
         let mut copy = game.clone();
         match copy.exchange(tokens) {
             Ok(pairs) => {
                 let text: Vec<String> = pairs.iter().map(|(o, n)| format!("{o} -> {n}")).collect();
                 println!("Swapped {}", text.join(", "));
-                self.play(MathableMove::Exchange(tokens)).expect("checked above");
-                self.last.clear();
+                if self.document {
+                    println!("Rack swapped: {}", bracketed(copy.rack(game.turn())));
+                }
+                vec![MathableMove::Exchange(tokens)]
             }
-            Err(e) => println!("{e}"),
+            Err(e) => {
+                println!("{e}");
+                Vec::new()
+            }
         }
     }
+}
 
-    fn hint(&self) {
-        let game = self.game();
+impl Presenter<Mathable> for MathablePresenter {
+    fn title(&self, start: &Mathable) -> String {
+        let s = start.settings();
+        format!(
+            "Mathable: {}x{} board, {} players, rack {}, {} tokens, {} squares, seed {}.",
+            s.size, s.size, s.players, s.rack, s.tokens, s.layout, s.seed
+        )
+    }
+
+    fn seat_name(&self, seat: Seat) -> String {
+        format!("Player {}", seat.index() + 1)
+    }
+
+    fn seat_words(&self, _seat: Seat) -> &'static [&'static str] {
+        &[]
+    }
+
+    fn make_player(&self, spec: &PlayerSpec, seat: Seat, seed: u64) -> Result<Box<dyn Player<Mathable>>> {
+        from_spec(spec, seed.wrapping_add(1)).map_err(|e| {
+            let human = if matches!(e, tabletop::SpecError::UnknownName { .. }) { ", human" } else { "" };
+            anyhow!("{e}{human}").context(format!("player {}: {spec}", seat.index() + 1))
+        })
+    }
+
+    fn board(&self, record: &Record<Mathable>, color: bool) -> String {
+        let game = record.current();
+        if self.document {
+            return grid(game);
+        }
+        let mut out = render_board(game, &Self::last_placements(record), color);
+        let scores: Vec<String> =
+            self.names.iter().enumerate().map(|(s, name)| format!("{name} {}", game.score(Seat(s as u8)))).collect();
+        out.push_str(&format!("Scores: {}   Bag: {} tokens\n", scores.join(" | "), game.bag().len()));
+        out
+    }
+
+    fn situation(&self, record: &Record<Mathable>) -> Option<String> {
+        let seat = record.current().turn();
+        if self.document {
+            let game = record.current();
+            return Some(format!(
+                "{}'s turn\nBag ({} tokens)\nRack: {}",
+                self.seat_name(seat),
+                game.bag().len(),
+                bracketed(game.rack(seat))
+            ));
+        }
+        Some(format!("{} to move. Your rack: {}", self.names[seat.index()], record.current().rack(seat)))
+    }
+
+    fn prompt(&self, record: &Record<Mathable>) -> String {
+        if record.current().can_exchange() { "Action (P/S/E/T): " } else { "Action (P/E/T): " }.to_string()
+    }
+
+    fn move_help(&self, position: &Mathable) -> String {
+        format!(
+            "P to place a token (then G9 4), {}E to end the turn, T to terminate the game",
+            if position.can_exchange() { "S to swap tokens, " } else { "" }
+        )
+    }
+
+    fn command(
+        &mut self,
+        word: &str,
+        rest: &str,
+        record: &Record<Mathable>,
+        input: &mut Input,
+    ) -> Option<Vec<MathableMove>> {
+        let game = record.current();
+        let seat = game.turn();
+        Some(match word {
+            "p" => self.place(game, rest, input),
+            "s" => self.swap(game, input),
+            "e" => {
+                if game.placed_this_turn() == 0 {
+                    println!("{} passes.", self.names[seat.index()]);
+                }
+                let bonus = game.pending_bonus();
+                if bonus > 0 {
+                    println!("You placed your whole rack: bonus {bonus}!");
+                }
+                vec![MathableMove::EndTurn]
+            }
+            "t" => match input.ask("Terminate the game now, ranking players by their scores? (y/n) ") {
+                Some(a) if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
+                    vec![MathableMove::Terminate]
+                }
+                _ => {
+                    println!("The game goes on.");
+                    Vec::new()
+                }
+            },
+            _ => {
+                // Moves in notation (G9=4, end, swap=2,5) are played as typed; anything else is
+                // not an action.
+                let line = if rest.is_empty() { word.to_string() } else { format!("{word} {rest}") };
+                if game.parse_move(&line).is_ok() {
+                    return None;
+                }
+                let allowed = if game.can_exchange() { "P, S, E or T" } else { "P, E or T" };
+                println!("Unknown action {line:?}: type {allowed} (or hint, undo, save FILE, load FILE, help).");
+                Vec::new()
+            }
+        })
+    }
+
+    fn follow_up(&mut self, record: &Record<Mathable>, input: &mut Input) -> Option<MathableMove> {
+        let game = record.current();
+        if !game.extra_draw_pending() || game.bag().is_empty() || !self.humans[game.turn().index()] {
+            return None;
+        }
+        while let Some(answer) = input.ask("Restriction square: draw an extra token? (Y/N): ") {
+            match answer.to_ascii_lowercase().as_str() {
+                "y" | "yes" => {
+                    let mut after = game.clone();
+                    after.play_unchecked(MathableMove::Draw);
+                    println!("You drew an extra token. Your rack: {}", after.rack(game.turn()));
+                    return Some(MathableMove::Draw);
+                }
+                "n" | "no" => return None,
+                _ => println!("Answer Y or N."),
+            }
+        }
+        None
+    }
+
+    fn before_person(&mut self, record: &Record<Mathable>, input: &mut Input) -> bool {
+        let seat = record.current().turn();
+        if self.document || !self.several_humans() || self.revealed == Some(seat) {
+            return true;
+        }
+        self.revealed = Some(seat);
+        println!("\n{}: your turn (the other players look away).", self.seat_name(seat));
+        if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+            // Clear the screen so the previous player's rack is gone, then wait for the player.
+            print!("\x1b[2J\x1b[H");
+            if input.ask(&format!("{}: press Enter to see your rack. ", self.seat_name(seat))).is_none() {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn announce(&self, before: &Mathable, mv: MathableMove, _spec: &str) -> Option<String> {
+        let name = &self.names[before.turn().index()];
+        Some(match mv {
+            MathableMove::Place { cell, token } => {
+                format!("{name} places {token} on {cell}: +{}", before.board().score(cell, token).unwrap_or(0))
+            }
+            MathableMove::Draw => format!("{name} draws an extra token (restriction square)."),
+            MathableMove::EndTurn if before.pending_bonus() > 0 => {
+                format!("{name} placed the whole rack: bonus {}!", before.pending_bonus())
+            }
+            MathableMove::EndTurn if before.placed_this_turn() == 0 => format!("{name} passes."),
+            MathableMove::EndTurn => format!("{name} ends the turn."),
+            MathableMove::Exchange(t) => {
+                format!("{name} exchanges {} token{}.", t.len(), if t.len() == 1 { "" } else { "s" })
+            }
+            MathableMove::Terminate => format!("{name} terminates the game."),
+        })
+    }
+
+    fn result(&self, record: &Record<Mathable>) -> String {
+        result_text(record.current(), &self.names)
+    }
+
+    fn hint(&mut self, record: &Record<Mathable>) -> String {
         let mut engine = EnginePlayer::new(7);
         engine.time = Duration::from_millis(500);
-        let (moves, plan) = engine.best_turn(game);
+        let (moves, plan) = engine.best_turn(record.current());
         match moves.first() {
             Some(MathableMove::Place { cell, token }) => {
                 let pts = plan.placements.first().map_or(0, |p| p.points);
                 let turn: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-                println!("Hint: P {cell} {token} (+{pts} points). The engine's whole turn: {}", turn.join(" "));
+                format!("P {cell} {token} (+{pts} points). The engine's whole turn: {}", turn.join(" "))
             }
-            Some(MathableMove::Exchange(t)) => println!("Hint: swap {t} (S)."),
-            _ => println!("Hint: no useful placement; end the turn (E)."),
+            Some(MathableMove::Exchange(t)) => format!("swap {t} (S)."),
+            _ => "no useful placement; end the turn (E).".to_string(),
         }
+    }
+
+    fn save_text(&self, record: &Record<Mathable>) -> Option<String> {
+        let mut history = match &self.earlier_history {
+            Some((start, moves)) if start == record.start() => moves.clone(),
+            _ => Vec::new(),
+        };
+        history.extend(record.moves().iter().map(|m| m.to_string()));
+        Some(SaveState::from_game(record.current(), &history).to_json(true) + "\n")
+    }
+
+    fn load_text(&mut self, text: &str) -> Option<Result<Record<Mathable>>> {
+        Some((|| {
+            let save = SaveState::from_json(text)?;
+            let game = save.to_game()?;
+            self.earlier_history = Some((game.clone(), save.history));
+            Ok(Record::new(game))
+        })())
     }
 }
 
@@ -543,36 +608,47 @@ pub fn play(args: PlayArgs) -> Result<()> {
     });
     let (game, history) = match &args.load {
         Some(path) => load_state(path)?,
-        None => (Mathable::new(&args.game.settings(seed)?)?, Vec::new()),
+        None => {
+            let mut options = args.game.clone();
+            if args.document {
+                options.preset = Preset::Simple;
+            }
+            (Mathable::new(&options.settings(seed)?)?, Vec::new())
+        }
     };
     let players = game.settings().players as usize;
-    let (seats, names) = parse_seats(&args.players_specs, players, seed)?;
-    let s = game.settings();
-    println!(
-        "Mathable: {}x{} board, {} players, rack {}, {} tokens, {} squares, seed {}.",
-        s.size, s.size, s.players, s.rack, s.tokens, s.layout, s.seed
-    );
-    let several_humans = seats.iter().filter(|s| matches!(s, Seated::Human)).count() > 1;
-    let mut session =
-        Session { record: Record::new(game), history, names, seats, color: use_color(args.no_color), last: Vec::new() };
-    let mut input = Input::new();
-    loop {
-        let status = session.game().status();
-        let Status::ToMove(seat) = status else {
-            session.show(Seat(0), false);
-            println!("{}", result_text(session.game(), &session.names));
-            return Ok(());
-        };
-        match session.seats[seat.index()] {
-            Seated::Computer(_) => session.computer_turn(seat),
-            Seated::Human => {
-                if !session.human_turn(seat, &mut input, several_humans) {
-                    println!("Game left unfinished (save it next time with: save FILE).");
-                    return Ok(());
-                }
-            }
+    let mut defaults = vec![PlayerSpec::named(if args.document { "human" } else { "engine" }); players];
+    defaults[0] = PlayerSpec::named("human");
+    let mut presenter = MathablePresenter {
+        names: Vec::new(),
+        humans: Vec::new(),
+        earlier_history: Some((game.clone(), history)),
+        revealed: None,
+        color: use_color(args.no_color),
+        document: args.document,
+    };
+    for text in &args.players_specs {
+        let seat = text.split_once('=').map(|(s, _)| s.trim());
+        if !seat.is_some_and(|s| s.parse::<usize>().is_ok_and(|n| (1..=players).contains(&n))) {
+            bail!("bad --player {text:?}: write SEAT=SPEC with seats from 1 to {players}, e.g. 2=greedy (seats go from 1 to {players})");
         }
     }
+    let specs = seat_specs(&presenter, &defaults, &args.players_specs)?;
+    let seats = seat_players(&presenter, &specs, seed)?;
+    presenter.humans = specs.iter().map(|s| s.name == "human").collect();
+    let several = presenter.several_humans();
+    presenter.names = specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match (s.name == "human", several) {
+            (true, true) => format!("Player {}", i + 1),
+            (true, false) => format!("Player {} (you)", i + 1),
+            (false, _) => format!("Player {} ({s})", i + 1),
+        })
+        .collect();
+    let color = presenter.color;
+    let mut table = Table::new(&mut presenter, seats, game, color).document_mode(args.document);
+    table.run(&mut Input::new())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,22 +8,32 @@ use tabletop::games::reversi::perft::{perft as fast_perft, perft_hashed};
 use tabletop::games::reversi::players::make_player;
 use tabletop::games::reversi::solver::Solver;
 use tabletop::games::reversi::{Color, Reversi, ReversiMove, Square};
-use tabletop::{Game, Player, PlayerSpec, Record, Status};
+use tabletop::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
 use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::play::{seat_players, seat_specs, Presenter, Table};
 
 /// Options of `tabletop play reversi`.
 #[derive(Args)]
 pub struct PlayArgs {
-    /// Who is human: black (default), white, both or none.
-    #[arg(long, default_value = "black")]
-    pub human: String,
-    /// The computer player, e.g. `engine:time=2s`, `classic:depth=8`, `random`.
-    #[arg(long, value_name = "SPEC", default_value = "engine")]
-    pub player: PlayerSpec,
+    /// Who plays a side: `SEAT=SPEC` with the seat black (b, x, 1; moves first) or white (w,
+    /// o, 2), and SPEC `human`, `engine`, `engine:time=2s`, `classic:depth=8` or `random`. A
+    /// bare SPEC is for the computer's side. Default: black=human, white=engine.
+    #[arg(long = "player", value_name = "SEAT=SPEC")]
+    pub players: Vec<String>,
+    /// Short for --player: who is human, black (default), white, both or none.
+    #[arg(long)]
+    pub human: Option<String>,
     /// Start from this position (64 squares X/O/- and the side to move, OBF form).
     #[arg(long, value_name = "POS", allow_hyphen_values = true)]
     pub position: Option<String>,
+    /// The origin document's program: a person (black) against the classic depth-6 player, no
+    /// intro, the program ends with the game.
+    #[arg(long, conflicts_with_all = ["players", "human"])]
+    pub document: bool,
+    /// Seed for random players.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
     /// No colours, even on a terminal.
     #[arg(long)]
     pub no_color: bool,
@@ -298,34 +308,50 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     Ok(())
 }
 
-const HELP: &str = "Commands: a move (f5), hint, hints (toggle legal-move marks), undo, new, save FILE, load FILE, \
-help, quit";
-
-/// The state of a terminal game.
-struct Session {
-    record: Record<Reversi>,
-    start: Reversi,
+/// What Reversi adds to the shared play loop.
+struct ReversiPresenter {
     humans: [bool; 2],
-    show_hints: bool,
-    color: bool,
-    computer: Box<dyn Player<Reversi>>,
-    computer_name: String,
-    helper: tabletop::games::reversi::engine::Engine,
 }
 
-impl Session {
-    fn board(&self) -> String {
-        let pos = self.record.current();
-        let legal = if self.show_hints && self.humans[pos.side_to_move() as usize] { pos.placements() } else { 0 };
+fn legal_list(position: &Reversi) -> String {
+    let list: Vec<String> = position.legal_placements().iter().map(|s| s.to_string()).collect();
+    list.join(" ")
+}
+
+impl Presenter<Reversi> for ReversiPresenter {
+    fn title(&self, _start: &Reversi) -> String {
+        "Reversi: black (X) moves first; place a disc to outflank the other side's discs, which turn over; \
+         most discs at the end wins."
+            .to_string()
+    }
+
+    fn seat_name(&self, seat: TSeat) -> String {
+        capitalised(Color::from_seat(seat)).to_string()
+    }
+
+    fn seat_words(&self, seat: TSeat) -> &'static [&'static str] {
+        match Color::from_seat(seat) {
+            Color::Black => &["black", "b", "x"],
+            Color::White => &["white", "w", "o"],
+        }
+    }
+
+    fn make_player(&self, spec: &PlayerSpec, _seat: TSeat, seed: u64) -> Result<Box<dyn Player<Reversi>>> {
+        Ok(make_player(spec, seed)?)
+    }
+
+    fn board(&self, record: &Record<Reversi>, color: bool) -> String {
+        let pos = record.current();
+        let legal = if self.humans[pos.side_to_move() as usize] { pos.placements() } else { 0 };
         let mut out = String::from("    a b c d e f g h\n");
         for row in 0..8 {
             out.push_str(&format!("  {} ", row + 1));
             for col in 0..8 {
                 let sq = Square::new(row, col).expect("on the board");
                 let cell = match pos.at(sq) {
-                    Some(Color::Black) => paint("X", 39, self.color),
-                    Some(Color::White) => paint("O", 226, self.color),
-                    None if legal & sq.bit() != 0 => paint("*", 244, self.color),
+                    Some(Color::Black) => paint("X", 39, color),
+                    Some(Color::White) => paint("O", 226, color),
+                    None if legal & sq.bit() != 0 => paint("*", 244, color),
                     None => ".".to_string(),
                 };
                 out.push_str(&cell);
@@ -335,7 +361,7 @@ impl Session {
         }
         out.push_str("    a b c d e f g h\n");
         out.push_str(&format!(
-            "  black (X) {}  white (O) {}  empty {}",
+            "  black (X) {}  white (O) {}  empty {}\n",
             pos.discs(Color::Black),
             pos.discs(Color::White),
             pos.open_squares()
@@ -343,13 +369,27 @@ impl Session {
         out
     }
 
-    fn legal_list(&self) -> String {
-        let list: Vec<String> = self.record.current().legal_placements().iter().map(|s| s.to_string()).collect();
-        list.join(" ")
+    fn prompt(&self, record: &Record<Reversi>) -> String {
+        let pos = record.current();
+        format!("{} to move ({})> ", capitalised(pos.side_to_move()), legal_list(pos))
     }
 
-    fn result(&self) -> String {
-        let pos = self.record.current();
+    fn move_help(&self, _position: &Reversi) -> String {
+        "a square such as f5 (the legal ones are marked * and listed in the prompt)".to_string()
+    }
+
+    fn refusal(&self, record: &Record<Reversi>, reason: &str) -> String {
+        format!("{reason}. Legal moves: {}.", legal_list(record.current()))
+    }
+
+    fn forced_move(&self, position: &Reversi) -> Option<(ReversiMove, String)> {
+        (!position.is_over() && position.placements() == 0).then(|| {
+            (ReversiMove::Pass, format!("{} has no legal move and passes.", capitalised(position.side_to_move())))
+        })
+    }
+
+    fn result(&self, record: &Record<Reversi>) -> String {
+        let pos = record.current();
         let (b, w) = (pos.discs(Color::Black), pos.discs(Color::White));
         let score = pos.final_score(Color::Black);
         let reason = pos.end_reason().unwrap_or_default();
@@ -359,50 +399,6 @@ impl Session {
             std::cmp::Ordering::Equal => "draw".to_string(),
         };
         format!("Game over ({reason}): black {b}, white {w}: {verdict}.")
-    }
-
-    fn undo(&mut self) -> bool {
-        let mut undone = false;
-        while self.record.undo().is_some() {
-            undone = true;
-            let pos = self.record.current();
-            if self.humans[pos.side_to_move() as usize] && pos.placements() != 0 {
-                break;
-            }
-        }
-        undone
-    }
-
-    fn save(&self, file: &str) -> Result<()> {
-        let mut text = String::new();
-        if self.start != Reversi::new() {
-            text.push_str(&format!("{}\n", self.start));
-        }
-        text.push_str(&Reversi::transcript(self.record.moves()));
-        text.push('\n');
-        std::fs::write(file, text).with_context(|| format!("cannot write {file}"))
-    }
-
-    fn load(&mut self, file: &str) -> Result<()> {
-        let text = crate::common::read_capped(std::path::Path::new(file), crate::common::SAVE_MAX_BYTES)?;
-        let mut start = Reversi::new();
-        let mut transcript = String::new();
-        for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')) {
-            if line.len() >= 64 && line.chars().take(64).all(|c| "XO-xo*.".contains(c)) {
-                start = line.parse().with_context(|| format!("bad position in {file}"))?;
-            } else {
-                transcript.push_str(line);
-            }
-        }
-        let mut end = start;
-        let moves = end.play_transcript(&transcript).with_context(|| format!("bad transcript in {file}"))?;
-        let mut record = Record::new(start);
-        for mv in moves {
-            record.play(mv).map_err(|e| anyhow::anyhow!("{e}"))?;
-        }
-        self.start = start;
-        self.record = record;
-        Ok(())
     }
 }
 
@@ -416,110 +412,19 @@ fn parse_humans(text: &str) -> Result<[bool; 2]> {
     })
 }
 
+/// Terminal play; standard input may be a script.
 pub fn play(args: PlayArgs) -> Result<()> {
-    let humans = parse_humans(&args.human)?;
-    let computer = make_player(&args.player, 1)?;
     let start = parse_position(args.position.as_deref())?;
-    let mut session = Session {
-        record: Record::new(start),
-        start,
-        humans,
-        show_hints: true,
-        color: use_color(args.no_color),
-        computer_name: computer.describe(),
-        computer,
-        helper: tabletop::games::reversi::engine::Engine::new(Some(Duration::from_millis(500)), None),
-    };
-    let mut input = Input::new();
-    println!("Reversi: black (X) moves first. {HELP}.");
-    let mut shown = None;
-    loop {
-        let pos = *session.record.current();
-        if shown != Some(session.record.moves().len()) {
-            println!("{}", session.board());
-            shown = Some(session.record.moves().len());
-        }
-        let side = pos.side_to_move();
-        let over = matches!(session.record.status(), Status::Over(_));
-        if over {
-            println!("{}", session.result());
-        } else if pos.placements() == 0 {
-            println!("{} has no legal move and passes.", capitalised(side));
-            session.record.play(ReversiMove::Pass).map_err(|e| anyhow::anyhow!("{e}"))?;
-            shown = Some(session.record.moves().len());
-            continue;
-        } else if !session.humans[side as usize] {
-            let t = Instant::now();
-            let mv = session.computer.choose_move(&session.record);
-            println!(
-                "{} ({}) plays {mv} after {:.2} s.",
-                capitalised(side),
-                session.computer_name,
-                t.elapsed().as_secs_f64()
-            );
-            session.record.play(mv).map_err(|e| anyhow::anyhow!("computer played {mv}: {e}"))?;
-            continue;
-        }
-        let prompt = if over {
-            "new, undo, load FILE or quit> ".to_string()
-        } else {
-            format!("{} to move ({})> ", capitalised(side), session.legal_list())
-        };
-        let Some(line) = input.ask(&prompt) else { return Ok(()) };
-        let (command, rest) = match line.split_once(char::is_whitespace) {
-            Some((c, r)) => (c.to_ascii_lowercase(), r.trim().to_string()),
-            None => (line.to_ascii_lowercase(), String::new()),
-        };
-        match command.as_str() {
-            "" => {}
-            "quit" | "exit" | "q" => return Ok(()),
-            "help" | "?" => println!("{HELP}."),
-            "new" => {
-                session.record = Record::new(session.start);
-                session.computer.reset();
-                shown = None;
-                println!("New game.");
-            }
-            "undo" => {
-                if session.undo() {
-                    println!("Move(s) taken back.");
-                    shown = None;
-                } else {
-                    println!("Nothing to undo.");
-                }
-            }
-            "hints" => {
-                session.show_hints = !session.show_hints;
-                println!("Legal-move marks {}.", if session.show_hints { "on" } else { "off" });
-                shown = None;
-            }
-            "hint" if !over => {
-                let a = session.helper.analyse(&pos);
-                println!("Hint: {} ({}, depth {}).", a.best, a.describe(), a.depth);
-            }
-            "save" | "load" if rest.is_empty() => println!("Usage: {command} FILE"),
-            "save" => match session.save(&rest) {
-                Ok(()) => println!("Saved to {rest}."),
-                Err(e) => println!("Could not save: {e:#}"),
-            },
-            "load" => match session.load(&rest) {
-                Ok(()) => {
-                    println!("Loaded {rest} ({} moves).", session.record.moves().len());
-                    shown = None;
-                }
-                Err(e) => println!("Could not load: {e:#}"),
-            },
-            _ if over => println!("The game is over: type new, undo, load FILE or quit."),
-            _ => match pos.parse_move(&line) {
-                Err(e) => println!("{e}. Legal moves: {}.", session.legal_list()),
-                Ok(mv) => {
-                    if let Err(e) = session.record.play(mv) {
-                        println!("Illegal move: {e}. Legal moves: {}.", session.legal_list());
-                    }
-                }
-            },
-        }
-    }
+    let humans = parse_humans(args.human.as_deref().unwrap_or("black"))?;
+    let computer: PlayerSpec = if args.document { "classic:depth=6".parse()? } else { PlayerSpec::named("engine") };
+    let defaults: Vec<PlayerSpec> =
+        humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();
+    let mut presenter = ReversiPresenter { humans: [false; 2] };
+    let specs = seat_specs(&presenter, &defaults, &args.players)?;
+    presenter.humans = [specs[0].name == "human", specs[1].name == "human"];
+    let seats = seat_players(&presenter, &specs, args.seed)?;
+    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color)).document_mode(args.document);
+    table.run(&mut Input::new())
 }
 
 fn capitalised(color: Color) -> &'static str {

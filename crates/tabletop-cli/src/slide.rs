@@ -6,12 +6,13 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use indicatif::ProgressBar;
 use tabletop::games::slide::dictionary::Dictionary;
-use tabletop::games::slide::players::{player_from_spec, EnginePlayer, PLAYER_KINDS};
+use tabletop::games::slide::players::player_from_spec;
 use tabletop::games::slide::solver::{SlideSolver, SlideValue};
 use tabletop::games::slide::{Cell, Side, Slide, SlideVariant};
-use tabletop::{EndReason, Game, Outcome, Player, PlayerSpec, Record, Status};
+use tabletop::{EndReason, Game, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::play::{seat_players, seat_specs, Presenter, Table};
 
 /// Board size and empty squares, shared by every Slide command.
 #[derive(Args, Clone, Copy, Debug)]
@@ -43,16 +44,24 @@ impl VariantArgs {
 pub struct PlayArgs {
     #[command(flatten)]
     variant: VariantArgs,
-    /// The computer plays the document's classic player with this many levels (levels + 1 plies).
+    /// Who plays a side: `SEAT=SPEC` with the seat b (blue, 1, moves first) or o (orange, 2),
+    /// and SPEC `human`, `engine`, `engine:time=200ms`, `classic:levels=4` or `random`. A bare
+    /// SPEC is for o. Default: b=human, o=engine.
+    #[arg(long = "player", value_name = "SEAT=SPEC")]
+    players: Vec<String>,
+    /// Short for --player o=classic:levels=N (the classic minimax player, N + 1 plies deep).
     #[arg(long)]
     levels: Option<u32>,
-    /// Who plays: `SPEC` for the computer's side 'o', or `b=SPEC` / `o=SPEC` for a side
-    /// (`human`, `engine`, `engine:time=200ms`, `classic:levels=4`, `random`). Default b=human, o=engine.
-    #[arg(long = "player", value_name = "SPEC")]
-    players: Vec<String>,
+    /// The origin document's program `PlayGame SIZE EMPTY MAX_LEVELS`: a person (b) against the
+    /// classic player with MAX_LEVELS levels on a SIZE x SIZE board with EMPTY squares kept empty.
+    #[arg(long, num_args = 3, value_names = ["SIZE", "EMPTY", "MAX_LEVELS"], conflicts_with_all = ["levels", "players"])]
+    document: Option<Vec<u32>>,
     /// Start from this configuration string instead of the empty board.
     #[arg(long)]
     position: Option<String>,
+    /// Seed for random players.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Plain letters, no colours.
     #[arg(long)]
     no_color: bool,
@@ -102,34 +111,6 @@ pub struct BenchArgs {
     /// Largest board to time exact solves on (3 or 4).
     #[arg(long, default_value_t = 4)]
     max_size: usize,
-}
-
-enum Seat {
-    Human,
-    Computer(Box<dyn Player<Slide>>, String),
-}
-
-fn parse_seats(args: &PlayArgs) -> Result<[Seat; 2]> {
-    let mut specs = [PlayerSpec::named("human"), PlayerSpec::named("engine")];
-    if let Some(levels) = args.levels {
-        specs[1] = format!("classic:levels={levels}").parse()?;
-    }
-    for text in &args.players {
-        let (side, spec) = match text.split_once('=') {
-            Some((s @ ("b" | "o" | "blue" | "orange"), rest)) => (s.parse::<Side>()?, rest),
-            _ => (Side::Orange, text.as_str()),
-        };
-        specs[side as usize] = spec.parse()?;
-    }
-    let make = |spec: &PlayerSpec| -> Result<Seat> {
-        spec.check(PLAYER_KINDS)?;
-        if spec.name == "human" {
-            Ok(Seat::Human)
-        } else {
-            Ok(Seat::Computer(player_from_spec(spec)?, spec.to_string()))
-        }
-    };
-    Ok([make(&specs[0])?, make(&specs[1])?])
 }
 
 fn draw_board(position: &Slide, color: bool) -> String {
@@ -192,94 +173,83 @@ fn describe_state(record: &Record<Slide>) -> String {
     }
 }
 
-const HELP: &str = "Commands: a square number to place (5), FROM-TO to slide (3-6), \
-undo (take back your last move and the reply), hint (the engine's best move), help, quit.";
+/// What Slide adds to the shared play loop.
+struct SlidePresenter;
+
+impl Presenter<Slide> for SlidePresenter {
+    fn title(&self, start: &Slide) -> String {
+        let v = start.slide_variant();
+        let k = v.empty();
+        format!(
+            "Slide {0}x{0}: {1} stay empty; place tiles, then slide them; three in a line wins.",
+            v.size(),
+            if k == 1 { "1 square must".to_string() } else { format!("{k} squares must") }
+        )
+    }
+
+    fn seat_name(&self, seat: Seat) -> String {
+        side_name(Side::from_seat(seat)).to_string()
+    }
+
+    fn seat_words(&self, seat: Seat) -> &'static [&'static str] {
+        match Side::from_seat(seat) {
+            Side::Blue => &["b", "blue"],
+            Side::Orange => &["o", "orange"],
+        }
+    }
+
+    fn make_player(&self, spec: &PlayerSpec, seat: Seat, seed: u64) -> Result<Box<dyn Player<Slide>>> {
+        let mut spec = spec.clone();
+        if spec.name == "random" && !spec.settings.contains_key("seed") {
+            spec.settings.insert("seed".into(), seed.wrapping_add(seat.index() as u64).to_string());
+        }
+        Ok(player_from_spec(&spec)?)
+    }
+
+    fn board(&self, record: &Record<Slide>, color: bool) -> String {
+        draw_board(record.current(), color)
+    }
+
+    fn situation(&self, record: &Record<Slide>) -> Option<String> {
+        record.status().to_move().map(|_| describe_state(record))
+    }
+
+    fn prompt(&self, record: &Record<Slide>) -> String {
+        format!("{}> ", record.current().side_to_move().letter())
+    }
+
+    fn move_help(&self, position: &Slide) -> String {
+        format!(
+            "a square number (1 to {}) to place a tile, FROM-TO to slide one (3-6)",
+            position.slide_variant().squares()
+        )
+    }
+
+    fn result(&self, record: &Record<Slide>) -> String {
+        describe_state(record)
+    }
+}
 
 /// Interactive play in the terminal; reads standard input line by line, so it can be scripted.
 pub fn play(args: PlayArgs) -> Result<()> {
-    let color = use_color(args.no_color);
-    let mut seats = parse_seats(&args)?;
-    let mut record = Record::new(args.variant.position(args.position.as_deref())?);
-    let mut input = Input::new();
-    let mut hint_engine = EnginePlayer::new(None, None);
-    println!("Slide {0}x{0}, {1} square(s) stay empty. {HELP}", args.variant.size, args.variant.empty);
-    let mut show = true;
-    loop {
-        if show {
-            println!();
-            print!("{}", draw_board(record.current(), color));
-            println!("{}", describe_state(&record));
-        }
-        show = true;
-        let Status::ToMove(seat) = record.status() else { break };
-        let side = Side::from_seat(seat);
-        if let Seat::Computer(player, name) = &mut seats[seat.index()] {
-            let started = Instant::now();
-            let mv = player.choose_move(&record);
-            record.play(mv).map_err(|e| anyhow!("computer {name} chose an illegal move {mv}: {e}"))?;
-            println!("{} ({name}) plays {mv} ({:.2} s)", side_name(side), started.elapsed().as_secs_f64());
-            continue;
-        }
-        let Some(line) = input.ask(&format!("{}> ", side.letter())) else {
-            println!("End of input: game left unfinished.");
-            return Ok(());
-        };
-        show = false;
-        match line.to_ascii_lowercase().as_str() {
-            "" => {}
-            "help" | "?" => println!("{HELP}"),
-            "quit" | "q" | "exit" => {
-                println!("Game abandoned.");
-                return Ok(());
-            }
-            "hint" => match hint_engine.advise(&record) {
-                Some(advice) => println!("Hint: {} ({})", advice.best, advice.value),
-                None => println!("No move to suggest."),
-            },
-            "undo" => {
-                if undo_round(&mut record, &seats) {
-                    show = true;
-                } else {
-                    println!("Nothing to undo.");
-                }
-            }
-            text => match record.current().parse_move(text) {
-                Err(err) => println!("{err}"),
-                Ok(mv) => match record.play(mv) {
-                    Err(err) => println!("{err}"),
-                    Ok(()) => show = true,
-                },
-            },
-        }
+    let mut variant = args.variant;
+    let mut levels = args.levels;
+    if let Some(doc) = &args.document {
+        variant = VariantArgs { size: doc[0] as usize, empty: doc[1] as usize };
+        levels = Some(doc[2]);
     }
-    Ok(())
-}
-
-/// Takes back the last full round: moves are undone until a person is to move again, having
-/// undone at least one of that person's moves.
-fn undo_round(record: &mut Record<Slide>, seats: &[Seat; 2]) -> bool {
-    let human_seat = |record: &Record<Slide>| match record.current().status() {
-        Status::ToMove(seat) => matches!(seats[seat.index()], Seat::Human),
-        Status::Over(_) => matches!(seats[record.current().side_to_move() as usize], Seat::Human),
-    };
-    if record.moves().is_empty() {
-        return false;
+    let start = variant.position(args.position.as_deref())?;
+    let mut presenter = SlidePresenter;
+    let mut options = args.players.clone();
+    if let Some(levels) = levels {
+        options.insert(0, format!("o=classic:levels={levels}"));
     }
-    let mut undone = Vec::new();
-    while let Some(mv) = record.undo() {
-        undone.push(mv);
-        if human_seat(record) {
-            break;
-        }
-    }
-    if !human_seat(record) {
-        // Only computer moves were left to take back: replay them so nothing is lost.
-        for mv in undone.into_iter().rev() {
-            let _ = record.play(mv);
-        }
-        return false;
-    }
-    true
+    let defaults = [PlayerSpec::named("human"), PlayerSpec::named("engine")];
+    let specs = seat_specs(&presenter, &defaults, &options)?;
+    let seats = seat_players(&presenter, &specs, args.seed)?;
+    let mut table =
+        Table::new(&mut presenter, seats, start, use_color(args.no_color)).document_mode(args.document.is_some());
+    table.run(&mut Input::new())
 }
 
 /// Computer-vs-computer match.

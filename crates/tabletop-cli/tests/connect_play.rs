@@ -12,9 +12,9 @@ const AFTER_1_2: &str = "|       |\n|       |\n|X O    |\n---------\n 1 2 3 4\n"
 
 #[test]
 fn connect3_prints_the_documents_board_and_prompt() {
-    let out = run(&["play", "connect", "--preset", "connect3", "--no-color"], "1\n2\nquit\n");
+    let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human", "--no-color"], "1\n2\nquit\n");
     assert!(
-        out.starts_with("|       |\n|       |\n|       |\n---------\n 1 2 3 4\nX's turn, where to place: "),
+        out.contains("\n|       |\n|       |\n|       |\n---------\n 1 2 3 4\nX's turn, where to place: "),
         "{out}"
     );
     assert!(out.contains(AFTER_1_2), "{out}");
@@ -23,48 +23,99 @@ fn connect3_prints_the_documents_board_and_prompt() {
 
 #[test]
 fn invalid_input_asks_again() {
-    let out = run(&["play", "connect", "--preset", "connect3"], "1\n9\nabc\n2\nquit\n");
+    let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human"], "1\n9\nabc\n2\nquit\n");
     assert!(out.contains("Invalid input: column 9 is off the board"), "{out}");
     assert!(out.contains("Invalid input: \"abc\" is not a column number"), "{out}");
     assert_eq!(out.matches("O's turn, where to place: ").count(), 3, "{out}");
     assert!(out.contains(AFTER_1_2), "{out}");
-    assert!(out.trim_end().ends_with("Game abandoned."), "{out}");
+    assert!(out.trim_end().ends_with("Abandon the game in progress? (y/n) \nGame abandoned."), "{out}");
+}
+
+#[test]
+fn connect3_forfeits_count_as_turns_and_the_twelfth_ends_in_a_draw() {
+    // The script: eleven placements and a forfeit (the 9) make 12
+    // turns with no winner: the document's program announces the draw instead of a 13th turn.
+    let script = "1\n1\n2\n2\n1\n3\n2\n4\n3\n3\n4\n9\n";
+    let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human", "--forfeit-invalid"], script);
+    assert!(out.contains("There was a draw!"), "{out}");
+    assert_eq!(out.matches("turn, where to place: ").count(), 12, "{out}");
+}
+
+/// The document program's transcript of a scripted run: the board, the prompt (with the input
+/// echoed), the next board, ..., the result.
+fn document_transcript(boards: &[&str], inputs: &[&str], result: &str) -> String {
+    let frame = |rows: &str| {
+        let rows: Vec<&str> = rows.split('/').collect();
+        format!("|{}|\n|{}|\n|{}|\n---------\n 1 2 3 4\n", rows[0], rows[1], rows[2])
+    };
+    let mut out = String::new();
+    for (i, board) in boards.iter().enumerate() {
+        out.push_str(&frame(board));
+        if let Some(input) = inputs.get(i) {
+            let side = if i % 2 == 0 { 'X' } else { 'O' };
+            out.push_str(&format!("{side}'s turn, where to place: {input}\n"));
+        }
+    }
+    out.push_str(result);
+    out.push('\n');
+    out
+}
+
+#[test]
+fn document_mode_reproduces_the_programs_transcript() {
+    let out = run(&["play", "connect", "--preset", "connect3", "--document"], "1\n2\n1\n2\n1\n");
+    let boards = [
+        "       /       /       ",
+        "       /       /X      ",
+        "       /       /X O    ",
+        "       /X      /X O    ",
+        "       /X O    /X O    ",
+        "X      /X O    /X O    ",
+    ];
+    assert_eq!(out, document_transcript(&boards, &["1", "2", "1", "2", "1"], "Player X won!"));
+    // The 12-turn case: eleven placements and a forfeit end in a draw, not a 13th turn.
+    let out = run(&["play", "connect", "--preset", "connect3", "--document"], "1\n1\n2\n2\n1\n3\n2\n4\n3\n3\n4\n9\n");
+    assert!(out.ends_with("O's turn, where to place: 9\nInvalid input (column 9 is off the board: choose 1 to 4): O forfeits the turn.\n|X X O  |\n|O O X X|\n|X X O O|\n---------\n 1 2 3 4\nThere was a draw!\n"), "{out}");
+    assert_eq!(out.matches("where to place: ").count(), 12);
 }
 
 #[test]
 fn full_column_is_refused() {
-    let out = run(&["play", "connect", "--preset", "connect3"], "1\n1\n1\n1\nquit\n");
+    let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human"], "1\n1\n1\n1\nquit\n");
     assert!(out.contains("column 1 is full"), "{out}");
 }
 
 #[test]
 fn forfeit_invalid_passes_the_turn() {
     // X 1, O types x (forfeits), X 1, O 2, X 1: three in a column.
-    let out = run(&["play", "connect", "--preset", "connect3", "--forfeit-invalid"], "1\nx\n1\n2\n1\n");
+    let out = run(
+        &["play", "connect", "--preset", "connect3", "--player", "o=human", "--forfeit-invalid"],
+        "1\nx\n1\n2\n1\n",
+    );
     assert!(out.contains("O forfeits the turn"), "{out}");
-    assert!(out.trim_end().ends_with("Player X won!"), "{out}");
+    assert!(out.contains("Player X won!\nGame over: "), "{out}");
 }
 
 #[test]
 fn o_can_win_and_undo_works() {
-    let out = run(&["play", "connect", "--preset", "connect3"], "1\n2\nundo\n2\n1\n2\n4\n2\n");
-    assert!(out.trim_end().ends_with("Player O won!"), "{out}");
+    let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human"], "1\n2\nundo\n2\n1\n2\n4\n2\n");
+    assert!(out.contains("Player O won!\nGame over: "), "{out}");
 }
 
 #[test]
 fn hint_gives_the_exact_result() {
-    let out = run(&["play", "connect", "--preset", "connect3"], "hint\nquit\n");
-    assert!(out.contains("hint: column ") && out.contains("wins in"), "{out}");
+    let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human"], "hint\nquit\n");
+    assert!(out.contains("Hint: ") && out.contains("wins in"), "{out}");
 }
 
 #[test]
 fn computer_opponent_plays() {
     let out = run(
-        &["play", "connect", "--preset", "connect3", "--player", "human", "--player", "engine"],
+        &["play", "connect", "--preset", "connect3", "--player", "x=human", "--player", "o=engine"],
         "1\n1\n1\n1\n1\n1\n1\n1\n",
     );
-    assert!(out.contains("O plays ") && out.contains("(perfect: "), "{out}");
-    assert!(out.contains("won!") || out.contains("draw") || out.contains("Input ended"), "{out}");
+    assert!(out.contains("O (engine) plays "), "{out}");
+    assert!(out.contains("won!") || out.contains("draw") || out.contains("End of input"), "{out}");
 }
 
 #[test]

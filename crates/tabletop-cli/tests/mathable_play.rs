@@ -37,6 +37,7 @@ fn simple_game_with_place_swap_end_terminate_and_invalid_inputs() {
         "e",    // end the turn
         &format!("save {save}"),
         "T",
+        "y", // confirms
     ]
     .join("\n");
     let out = run(&["play", "mathable", "--preset", "simple", "--seed", "3", "--player", "2=greedy"], &script);
@@ -66,6 +67,12 @@ fn simple_game_with_place_swap_end_terminate_and_invalid_inputs() {
     // The computer's rack is never shown.
     assert_eq!(out.matches("Your rack").count(), out.matches("Player 1 (you) to move").count());
 
+    // The save holds the moves so far.
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&save).unwrap()).unwrap();
+    let history: Vec<&str> = saved["history"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    assert_eq!(history.first(), Some(&"swap=2,5"), "{history:?}");
+    assert!(history.windows(2).any(|w| w == ["G9=2", "end"]), "{history:?}");
+
     // The saved game lists its placements.
     let listed = run(&["moves", "mathable", "--state", &save, "--json", "--best"], "");
     let v: serde_json::Value = serde_json::from_str(listed.trim()).unwrap();
@@ -77,6 +84,69 @@ fn simple_game_with_place_swap_end_terminate_and_invalid_inputs() {
     );
     let text = run(&["moves", "mathable", "--state", &save], "");
     assert!(text.starts_with("Player 1 to move, rack"), "{text}");
+}
+
+#[test]
+fn undo_hint_terminate_confirmation_and_end_of_input() {
+    // Player 1 places 2 on G9 (as in the simple game above), takes it back, asks for a hint,
+    // answers no to terminating, types junk at both prompts, and the input ends.
+    let script = "p\ng9 2\nx\nundo\nhint\nP\nhello\nP\ndraw\nT\nn\n";
+    let out = run(&["play", "mathable", "--preset", "simple", "--seed", "3", "--player", "2=greedy"], script);
+    let expect = [
+        "Placed 2 on G9: +2 points.",
+        "Action (P/E/T): x\nUnknown action \"x\": type P, E or T (or hint, undo",
+        "Action (P/E/T): undo\n",
+        "Your rack: 2 2 2 5 10 10 56",
+        "Action (P/S/E/T): hint\nHint: ",
+        "Enter move: hello\n\"hello\" is not a cell: write a column letter and a row number, like G9\n",
+        "Enter move: draw\nEnter a cell and a token, like G9 4.",
+        "Terminate the game now, ranking players by their scores? (y/n) n\nThe game goes on.",
+        "End of input: the game is left unfinished.",
+    ];
+    let mut from = 0;
+    for e in expect {
+        let at = out[from..].find(e).unwrap_or_else(|| panic!("missing {e:?} after byte {from} in:\n{out}"));
+        from += at;
+    }
+    assert!(!out.contains("Game over"), "{out}");
+    assert_eq!(out.matches("End of input").count(), 1, "{out}");
+}
+
+#[test]
+fn people_at_one_terminal_look_away_before_a_rack_is_shown() {
+    let out = run(&["play", "mathable", "--preset", "simple", "--seed", "3", "--player", "2=human"], "p\ng9 2\ne\n");
+    let away = out.find("Player 2: your turn (the other players look away).").expect(&out);
+    let rack = out.find("Player 2 to move. Your rack: ").expect(&out);
+    assert!(away < rack, "{out}");
+    assert!(!out[..away].contains("4 4 9 9 13 25 30"), "player 2's rack shown early: {out}");
+}
+
+#[test]
+fn document_mode_uses_the_simplified_rules_programs_words() {
+    let out = run(&["play", "mathable", "--document", "--seed", "3"], "s\n2\n2\n5\n");
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("___") && !l.contains(" |")).collect();
+    assert_eq!(
+        lines,
+        [
+            "Player 1's turn",
+            "Bag (92 tokens)",
+            "Rack: [ 2 2 2 5 10 10 56 ]",
+            "Action (P/S/E/T): s",
+            "How many to swap? 2",
+            "1st token to swap: 2",
+            "2nd token to swap: 5",
+            "Swapped 2 -> 5, 5 -> 24",
+            "Rack swapped: [ 2 2 5 10 10 24 56 ]",
+            "Player 2's turn",
+            "Bag (92 tokens)",
+            "Rack: [ 4 4 9 9 13 25 30 ]",
+            "Action (P/S/E/T): ",
+        ]
+    );
+    // The grid: spreadsheet addresses, `|` between cells and `_` under each row.
+    assert!(out.starts_with("   | A | B | C | D |"), "{out}");
+    assert!(out.contains("\n 7 |   |   |   |   |   |   |  1|  2|   |"), "{out}");
+    assert!(out.contains("\n___|___|___|"), "{out}");
 }
 
 #[test]
@@ -141,7 +211,7 @@ fn saved_game(name: &str, tokens: &[(&str, u8)], rack: &[u8], bag_left: Option<u
 fn restriction_squares_and_a_short_bag_at_the_terminal() {
     // G4 is a + square with G5=3 and G6=4 below it.
     let path = saved_game("mathable_restriction", &[("G5", 3), ("G6", 4)], &[7, 12, 5, 5, 5, 5, 5], None);
-    let script = "P\nG4 12\nP\nG4 7\nmaybe\ny\nT\n";
+    let script = "P\nG4 12\nP\nG4 7\nmaybe\ny\nT\ny\n";
     let out = run(&["play", "mathable", "--load", &path, "--player", "2=greedy"], script);
     for e in [
         "G4 is a + square: 12 must be the sum of the two tokens next to it",
@@ -154,7 +224,7 @@ fn restriction_squares_and_a_short_bag_at_the_terminal() {
     }
     // A bag of 2 tokens cannot give 3.
     let path = saved_game("mathable_short_bag", &[], &[7, 12, 5, 5, 5, 5, 5], Some(2));
-    let out = run(&["play", "mathable", "--load", &path, "--player", "2=greedy"], "S\n3\nS\n1\n5\nT\n");
+    let out = run(&["play", "mathable", "--load", &path, "--player", "2=greedy"], "S\n3\nS\n1\n5\nT\ny\n");
     assert!(out.contains("Bag: 2 tokens"), "{out}");
     assert!(out.contains("The bag holds only 2 tokens, fewer than the 3 you want to exchange."), "{out}");
     assert!(out.contains("Swapped 5 -> "), "{out}");

@@ -21,17 +21,27 @@ fn scripted_game_with_illegal_move_pass_undo_hint_and_result() {
     let out = run(&["play", "reversi", "--position", POSITION, "--player", "classic:depth=2", "--no-color"], &script);
     assert!(out.contains("\"z9\" is not a move"), "{out}");
     assert!(out.contains("a1 is already taken"), "{out}");
-    assert!(out.contains("black cannot pass: 6 legal placement(s)"), "{out}");
+    assert!(out.contains("black cannot pass: it can place a disc (a2 is one of 6 legal squares)"), "{out}");
     assert!(out.contains("Legal moves: a2 b2 b4 g7 h7 h8") || out.contains("Legal moves: a2 b2 b4"), "{out}");
     assert!(out.contains("Hint: "), "{out}");
     assert!(out.contains("White has no legal move and passes."), "{out}");
-    assert!(out.contains("Move(s) taken back."), "{out}");
+    // The prompt again after each refused input, and after undo.
+    assert_eq!(out.matches("Black to move (a2 b2 b4 g7 h7 h8)> ").count(), 6, "{out}");
+    assert_eq!(out.matches("white (O) 32  empty 5").count(), 3, "the board once per change: {out}");
     assert!(out.contains("White (classic:depth=2) plays b4"), "{out}");
     assert!(out.contains("Game over (the board is full): black 40, white 24: black wins by 16."), "{out}");
     assert!(out.contains("Loaded"), "{out}");
     let saved = std::fs::read_to_string(file).unwrap();
     let _ = std::fs::remove_file(file);
-    assert_eq!(saved, format!("{POSITION}\nh8\n"));
+    assert_eq!(saved, format!("tabletop reversi\nposition {POSITION}\nmoves h8 pass\n"));
+}
+
+#[test]
+fn document_mode_is_a_person_against_the_classic_depth_6_player() {
+    let out = run(&["play", "reversi", "--document", "--no-color"], "f5\n");
+    assert!(out.starts_with("    a b c d e f g h\n"), "no intro: {out}");
+    assert!(out.contains("White (classic:depth=6) plays "), "{out}");
+    assert!(!out.contains("End of input"), "{out}");
 }
 
 #[test]

@@ -66,6 +66,10 @@ fn table_and_thread_sizes_are_bounded() {
     refused(&run, "--threads 0");
     let run = tabletop(&["book", "connect", "--threads", "1000", "--output", "/nonexistent/b.bin"], "");
     refused(&run, "--threads 1000");
+    let run = tabletop(&["book", "connect", "--plies", "100", "--output", "/nonexistent/b.bin"], "");
+    refused(&run, "--plies 100: a connect4 board has 42 cells");
+    let run = tabletop(&["book", "connect", "--position-seconds", "NaN", "--output", "/nonexistent/b.bin"], "");
+    refused(&run, "--position-seconds NaN");
 }
 
 #[test]

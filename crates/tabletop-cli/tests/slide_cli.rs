@@ -138,6 +138,29 @@ fn solve_json_matches_brute_force_for_every_3x3_k() {
 }
 
 #[test]
+fn zero_is_refused_with_the_boards_range_and_input_ends_once() {
+    let (ok, out, _) = tabletop(&["play", "slide", "--size", "3", "--player", "o=human"], "0\n5\n");
+    assert!(ok);
+    assert!(out.contains("there is no square 0: squares are numbered 1 to 9."), "{out}");
+    assert!(out.trim_end().ends_with("End of input: the game is left unfinished."), "{out}");
+    assert_eq!(out.matches("End of input").count(), 1, "{out}");
+    let (ok, _, err) = tabletop(&["play", "slide", "--player", "x=human"], "");
+    assert!(!ok && err.contains("no seat \"x\""), "{err}");
+}
+
+#[test]
+fn the_documents_program_form_plays_the_classic_player() {
+    // PlayGame 4 2 3: a 4x4 board, 2 squares kept empty, the classic player with 3 levels.
+    let (ok, out, err) = tabletop(&["play", "slide", "--document", "4", "2", "3"], "6\n");
+    assert!(ok, "{err}");
+    assert!(out.starts_with("  1   2   3   4 \n"), "the board first, no intro: {out}");
+    assert!(out.contains("o (orange) (classic:levels=3) plays "), "{out}");
+    assert!(!out.contains("End of input"), "{out}");
+    let (ok, _, err) = tabletop(&["play", "slide", "--document", "4", "2", "13"], "");
+    assert!(!ok && err.contains("levels"), "{err}");
+}
+
+#[test]
 fn solve_rejects_bad_input_with_a_message() {
     let (ok, _, err) = tabletop(&["solve", "slide", "--size", "3", "--empty", "8"], "");
     assert!(!ok && err.contains("too many"), "{err}");
@@ -160,7 +183,10 @@ fn scripted_game_between_two_people() {
     let after_error = out.split("\"ten\" is not a move").nth(1).unwrap();
     assert!(after_error.lines().nth(1).unwrap_or("").starts_with("b> 4-7"), "same prompt again: {after_error}");
     assert!(out.contains("Slide phase"), "{out}");
-    assert!(out.trim_end().ends_with("o (orange) wins: o has 3 in a line."), "{out}");
+    assert!(out.contains("\no (orange) wins: o has 3 in a line.\nGame over: new, undo"), "{out}");
+    // The same commands as every game, and one message at the end of input.
+    assert!(out.contains("b (blue): you; o (orange): you."), "{out}");
+    assert!(!out.contains("End of input"), "the game had ended: {out}");
     // Undo put the tile back on square 4: the board drawn after it shows 7 empty again.
     let after_undo = out.split("o> undo").nth(1).unwrap();
     assert!(after_undo.lines().any(|l| l.trim_start().starts_with('7')), "{after_undo}");

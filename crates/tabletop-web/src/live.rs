@@ -55,6 +55,8 @@ pub enum Change {
     TakebackRequested,
     /// A takeback was refused.
     TakebackDeclined,
+    /// One person accepted a proposal that still waits for others.
+    ProposalAccepted,
     /// Ending the game was proposed.
     TerminateProposed,
     /// Ending the game was refused.
@@ -78,6 +80,7 @@ impl Change {
             Change::Undo => "undo",
             Change::TakebackRequested => "takeback_requested",
             Change::TakebackDeclined => "takeback_declined",
+            Change::ProposalAccepted => "proposal_accepted",
             Change::TerminateProposed => "terminate_proposed",
             Change::TerminateDeclined => "terminate_declined",
             Change::Resign => "resign",
@@ -163,7 +166,9 @@ impl LiveGame {
             events: broadcast::channel(64).0,
             presence,
             proposal: None,
-            version: 0,
+            // Clients keep the highest version: start from the clock (microseconds) so that a
+            // game reloaded after a restart or an eviction never goes back to an older number.
+            version: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64),
         }
     }
 
@@ -273,6 +278,12 @@ impl LiveGame {
             .collect()
     }
 
+    /// Must `seat` ask other people (undo and terminate become proposals)? Not when every
+    /// other seat is a computer or a person who resigned: nobody would be left to answer.
+    pub fn asks_others(&self, seat: usize) -> bool {
+        self.people() > 1 && !self.others(seat).is_empty()
+    }
+
     /// Starts a proposal by `seat` (409 if one is pending).
     pub fn propose(&mut self, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
         if self.proposal.is_some() {
@@ -327,7 +338,7 @@ impl LiveGame {
         }
         proposal.waiting_for.retain(|&s| s != seat);
         if !proposal.waiting_for.is_empty() {
-            self.changed(Change::Presence, Some(seat));
+            self.changed(Change::ProposalAccepted, Some(seat));
             return Ok(());
         }
         if self.session.ply() != at_ply {
@@ -359,8 +370,18 @@ impl LiveGame {
         resigned.push(seat);
         let remaining: Vec<usize> = (0..self.row.seats.len()).filter(|s| !resigned.contains(s)).collect();
         let names = self.session.seat_names();
-        let ended = (remaining.len() <= 1)
-            .then(|| (format!("{} resigned", names.get(seat).map_or("a player", String::as_str)), remaining.clone()));
+        // The game ends when one player is left, or only computers (they would play on for nobody);
+        // then the best scores among those left win.
+        let only_computers = remaining.iter().all(|&s| self.is_computer(s));
+        let winners = match self.session.scores() {
+            Some(scores) if remaining.len() > 1 => {
+                let best = remaining.iter().map(|&s| scores[s]).max().unwrap_or(0);
+                remaining.iter().copied().filter(|&s| scores[s] == best).collect()
+            }
+            _ => remaining.clone(),
+        };
+        let ended = (remaining.len() <= 1 || only_computers)
+            .then(|| (format!("{} resigned", names.get(seat).map_or("a player", String::as_str)), winners));
         state.check_writable()?;
         let computer_next = ended.is_none() && self.computer_to_move();
         state
@@ -438,9 +459,10 @@ impl LiveGame {
             _ => format!("{who} share the win"),
         };
         if let Some(scores) = &scores {
-            let listed = scores.iter().map(|s| s.to_string()).collect::<Vec<_>>().join(" to ");
+            // Named, so the order cannot mislead: "Black 30, White 34 discs".
+            let listed = scores.iter().zip(&names).map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ");
             let unit = if self.session.game() == "reversi" { "discs" } else { "points" };
-            text = format!("{text}, {listed} {unit}");
+            text = format!("{text} ({listed} {unit})");
         }
         let reason = match &self.row.ended {
             Some(reason) => reason.clone(),
@@ -494,7 +516,10 @@ impl LiveGame {
 
 struct Cached {
     game: Arc<tokio::sync::Mutex<LiveGame>>,
+    /// When it was last used (milliseconds since start), for idle eviction.
     last_used: AtomicU64,
+    /// The order of last use (a server-wide counter: no ties), for least-recently-used eviction.
+    touched: AtomicU64,
 }
 
 /// The server's shared state.
@@ -509,6 +534,7 @@ pub struct AppState {
     pub thinking: AtomicUsize,
     writable: AtomicBool,
     started: Instant,
+    touches: AtomicU64,
 }
 
 /// The state as handlers hold it.
@@ -527,6 +553,7 @@ impl AppState {
             thinking: AtomicUsize::new(0),
             writable: AtomicBool::new(true),
             started: Instant::now(),
+            touches: AtomicU64::new(0),
         })
     }
 
@@ -552,6 +579,13 @@ impl AppState {
 
     /// A failed write: logged, and 503 for the client.
     pub fn write_failed(&self, err: StoreError) -> ApiError {
+        // Two copies of one game (one evicted while a request still held it) both storing a
+        // move at the same ply: the database's key refuses the second, which lost the race.
+        if let StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) = &err {
+            if failure.code == rusqlite::ErrorCode::ConstraintViolation {
+                return ApiError::Conflict("the game has moved on: another request moved first".into());
+            }
+        }
         tracing::error!("storage: a write failed: {err}");
         ApiError::Unavailable
     }
@@ -569,6 +603,7 @@ impl AppState {
         let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         let cached = games.get(id)?;
         cached.last_used.store(self.millis(), Ordering::Relaxed);
+        cached.touched.store(self.touches.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
         Some(cached.game.clone())
     }
 
@@ -592,7 +627,11 @@ impl AppState {
         let mut games = self.games.lock().unwrap_or_else(|e| e.into_inner());
         let kept = games
             .entry(id.to_string())
-            .or_insert_with(|| Cached { game: live, last_used: AtomicU64::new(self.millis()) })
+            .or_insert_with(|| Cached {
+                game: live,
+                last_used: AtomicU64::new(self.millis()),
+                touched: AtomicU64::new(self.touches.fetch_add(1, Ordering::Relaxed)),
+            })
             .game
             .clone();
         if games.len() > self.config.cache_games {
@@ -607,7 +646,7 @@ impl AppState {
         let mut candidates: Vec<(u64, String)> = games
             .iter()
             .filter(|(_, c)| eligible(c.last_used.load(Ordering::Relaxed)))
-            .map(|(id, c)| (c.last_used.load(Ordering::Relaxed), id.clone()))
+            .map(|(id, c)| (c.touched.load(Ordering::Relaxed), id.clone()))
             .collect();
         candidates.sort_unstable();
         for (_, id) in candidates {

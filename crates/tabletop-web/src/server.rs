@@ -143,7 +143,8 @@ async fn page() -> Response {
 async fn fallback(request: Request) -> Response {
     let path = request.uri().path().trim_start_matches('/');
     let path = if path == "favicon.ico" { "favicon.svg" } else { path };
-    if request.method() == axum::http::Method::GET && !path.starts_with("api/") {
+    let method = request.method();
+    if (method == axum::http::Method::GET || method == axum::http::Method::HEAD) && !path.starts_with("api/") {
         if let Some(response) = asset(path) {
             return response;
         }
@@ -192,7 +193,21 @@ pub fn router(state: Shared) -> Router {
             .burst_size((rate / 6).max(1))
             .finish()
             .expect("a non-zero period and burst make a valid rate limit");
-        GovernorLayer::new(Arc::new(config))
+        let config = Arc::new(config);
+        // The limiter keeps an entry per client address: forget the ones quiet for a while, so
+        // that many addresses cannot grow it without bound.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let weak = Arc::downgrade(&config);
+            runtime.spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                    let Some(config) = weak.upgrade() else { return };
+                    config.limiter().retain_recent();
+                    config.limiter().shrink_to_fit();
+                }
+            });
+        }
+        GovernorLayer::new(config)
     };
     let creating = Router::new()
         .route("/api/games", post(create_game))
@@ -208,6 +223,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/lobby", get(lobby))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/events", get(events))
+        .route("/api/games/{id}/boards/{ply}", get(board_at))
         .route("/api/games/{id}/moves", post(submit_move))
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/proposal", post(answer_proposal))
@@ -537,6 +553,18 @@ async fn events(
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
+/// The public board after `ply` moves, for stepping through a game (nothing hidden: Mathable's
+/// racks are counts, as a watcher sees them).
+async fn board_at(
+    State(state): State<Shared>,
+    UrlPath((id, ply)): UrlPath<(String, usize)>,
+) -> Result<Json<Value>, ApiError> {
+    let live = state.game(&id).await?;
+    let game = live.lock().await;
+    let board = game.session.board_at(ply).map_err(ApiError::BadRequest)?;
+    Ok(Json(json!({"ply": ply, "board": board})))
+}
+
 #[derive(Deserialize)]
 struct MoveRequest {
     #[serde(rename = "move")]
@@ -563,7 +591,7 @@ async fn submit_move(
         Some(_) => {}
     }
     state.check_writable()?;
-    if game.people() > 1 {
+    if game.asks_others(seat) {
         // Between people, ending the game (Mathable's terminate) is a proposal the others must accept.
         let mut probe = game.session.boxed_clone();
         if probe.play(&request.notation).map_err(ApiError::Illegal)? == "terminate" {
@@ -594,17 +622,20 @@ async fn undo(
         return Err(ApiError::Illegal("the game has ended".into()));
     }
     state.check_writable()?;
-    if game.people() > 1 {
+    if game.asks_others(seat) {
         game.request_takeback(seat)?;
         return Ok(Json(game.state(Some(seat))));
     }
-    // Against the computer: take back the last full round, until the person is to move again.
+    // Against the computer (or only people who resigned): take back the last full round, until
+    // the person is to move again.
     let mut target = game.session.ply();
     if target == 0 {
         return Err(ApiError::Illegal("nothing to undo".into()));
     }
     target -= 1;
-    while target > 0 && game.session.mover_of(target).is_some_and(|s| game.is_computer(s)) {
+    while target > 0
+        && game.session.mover_of(target).is_some_and(|s| game.is_computer(s) || game.row.resigned.contains(&s))
+    {
         target -= 1;
     }
     game.take_back_to(&state, target)?;

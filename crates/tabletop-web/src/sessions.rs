@@ -60,6 +60,8 @@ pub trait Session: Send {
     /// The board and status as JSON for `viewer` (a seat, or `None` for a spectator), with the
     /// move list as that viewer may see it.
     fn view(&self, viewer: Option<usize>) -> Value;
+    /// The public board after `ply` moves (what a watcher saw then), for stepping through a game.
+    fn board_at(&self, ply: usize) -> Result<Value, String>;
     /// The engine's best move and its value, within `budget`.
     fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
     /// The value of every legal move at `ply` (the current position when `None`), within `budget`.
@@ -110,6 +112,10 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     fn scores(_position: &G) -> Option<Vec<i64>> {
         None
     }
+    /// The rules' reason for the end, in the page's words (the terminal's names sides by letter).
+    fn describe_reason(reason: String) -> String {
+        reason
+    }
     /// The move that passes a departed seat's turn.
     fn pass_move(_position: &G) -> Option<G::Move> {
         None
@@ -125,6 +131,19 @@ pub struct GenericSession<G: Analyze, A: Adapter<G>> {
 }
 
 impl<G: Analyze, A: Adapter<G>> GenericSession<G, A> {
+    /// The record as it was after `ply` moves.
+    fn record_at(&self, ply: usize) -> Result<Record<G>, String> {
+        let played = self.record.moves().len();
+        if ply > played {
+            return Err(format!("the game has {played} moves; there is no position after move {ply}"));
+        }
+        let mut record = Record::new(self.record.start().clone());
+        for &mv in &self.record.moves()[..ply] {
+            record.play(mv).map_err(|e| e.to_string())?;
+        }
+        Ok(record)
+    }
+
     /// A new game from the page's options (unknown keys refused) and the server's secret.
     pub fn new(options: &Value, secret: &Value) -> Result<Self, String> {
         let Some(map) = options.as_object() else { return Err("options must be a JSON object".into()) };
@@ -136,13 +155,13 @@ impl<G: Analyze, A: Adapter<G>> GenericSession<G, A> {
     }
 }
 
-fn status_json<G: Game>(record: &Record<G>) -> Value {
+fn status_json<G: Game>(record: &Record<G>, describe: impl Fn(String) -> String) -> Value {
     match record.status() {
         Status::ToMove(seat) => json!({"over": false, "to_move": seat.0}),
         Status::Over(outcome) => {
             let reason = match record.end_reason() {
                 Some(EndReason::Repetition) => "the same position occurred a third time".to_string(),
-                Some(EndReason::Rules(text)) => text,
+                Some(EndReason::Rules(text)) => describe(text),
                 None => String::new(),
             };
             let winners: Vec<u8> = match outcome {
@@ -227,12 +246,14 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         let moves: Vec<Value> = history.iter().map(|h| h["move"].clone()).collect();
         json!({
             "game": A::NAME,
-            "status": status_json(&self.record),
+            "status": status_json(&self.record, A::describe_reason),
             "board": A::board(&self.record, viewer),
             "legal": legal.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
             "moves": moves,
             "history": history,
-            "position": if may_see { Value::from(self.record.current().notation()) } else { Value::Null },
+            // A hidden-information notation (Mathable's save state) holds every rack, the bag and
+            // its seed: it is for nobody, not even the seat to move.
+            "position": if A::HIDDEN_INFORMATION { Value::Null } else { Value::from(self.record.current().notation()) },
         })
     }
 
@@ -240,15 +261,13 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         A::hint(&self.record, slot, budget, caps)
     }
 
+    fn board_at(&self, ply: usize) -> Result<Value, String> {
+        Ok(A::board(&self.record_at(ply)?, None))
+    }
+
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String> {
         let ply = ply.unwrap_or(self.record.moves().len());
-        if ply > self.record.moves().len() {
-            return Err(format!("the game has {} moves; no move {ply}", self.record.moves().len()));
-        }
-        let mut record = Record::new(self.record.start().clone());
-        for &mv in &self.record.moves()[..ply] {
-            record.play(mv).map_err(|e| e.to_string())?;
-        }
+        let record = self.record_at(ply)?;
         let analysis = G::analyze(&record, budget);
         let moves: Vec<Value> = analysis
             .moves
@@ -391,6 +410,15 @@ impl Adapter<Slide> for SlideAdapter {
 
     fn seat_name(seat: usize) -> String {
         if seat == 0 { "Blue" } else { "Orange" }.to_string()
+    }
+
+    fn describe_reason(reason: String) -> String {
+        // "b has 3 in a line" -> "Blue has 3 in a line".
+        match reason.split_once(' ') {
+            Some(("b", rest)) => format!("Blue {rest}"),
+            Some(("o", rest)) => format!("Orange {rest}"),
+            _ => reason,
+        }
     }
 
     fn board(record: &Record<Slide>, _viewer: Option<usize>) -> Value {

@@ -334,3 +334,28 @@ async fn analysis_for_the_mover_and_after_the_game() {
     }
     assert_eq!(analysis(None, Some(99)).await.0, 400);
 }
+
+/// Past boards for stepping: the board after each move is the one the state showed then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_boards_are_the_positions_played() {
+    let dir = tempdir();
+    let addr = start(&dir.join("boards.db")).await;
+    let (id, tokens) = create(addr, json!(["human", "human"])).await;
+    let mut seen = Vec::new();
+    let (_, state) = request(addr, "GET", &format!("/api/games/{id}"), None).await;
+    seen.push(state["board"]["cells"].clone());
+    for (ply, mv) in ["5", "1", "9", "3"].iter().enumerate() {
+        let (status, state) =
+            request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body(mv, &tokens[ply % 2], Some(ply))))
+                .await;
+        assert_eq!(status, 200);
+        seen.push(state["board"]["cells"].clone());
+    }
+    for (ply, cells) in seen.iter().enumerate() {
+        let (status, past) = request(addr, "GET", &format!("/api/games/{id}/boards/{ply}"), None).await;
+        assert_eq!(status, 200);
+        assert_eq!(&past["board"]["cells"], cells, "ply {ply}");
+    }
+    let (status, err) = request(addr, "GET", &format!("/api/games/{id}/boards/5"), None).await;
+    assert_eq!(status, 400, "{err}");
+}

@@ -34,6 +34,11 @@ pub mod players;
 pub mod record;
 pub mod search;
 
+/// The examples of docs/ORIGINS.md (the origin documents' operations), run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/ORIGINS.md")]
+pub struct OriginsDoc;
+
 pub use analysis::{Analysis, Analyze, MoveValue};
 pub use game::{Game, Outcome, Player, Seat, SeatSet, Status, TwoPlayer};
 pub use perft::perft;

@@ -2,12 +2,10 @@
 // (docs/API.md); one module per game draws its board (js/games/*.js).
 //
 // Live: one EventSource per page (js/events.js); every state carries a `version`, and the page
-// keeps the newest. History stepping after a game: the API serves only the current position, so
-// each game module's `replay(state, ply)` rebuilds a past board from the move list (Slide,
-// Reversi and Connect from the empty start; Mathable by lifting the tokens placed later, as
-// tokens on the board are public and racks are not shown). It is display only, a few lines per
-// game; the browser tests compare it with every position the page received live
-// (`replayMismatches`).
+// keeps the newest. History stepping after a game: the server gives the public board after any
+// move (`GET /api/games/{id}/boards/{ply}`; the rules stay in the library), kept in
+// `page.boards`; the browser tests compare those boards with every position the page received
+// live (`replayMismatches`).
 import { api, held, tokensOf, keepToken, keepTokens, heldGames, forget } from "./api.js";
 import { follow } from "./events.js";
 import { el, restoreFocus } from "./board.js";
@@ -217,18 +215,32 @@ const page = {
   analysisOn: false,
   analysis: new Map(), // ply -> moves, or an error text
   step: null,        // after the game: the ply shown, or null for the end
-  seen: new Map(),   // ply -> board received live (checks the replay in tests)
+  seen: new Map(),   // ply -> board received live (checks the stepping boards in tests)
+  boards: new Map(), // ply -> past board from the server (history stepping)
   linked: false,
   busy: false,
 };
 window.tabletop = page; // for the browser tests and the curious
 
-// The plies whose position, replayed from the move list (history stepping), differs from the
-// position the server sent live: empty when the replay is right.
-page.replayMismatches = () => {
+// The board after `ply` moves, from the server (history stepping), kept for the next time.
+async function loadBoard(ply) {
+  if (!page.boards.has(ply)) {
+    const { board } = await api("GET", `/api/games/${page.id}/boards/${ply}`);
+    page.boards.set(ply, board);
+  }
+  return page.boards.get(ply);
+}
+
+// The plies whose stepping board differs from the position the server sent live: empty when
+// stepping shows the positions played.
+page.replayMismatches = async () => {
   const s = page.state;
   const key = (b) => JSON.stringify(s.game === "connect" ? b.rows : s.game === "mathable" ? b.cells.map((c) => c.token) : b.cells);
-  return [...page.seen].filter(([n, json]) => n < s.moves.length && key(GAMES[s.game].replay(s, n)) !== key(JSON.parse(json))).map(([n]) => n);
+  const wrong = [];
+  for (const [n, json] of page.seen) {
+    if (n < s.moves.length && key(await loadBoard(n)) !== key(JSON.parse(json))) wrong.push(n);
+  }
+  return wrong;
 };
 
 const module = () => GAMES[page.state.game];
@@ -348,7 +360,9 @@ function render() {
   const over = s.status.over;
   const stepping = over && page.step !== null && page.step < s.moves.length;
   const ply = stepping ? page.step : s.moves.length;
-  const board = stepping ? game.replay(s, ply) : s.board;
+  // A past board not yet fetched: show the last position until it comes.
+  const board = stepping ? page.boards.get(ply) || s.board : s.board;
+  if (stepping && !page.boards.has(ply)) loadBoard(ply).then(render, (error) => { $("message").textContent = error.message; });
   const seat = s.status.to_move;
   const playable = !over && !!moverToken() && !s.thinking && !page.busy && s.players[seat].kind === "human" && !s.proposal;
   const viewSeat = s.your_seat;

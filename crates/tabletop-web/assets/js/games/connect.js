@@ -21,17 +21,6 @@ export function options(values = {}) {
   return { fields: [el("label", {}, "Board ", preset)], read: () => ({ preset: preset.value }) };
 }
 
-export function replay(state, ply) {
-  if (ply >= state.history.length) return state.board;
-  const { width, height } = state.board;
-  const rows = Array.from({ length: height }, () => Array(width).fill(""));
-  for (const { seat, move } of state.history.slice(0, ply)) {
-    const c = Number(move) - 1;
-    for (let r = height - 1; r >= 0; r--) if (rows[r][c] === "") { rows[r][c] = seat === 0 ? "X" : "O"; break; }
-  }
-  return { ...state.board, rows, winning_line: [], last_move: ply ? state.history[ply - 1].move : null };
-}
-
 // Digits drop a piece in that column.
 export function key(event, ctx) {
   if (!/^[1-9]$/.test(event.key) || !ctx.playable) return false;

@@ -32,18 +32,6 @@ export function options(values = {}) {
 
 const placed = (move) => /^([A-Z]+\d+)=(\d+)$/.exec(String(move));
 
-// The board after `ply` moves: the final board less the tokens placed later (tokens placed on
-// the board are public; racks and the bag are not replayed).
-export function replay(state, ply) {
-  if (ply >= state.history.length) return state.board;
-  const later = new Set();
-  for (const { move } of state.history.slice(ply)) { const m = placed(move); if (m) later.add(m[1]); }
-  const cells = state.board.cells.map((c) => (later.has(c.cell) ? { ...c, token: null } : c));
-  const last = ply ? placed(state.history[ply - 1].move) : null;
-  return { ...state.board, cells, recent: last ? [last[1]] : [], placements: [], racks: state.board.racks.map((r) => (Array.isArray(r) ? r.length : r)),
-    scores: null };
-}
-
 export function scores(board, state, nameOf) {
   if (!board.scores) return null; // a past position: the scores then are not kept
   return [...board.scores.slice(0, state.seats.length).map((s, i) => `${nameOf(i)} ${s}`), `Bag ${board.bag}`];

@@ -17,38 +17,7 @@ export function options() {
 }
 
 export const nameOf = (i) => FILES[i % 8] + (Math.floor(i / 8) + 1);
-const indexOf = (name) => FILES.indexOf(name[0]) + 8 * (Number(name.slice(1)) - 1);
 const DISC = { b: "black disc", w: "white disc", "-": "empty" };
-
-export function replay(state, ply) {
-  if (ply >= state.history.length) return state.board;
-  const cells = Array(64).fill("-");
-  cells[27] = "w"; cells[28] = "b"; cells[35] = "b"; cells[36] = "w";
-  let flipped = [];
-  for (const { seat, move } of state.history.slice(0, ply)) {
-    flipped = [];
-    if (move === "pass") continue;
-    const me = seat === 0 ? "b" : "w";
-    const other = me === "b" ? "w" : "b";
-    const at = indexOf(move);
-    const r0 = Math.floor(at / 8), c0 = at % 8;
-    cells[at] = me;
-    for (const [dr, dc] of [[-1, -1], [-1, 0], [-1, 1], [0, -1], [0, 1], [1, -1], [1, 0], [1, 1]]) {
-      const line = [];
-      let r = r0 + dr, c = c0 + dc;
-      while (r >= 0 && r < 8 && c >= 0 && c < 8 && cells[r * 8 + c] === other) { line.push(r * 8 + c); r += dr; c += dc; }
-      if (line.length && r >= 0 && r < 8 && c >= 0 && c < 8 && cells[r * 8 + c] === me) {
-        for (const i of line) cells[i] = me;
-        flipped.push(...line);
-      }
-    }
-  }
-  const last = ply ? state.history[ply - 1].move : null;
-  return {
-    cells, flipped, last_move: last, last_was_pass: last === "pass",
-    discs: [cells.filter((c) => c === "b").length, cells.filter((c) => c === "w").length],
-  };
-}
 
 export function scores(board) {
   return [`Black ${board.discs[0]}`, `White ${board.discs[1]}`];

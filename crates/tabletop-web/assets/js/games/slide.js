@@ -27,20 +27,6 @@ export function options(values = {}) {
 // Squares a move touches (1-based): "5" -> [5], "3-6" -> [3, 6].
 const squaresOf = (move) => String(move).split("-").map(Number).filter((n) => n > 0);
 
-export function replay(state, ply) {
-  if (ply >= state.history.length) return state.board;
-  const n = state.board.size;
-  const cells = Array(n * n).fill("g");
-  for (const { seat, move } of state.history.slice(0, ply)) {
-    const letter = seat === 0 ? "b" : "o";
-    const [a, b] = squaresOf(move);
-    if (b) { cells[a - 1] = "g"; cells[b - 1] = letter; } else cells[a - 1] = letter;
-  }
-  const empties = cells.filter((c) => c === "g").length;
-  return { ...state.board, cells, last_move: ply ? state.history[ply - 1].move : null, winning_line: [],
-    phase: empties > state.board.empty ? "placement" : "slide" };
-}
-
 export function render(ctx) {
   const { board, playable, ui, hint } = ctx;
   const n = board.size;

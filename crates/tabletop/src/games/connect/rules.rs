@@ -477,8 +477,20 @@ impl Connect {
         self.passes as usize
     }
 
-    /// The side to move forfeits its turn (the origin document's rule for invalid input).
+    /// The side to move forfeits its turn (the origin document's rule for invalid input). A
+    /// forfeited turn counts as a turn: after as many turns as cells the game is drawn.
     /// Returns false, changing nothing, when the game is over or the history is full.
+    ///
+    /// ```
+    /// use tabletop::games::connect::{Connect, ConnectVariant};
+    /// use tabletop::{Game, Outcome, Status};
+    /// // Connect Three: 10 turns played and nobody has won; the 11th and 12th are forfeited.
+    /// let mut p = Connect::from_notation(&ConnectVariant::connect3(), "1122132433").unwrap();
+    /// assert!(p.forfeit_turn());
+    /// assert!(p.status().to_move().is_some());
+    /// assert!(p.forfeit_turn());
+    /// assert_eq!(p.status(), Status::Over(Outcome::Draw));
+    /// ```
     pub fn forfeit_turn(&mut self) -> bool {
         let len = self.plies as usize + self.passes as usize;
         // Keep room in the history for every cell still empty.
@@ -602,7 +614,9 @@ impl Game for Connect {
     fn status(&self) -> Status {
         if self.won {
             Status::Over(Outcome::Win(self.side_to_move().seat().opponent()))
-        } else if self.plies as usize == self.variant.cells() {
+        } else if self.plies as usize + self.passes as usize >= self.variant.cells() {
+            // The board is full, or (with forfeited turns) the document's rule: "if after 12
+            // turns no player wins, there is a draw" - as many turns as cells.
             Status::Over(Outcome::Draw)
         } else {
             Status::ToMove(self.side_to_move().seat())
@@ -611,7 +625,7 @@ impl Game for Connect {
 
     fn legal_moves(&self, moves: &mut Vec<Column>) {
         moves.clear();
-        if self.won {
+        if self.status().to_move().is_none() {
             return;
         }
         for col in 0..self.variant.width() {

@@ -17,7 +17,7 @@ pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind {
         name: "classic",
         settings: &["depth"],
-        help: "the origin document's fixed-depth minimax on square weights (default depth=6)",
+        help: "a classic fixed-depth minimax on square weights (default depth=6)",
     },
     PlayerKind { name: "random", settings: &["seed"], help: "a uniformly random legal move" },
 ];

@@ -219,7 +219,7 @@ pub enum ReversiMoveError {
     #[error("{0} has no legal placement and must pass")]
     MustPass(Color),
     /// A pass while a placement exists.
-    #[error("{color} cannot pass: {count} legal placement(s), e.g. {example}")]
+    #[error("{color} cannot pass: it can place a disc ({example} is one of {count} legal squares)")]
     CannotPass {
         /// The side to move.
         color: Color,
@@ -384,6 +384,33 @@ impl Reversi {
     /// A side that must pass still has the turn: its only move is [`ReversiMove::Pass`].
     pub fn turn(&self) -> Option<Color> {
         (!self.is_over()).then_some(self.side)
+    }
+
+    /// The origin game-logic document's `whoseTurn`: the side that places the next disc, with
+    /// passes made automatically ("if one player cannot move but the other can, play proceeds
+    /// with the other player"), or `None` when nobody can move. Unlike [`Reversi::turn`], a
+    /// side that must pass does not have the turn.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{Color, Reversi};
+    /// assert_eq!(Reversi::new().whose_turn(), Some(Color::Black));
+    /// // After black's h8, white has no placement: black plays again.
+    /// let mut p: Reversi = "OOOOOOOO--OOXOXOXOOXXXOOX-OXXOOOXXOXOOOOXXOXOOOOXXXXOO--XXXXXOO- X".parse().unwrap();
+    /// p.place(7, 7).unwrap();
+    /// assert_eq!(p.side_to_move(), Color::White);
+    /// assert_eq!(p.whose_turn(), Some(Color::Black));
+    /// let full: Reversi = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX O".parse().unwrap();
+    /// assert_eq!(full.whose_turn(), None);
+    /// ```
+    pub fn whose_turn(&self) -> Option<Color> {
+        let (p, o) = self.player_opponent();
+        if moves(p, o) != 0 {
+            Some(self.side)
+        } else if moves(o, p) != 0 {
+            Some(self.side.other())
+        } else {
+            None
+        }
     }
 
     /// Is the game over (neither side can place a disc)?

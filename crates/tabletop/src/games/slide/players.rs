@@ -24,7 +24,7 @@ pub const PLAYER_KINDS: &[PlayerKind] = &[
     PlayerKind {
         name: "classic",
         settings: &["levels"],
-        help: "the origin document's minimax, levels+1 plies (default 4)",
+        help: "a classic minimax with a four-valued evaluation, levels+1 plies (default 4)",
     },
     PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
     PlayerKind { name: "human", settings: &[], help: "a person at the keyboard" },

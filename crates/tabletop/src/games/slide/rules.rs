@@ -570,9 +570,24 @@ impl Slide {
     /// assert_eq!(Slide::from_configuration(3, 1, "obbbogbog").unwrap().classic_score(), 1);
     /// ```
     pub fn classic_score(&self) -> u8 {
-        if self.has_line(Side::Orange) {
+        self.eval_board(Side::Orange)
+    }
+
+    /// The document's `evalBoard` for a given side: 3 `side` has won, 0 the other side has won,
+    /// 2 a draw for the side to move, 1 undecided. `classic_score` is the computer's ('o') view.
+    ///
+    /// ```
+    /// use tabletop::games::slide::{Side, Slide};
+    /// let won_by_o = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
+    /// assert_eq!(won_by_o.eval_board(Side::Orange), 3);
+    /// assert_eq!(won_by_o.eval_board(Side::Blue), 0);
+    /// let open = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
+    /// assert_eq!((open.eval_board(Side::Blue), open.eval_board(Side::Orange)), (1, 1));
+    /// ```
+    pub fn eval_board(&self, side: Side) -> u8 {
+        if self.has_line(side) {
             3
-        } else if self.has_line(Side::Blue) {
+        } else if self.has_line(side.other()) {
             0
         } else if self.is_draw_for(self.to_move) {
             2
@@ -783,9 +798,19 @@ impl Game for Slide {
         hash
     }
 
+    /// ```
+    /// use tabletop::games::slide::{Slide, SlideVariant};
+    /// use tabletop::Game;
+    /// let start = Slide::start(&SlideVariant::new(3, 1).unwrap());
+    /// let err = start.parse_move("0").unwrap_err();
+    /// assert_eq!(err.to_string(), "there is no square 0: squares are numbered 1 to 9");
+    /// ```
     fn parse_move(&self, text: &str) -> Result<SlideMove, SlideMoveError> {
-        let mv: SlideMove = text.parse()?;
         let squares = self.variant.squares();
+        let mv: SlideMove = text.parse().map_err(|e| match e {
+            SlideMoveError::OffBoard { square, .. } => SlideMoveError::OffBoard { square, squares },
+            other => other,
+        })?;
         let (a, b) = match mv {
             SlideMove::Place(sq) => (sq, sq),
             SlideMove::Slide { from, to } => (from, to),

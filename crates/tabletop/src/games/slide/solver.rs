@@ -654,8 +654,9 @@ impl SlideSolver {
 
     /// Is there a deadline, and has it passed? (Looked at every 4,096 nodes; sets `stopped`.)
     fn past_deadline(&mut self) -> bool {
-        if let Some(deadline) = self.deadline {
-            if self.nodes.is_multiple_of(4096) && Instant::now() >= deadline {
+        if self.deadline.is_some() && self.nodes.is_multiple_of(4096) {
+            // A server cancelling an analysis (crate::cancel) stops it as its deadline would.
+            if self.deadline.is_some_and(|deadline| Instant::now() >= deadline) || crate::cancel::cancelled() {
                 self.stopped = true;
             }
         }

@@ -1,0 +1,450 @@
+//! The terminal play loop shared by the games: seats and `--player SEAT=SPEC`, the intro, the
+//! same commands everywhere (`help`, `hint`, `undo`, `new`, `save FILE`, `load FILE`, `quit`),
+//! computer moves, and one message at the end of input. What differs between games (drawing
+//! the board, the prompt, the words for results and hints) is a small [`Presenter`].
+
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use tabletop::{Analyze, Game, Player, PlayerSpec, Record, Seat, Status};
+
+use crate::common::{read_capped, Input, SAVE_MAX_BYTES};
+
+/// What a game adds to the shared loop.
+pub trait Presenter<G: Analyze> {
+    /// The first line of the intro: the game and its variant.
+    fn title(&self, start: &G) -> String;
+    /// Each seat's name in messages (`Black (X)`, `o (orange)`, `X`).
+    fn seat_name(&self, seat: Seat) -> String;
+    /// The words that name a seat in `--player SEAT=SPEC`, besides its number (1-based).
+    fn seat_words(&self, seat: Seat) -> &'static [&'static str];
+    /// Builds a computer player from a spec that is not `human`.
+    fn make_player(&self, spec: &PlayerSpec, seat: Seat, seed: u64) -> Result<Box<dyn Player<G>>>;
+    /// The board, ending with a newline.
+    fn board(&self, record: &Record<G>, color: bool) -> String;
+    /// A line under the board while the game goes on (the phase, what to type), if any.
+    fn situation(&self, _record: &Record<G>) -> Option<String> {
+        None
+    }
+    /// The prompt for the person to move.
+    fn prompt(&self, record: &Record<G>) -> String;
+    /// How to type a move, for `help`.
+    fn move_help(&self, position: &G) -> String;
+    /// The message for input that is not a legal move.
+    fn refusal(&self, _record: &Record<G>, reason: &str) -> String {
+        format!("{reason}.")
+    }
+    /// Under a rule where invalid input forfeits the turn (Connect's origin document): the
+    /// position after the forfeit and the message saying so. Forfeits cannot be undone.
+    fn forfeit(&self, _position: &G, _reason: &str) -> Option<(G, String)> {
+        None
+    }
+    /// A move the side to move must make without being asked (Reversi's pass), with a message.
+    fn forced_move(&self, _position: &G) -> Option<(G::Move, String)> {
+        None
+    }
+    /// The result of a finished game, in words.
+    fn result(&self, record: &Record<G>) -> String;
+    /// A game's own command at the prompt (Mathable's `P`, `S`, `E`, `T`), which may ask
+    /// follow-up questions: the moves it stands for, played in order (none: handled without a
+    /// move), or `None` when `word` is not one of the game's commands.
+    fn command(&mut self, _word: &str, _rest: &str, _record: &Record<G>, _input: &mut Input) -> Option<Vec<G::Move>> {
+        None
+    }
+    /// A question after a person's move (Mathable's extra draw): a move to play next, if any.
+    fn follow_up(&mut self, _record: &Record<G>, _input: &mut Input) -> Option<G::Move> {
+        None
+    }
+    /// Before a person is asked for a move (Mathable hides racks between people at one
+    /// terminal); false when the input ended.
+    fn before_person(&mut self, _record: &Record<G>, _input: &mut Input) -> bool {
+        true
+    }
+    /// The line for a computer's move, in the game's words (default: `NAME (SPEC) plays MOVE`).
+    fn announce(&self, _before: &G, _mv: G::Move, _spec: &str) -> Option<String> {
+        None
+    }
+    /// The game's own save format, if it has one (default: `tabletop GAME`, position, moves).
+    fn save_text(&self, _record: &Record<G>) -> Option<String> {
+        None
+    }
+    /// Reads the game's own save format (see [`Presenter::save_text`]); `None` when the game
+    /// has none.
+    fn load_text(&mut self, _text: &str) -> Option<Result<Record<G>>> {
+        None
+    }
+    /// A hint for the side to move: the best move and its value (by default the analysis's
+    /// best move within a second).
+    fn hint(&mut self, record: &Record<G>) -> String {
+        analysis_hint(record, Duration::from_secs(1))
+    }
+}
+
+/// A seat at the terminal: a person or a computer player with its spec.
+pub enum Seated<G: Game> {
+    /// A person types the moves.
+    Human,
+    /// A computer player and the spec it was built from.
+    Computer(Box<dyn Player<G>>, String),
+}
+
+/// Reads the `--player` options: `SEAT=SPEC` (seat by number from 1 or by name) or a bare
+/// `SPEC`, which goes to the first computer seat of the defaults. `defaults` has one spec per
+/// seat.
+pub fn seat_specs<G: Analyze>(
+    presenter: &dyn Presenter<G>,
+    defaults: &[PlayerSpec],
+    options: &[String],
+) -> Result<Vec<PlayerSpec>> {
+    let mut specs = defaults.to_vec();
+    let seats = defaults.len();
+    for text in options {
+        let seat = match text.split_once('=') {
+            // `engine:time=1s` has '=' inside its settings, after a ':'.
+            Some((word, spec)) if !word.contains(':') => {
+                let word = word.trim().to_ascii_lowercase();
+                let seat = (0..seats as u8)
+                    .map(Seat)
+                    .find(|&s| word == (s.index() + 1).to_string() || presenter.seat_words(s).contains(&word.as_str()));
+                let Some(seat) = seat else {
+                    let names: Vec<String> = (0..seats as u8)
+                        .map(|s| {
+                            let mut names = vec![(s + 1).to_string()];
+                            names.extend(presenter.seat_words(Seat(s)).iter().map(|w| w.to_string()));
+                            names.join(" or ")
+                        })
+                        .collect();
+                    bail!("--player {text:?}: no seat {word:?}; seats: {}", names.join("; "));
+                };
+                specs[seat.index()] = spec.parse()?;
+                continue;
+            }
+            _ => defaults.iter().position(|s| s.name != "human").unwrap_or(seats - 1),
+        };
+        specs[seat] = text.parse()?;
+    }
+    Ok(specs)
+}
+
+/// The seats for `specs`: people for `human`, else the presenter's players (seeded by seat).
+pub fn seat_players<G: Analyze>(
+    presenter: &dyn Presenter<G>,
+    specs: &[PlayerSpec],
+    seed: u64,
+) -> Result<Vec<Seated<G>>> {
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            if spec.name == "human" {
+                if !spec.settings.is_empty() {
+                    bail!("player \"human\" has no settings");
+                }
+                Ok(Seated::Human)
+            } else {
+                let player = presenter.make_player(spec, Seat(i as u8), seed.wrapping_add(i as u64))?;
+                Ok(Seated::Computer(player, spec.to_string()))
+            }
+        })
+        .collect()
+}
+
+/// The terminal game: a record played by seats, drawn by a presenter.
+pub struct Table<'a, G: Analyze> {
+    presenter: &'a mut dyn Presenter<G>,
+    seats: Vec<Seated<G>>,
+    record: Record<G>,
+    start: G,
+    color: bool,
+    /// An origin document's program: no intro, the program ends with the game and says nothing
+    /// more at the end of input.
+    document: bool,
+}
+
+const COMMANDS: &str = "hint (a suggestion), undo (take back your last move), new (start again), \
+save FILE, load FILE, help, quit";
+
+impl<'a, G: Game + Analyze> Table<'a, G> {
+    /// A table for a game from `start`.
+    pub fn new(presenter: &'a mut dyn Presenter<G>, seats: Vec<Seated<G>>, start: G, color: bool) -> Self {
+        Table { presenter, seats, record: Record::new(start.clone()), start, color, document: false }
+    }
+
+    /// Plays as the origin document's program (no intro, the program ends with the game).
+    pub fn document_mode(mut self, document: bool) -> Self {
+        self.document = document;
+        self
+    }
+
+    fn is_human(&self, seat: Seat) -> bool {
+        matches!(self.seats.get(seat.index()), Some(Seated::Human))
+    }
+
+    /// The intro: the game, who plays which seat, how to change it and what to type.
+    fn intro(&self) -> String {
+        let mut text = format!("{}\n", self.presenter.title(&self.start));
+        let who: Vec<String> = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let name = self.presenter.seat_name(Seat(i as u8));
+                match s {
+                    Seated::Human => format!("{name}: you"),
+                    Seated::Computer(_, spec) => format!("{name}: the computer ({spec})"),
+                }
+            })
+            .collect();
+        text.push_str(&format!("{}.\n", who.join("; ")));
+        let example = self.presenter.seat_words(Seat(1)).first().copied().unwrap_or("2");
+        text.push_str(&format!(
+            "Change who plays with --player SEAT=SPEC, e.g. --player {example}=human or --player {example}=engine:time=2s.\n"
+        ));
+        text.push_str(&format!("Type {}; or {COMMANDS}.", self.presenter.move_help(&self.start)));
+        text
+    }
+
+    /// Plays until the game is over with no person at the table, `quit`, or the end of input.
+    pub fn run(&mut self, input: &mut Input) -> Result<()> {
+        if !self.document {
+            println!("{}", self.intro());
+        }
+        let mut show = true;
+        loop {
+            let human_to_move = self.record.status().to_move().is_some_and(|s| self.is_human(s));
+            // Before anything of the person's is shown (Mathable hides racks between people).
+            if human_to_move && !self.presenter.before_person(&self.record, input) {
+                println!("End of input: the game is left unfinished.");
+                return Ok(());
+            }
+            if show {
+                if !self.document {
+                    println!();
+                }
+                print!("{}", self.presenter.board(&self.record, self.color));
+                if let Some(line) = self.presenter.situation(&self.record).filter(|_| human_to_move) {
+                    println!("{line}");
+                }
+            }
+            let status = self.record.status();
+            if let Status::ToMove(seat) = status {
+                if let Some((mv, message)) = self.presenter.forced_move(self.record.current()) {
+                    println!("{message}");
+                    self.record.play(mv).map_err(|e| anyhow!("forced move {mv}: {e}"))?;
+                    show = false; // the board has not changed
+                    continue;
+                }
+                if let Seated::Computer(player, spec) = &mut self.seats[seat.index()] {
+                    let started = Instant::now();
+                    let mv = player.choose_move(&self.record);
+                    let spec = spec.clone();
+                    let before = self.record.current().clone();
+                    self.record
+                        .play(mv)
+                        .map_err(|e| anyhow!("the computer ({spec}) chose an illegal move {mv}: {e}"))?;
+                    match self.presenter.announce(&before, mv, &spec) {
+                        Some(line) => println!("{line}"),
+                        None => println!(
+                            "{} ({spec}) plays {mv} ({:.2} s).",
+                            self.presenter.seat_name(seat),
+                            started.elapsed().as_secs_f64()
+                        ),
+                    }
+                    // A computer's turn of several moves is drawn once, at its end.
+                    show = self.record.status().to_move() != Some(seat);
+                    continue;
+                }
+            } else {
+                println!("{}", self.presenter.result(&self.record));
+                if self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
+                    return Ok(());
+                }
+            }
+            let prompt = match status {
+                Status::ToMove(_) => self.presenter.prompt(&self.record),
+                Status::Over(_) => "Game over: new, undo, save FILE, load FILE or quit> ".to_string(),
+            };
+            let Some(line) = input.ask(&prompt) else {
+                if status.to_move().is_some() && !self.document {
+                    println!("End of input: the game is left unfinished.");
+                }
+                return Ok(());
+            };
+            show = false;
+            let (word, rest) = match line.split_once(char::is_whitespace) {
+                Some((w, r)) => (w.to_ascii_lowercase(), r.trim()),
+                None => (line.to_ascii_lowercase(), ""),
+            };
+            match word.as_str() {
+                "" => {}
+                "help" | "?" => {
+                    println!("Type {}; or {COMMANDS}.", self.presenter.move_help(self.record.current()));
+                }
+                "quit" | "exit" | "q" => {
+                    if status.to_move().is_some() && !self.record.moves().is_empty() {
+                        match input.ask("Abandon the game in progress? (y/n) ") {
+                            Some(a) if a.eq_ignore_ascii_case("n") || a.eq_ignore_ascii_case("no") => continue,
+                            _ => {}
+                        }
+                        println!("Game abandoned.");
+                    }
+                    return Ok(());
+                }
+                "hint" if status.to_move().is_some() => println!("Hint: {}", self.presenter.hint(&self.record)),
+                "undo" => {
+                    if self.undo() {
+                        show = true;
+                    } else {
+                        println!("Nothing to undo.");
+                    }
+                }
+                "new" => {
+                    self.record = Record::new(self.start.clone());
+                    for s in &mut self.seats {
+                        if let Seated::Computer(p, _) = s {
+                            p.reset();
+                        }
+                    }
+                    println!("New game.");
+                    show = true;
+                }
+                "save" | "load" if rest.is_empty() => println!("Type {word} FILE."),
+                "save" => match self.save(rest) {
+                    Ok(()) => println!("Saved to {rest}."),
+                    Err(e) => println!("Could not save: {e:#}"),
+                },
+                "load" => match self.load(rest) {
+                    Ok(()) => {
+                        let n = self.record.moves().len();
+                        println!("Loaded {rest} ({n} move{}).", if n == 1 { "" } else { "s" });
+                        show = true;
+                    }
+                    Err(e) => println!("Could not load: {e:#}"),
+                },
+                "board" => show = true,
+                _ if status.to_move().is_none() => println!("The game is over: type new, undo, load FILE or quit."),
+                _ => {
+                    if let Some(moves) = self.presenter.command(&word, rest, &self.record, input) {
+                        for mv in moves {
+                            if let Err(e) = self.record.play(mv) {
+                                println!("{}", self.presenter.refusal(&self.record, &e.to_string()));
+                                break;
+                            }
+                            show = true;
+                        }
+                        if show {
+                            self.after_person_move(input)?;
+                        }
+                        continue;
+                    }
+                    let position = self.record.current();
+                    let refused = match position.parse_move(&line) {
+                        Err(e) => e.to_string(),
+                        Ok(mv) => match position.illegal_reason(mv) {
+                            Some(e) => e.to_string(),
+                            None => {
+                                self.record.play(mv).map_err(|e| anyhow!("{mv}: {e}"))?;
+                                show = true;
+                                self.after_person_move(input)?;
+                                continue;
+                            }
+                        },
+                    };
+                    match self.presenter.forfeit(position, &refused) {
+                        Some((next, message)) => {
+                            println!("{message}");
+                            self.record = Record::new(next);
+                            show = true;
+                        }
+                        None => println!("{}", self.presenter.refusal(&self.record, &refused)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// The presenter's question after a person's move, and the move it gives.
+    fn after_person_move(&mut self, input: &mut Input) -> Result<()> {
+        if let Some(mv) = self.presenter.follow_up(&self.record, input) {
+            self.record.play(mv).map_err(|e| anyhow!("{mv}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Takes back moves until a person is to move again, having taken back at least one of a
+    /// person's moves; false (and nothing changed) when there is none.
+    fn undo(&mut self) -> bool {
+        let mut undone = Vec::new();
+        while let Some(mv) = self.record.undo() {
+            undone.push(mv);
+            let position = self.record.current();
+            if let Status::ToMove(seat) = self.record.status() {
+                if self.is_human(seat) && self.presenter.forced_move(position).is_none() {
+                    return true;
+                }
+            }
+        }
+        // Only computer moves were left: replay them so nothing is lost.
+        for mv in undone.into_iter().rev() {
+            let _ = self.record.play(mv);
+        }
+        false
+    }
+
+    /// Saves the game: `tabletop GAME`, the start position's notation, the moves.
+    fn save(&self, file: &str) -> Result<()> {
+        let moves: Vec<String> = self.record.moves().iter().map(|m| m.to_string()).collect();
+        let text = self.presenter.save_text(&self.record).unwrap_or_else(|| {
+            format!("tabletop {}\nposition {}\nmoves {}\n", G::NAME, self.start.notation(), moves.join(" "))
+        });
+        std::fs::write(file, text).with_context(|| format!("cannot write {file}"))
+    }
+
+    /// Loads a game saved by [`Table::save`] (of this game and variant).
+    fn load(&mut self, file: &str) -> Result<()> {
+        let text = read_capped(std::path::Path::new(file), SAVE_MAX_BYTES)?;
+        if let Some(record) = self.presenter.load_text(&text) {
+            let record = record.with_context(|| format!("cannot load {file}"))?;
+            if record.current().num_seats() != self.seats.len() {
+                bail!(
+                    "{file} is a game for {} players, this table has {}",
+                    record.current().num_seats(),
+                    self.seats.len()
+                );
+            }
+            self.record = record;
+            return Ok(());
+        }
+        let mut lines = text.lines();
+        if lines.next().map(str::trim) != Some(&format!("tabletop {}", G::NAME)) {
+            bail!("{file} is not a saved {} game", G::NAME);
+        }
+        let mut start = None;
+        let mut moves = "";
+        for (i, line) in lines.enumerate() {
+            match line.split_once(' ').unwrap_or((line, "")) {
+                ("position", p) => start = Some(G::from_notation(&self.start.variant(), p.trim())?),
+                ("moves", m) => moves = m,
+                ("", _) => {}
+                _ => bail!("{file} line {}: expected `position ...` or `moves ...`", i + 2),
+            }
+        }
+        let mut record = Record::new(start.ok_or_else(|| anyhow!("{file} has no position line"))?);
+        for (i, text) in moves.split_whitespace().enumerate() {
+            let mv = record.current().parse_move(text).map_err(|e| anyhow!("move {}: {e}", i + 1))?;
+            record.play(mv).map_err(|e| anyhow!("move {} ({text}): {e}", i + 1))?;
+        }
+        self.start = record.start().clone();
+        self.record = record;
+        Ok(())
+    }
+}
+
+/// The best move by [`Analyze`] within `budget`, in words: `5 (win in 3 plies)`.
+pub fn analysis_hint<G: Analyze>(record: &Record<G>, budget: Duration) -> String {
+    let analysis = G::analyze(record, budget);
+    match analysis.moves.first() {
+        Some(best) => format!("{} ({})", best.notation, best.text),
+        None => "no move to suggest".to_string(),
+    }
+}

@@ -1,0 +1,101 @@
+//! Nothing at the terminal panics on any input: seeded random scripts of commands, moves and
+//! junk for every game end normally.
+
+mod common;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const WORDS: &[&str] = &[
+    "",
+    "help",
+    "hint",
+    "undo",
+    "undo",
+    "new",
+    "board",
+    "save",
+    "load",
+    "load /dev/zero",
+    "save /nonexistent/x",
+    "quit",
+    "n",
+    "y",
+    "p",
+    "s",
+    "e",
+    "t",
+    "P",
+    "S",
+    "E",
+    "T",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "9",
+    "99",
+    "-1",
+    "1-2",
+    "4-5",
+    "a1",
+    "f5",
+    "d3",
+    "h8",
+    "pass",
+    "G9 2",
+    "g9=2",
+    "H8 4",
+    "swap=2,5",
+    "draw",
+    "end",
+    "terminate",
+    "2 5",
+    "1,2",
+    "18446744073709551616",
+    "\u{e9}\u{e9}",
+    "x=1",
+    "  4  ",
+];
+
+fn script(rng: &mut ChaCha8Rng, lines: usize) -> String {
+    let mut out = String::new();
+    for _ in 0..lines {
+        if rng.gen_bool(0.1) {
+            let len = rng.gen_range(0..12);
+            out.extend((0..len).map(|_| rng.gen_range(' '..='~')));
+        } else {
+            out.push_str(WORDS[rng.gen_range(0..WORDS.len())]);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn random_scripts_never_panic() {
+    let games: [&[&str]; 5] = [
+        &["play", "slide", "--player", "o=random"],
+        &["play", "reversi", "--player", "white=random", "--no-color"],
+        &["play", "connect", "--preset", "connect3", "--player", "o=random"],
+        &["play", "connect", "--preset", "connect3", "--document"],
+        &["play", "mathable", "--preset", "simple", "--seed", "3", "--player", "2=greedy"],
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(15);
+    let mut runs = 0;
+    for args in games {
+        for _ in 0..4 {
+            let input = script(&mut rng, 60);
+            let run = common::tabletop(args, &input);
+            assert!(!run.stderr.contains("panicked"), "{args:?} with\n{input}\n{}", run.stderr);
+            assert!(run.ok, "{args:?} with\n{input}\n{}", run.stderr);
+            assert!(
+                run.stdout.contains("where to place") || run.stdout.contains("> ") || run.stdout.contains("Action")
+            );
+            runs += 1;
+        }
+    }
+    assert_eq!(runs, 20);
+}

@@ -1,0 +1,921 @@
+//! Issue 13 on a loopback server: the threat model of docs/API.md line by line (what a
+//! stranger, a watcher and an opponent can learn or do), hidden information, validation at
+//! creation, JSON errors, limits (body, rate, engine queue, connections, cache), cancelled
+//! thinking and computers resuming after a restart.
+//!
+//! Each test names the threat-model line (S = stranger, W = watcher, O = opponent) or the
+//! issue's "Why" item it checks.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Every answer a viewer gets while a Mathable game is played: (what, text).
+type Seen = Vec<(String, String)>;
+
+fn seed_of(db: &std::path::Path, id: &str) -> u64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let secret: String = conn.query_row("SELECT secret FROM games WHERE id = ?1", [id], |r| r.get(0)).unwrap();
+    serde_json::from_str::<Value>(&secret).unwrap()["seed"].as_u64().expect("a stored seed")
+}
+
+// ---- Stranger (knows only the server's address) ----
+
+/// S1: there is no list of games; the lobby lists only games with an open seat, without tokens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stranger_finds_no_list_of_games() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    for path in ["/api/games", "/api/games/", "/api/games?limit=50", "/api/list", "/api/games/all"] {
+        let answer = get(addr, path).await;
+        assert!(matches!(answer.status, 404 | 405), "{path}: {} {}", answer.status, answer.text);
+        answer.error();
+        assert!(!answer.text.contains(&game.id), "{path} lists a game");
+    }
+    assert!(!get(addr, "/api/lobby").await.text.contains(&game.id));
+    // The page does not embed ids either.
+    assert!(!get(addr, "/").await.text.contains(&game.id));
+}
+
+/// S2: ids and tokens are 128 random bits; an unknown or malformed id is a JSON 404.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stranger_cannot_guess_ids_or_tokens() {
+    let server = start().await;
+    let addr = server.addr;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..20 {
+        let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+        for text in [game.id.clone(), game.token(0).to_string(), game.token(1).to_string()] {
+            assert_eq!(text.len(), 32);
+            assert!(text.bytes().all(|b| b.is_ascii_hexdigit()));
+            assert!(seen.insert(text), "ids and tokens never repeat");
+        }
+    }
+    let unknown = "0".repeat(32);
+    for path in [
+        format!("/api/games/{unknown}"),
+        "/api/games/zz".to_string(),
+        format!("/api/games/{}", "a".repeat(5000)),
+        format!("/api/games/{unknown}/events"),
+    ] {
+        let answer = get(addr, &path).await;
+        assert_eq!(answer.status, 404, "{path}: {}", answer.text);
+        assert!(answer.error().len() < 200, "the answer does not echo a long id back");
+    }
+    let answer = play(addr, &unknown, "x", "1").await;
+    assert_eq!(answer.status, 404);
+    answer.error();
+}
+
+/// S3: a stranger may take an open seat (that is what it is for) but nothing else: every
+/// action on a game needs a seat's token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stranger_and_watcher_cannot_act_without_a_token() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "human"], "hints": true})).await;
+    let id = &game.id;
+    play_ok(addr, id, game.token(0), "d3").await;
+    for token in [json!(""), json!("forged"), json!("0123456789abcdef0123456789abcdef")] {
+        for (what, body) in [
+            ("moves", json!({"move": "c3", "token": token})),
+            ("undo", json!({"token": token})),
+            ("proposal", json!({"token": token, "accept": true})),
+            ("resign", json!({"token": token})),
+            ("hint", json!({"token": token})),
+            ("analysis", json!({"token": token})),
+        ] {
+            let answer = act(addr, id, what, body).await;
+            assert_eq!(answer.status, 403, "{what} with {token}: {}", answer.text);
+            answer.error();
+        }
+    }
+    // Without a token field at all: malformed (400), or no seat (403) where the token is optional.
+    for what in ["moves", "undo", "resign"] {
+        let answer = act(addr, id, what, json!({"move": "c3"})).await;
+        assert_eq!(answer.status, 400, "{what}: {}", answer.text);
+        answer.error();
+    }
+    let view = state(addr, id, None).await;
+    assert_eq!((view["moves"].clone(), view["status"]["over"].clone()), (json!(["d3"]), json!(false)));
+    assert_eq!(post(addr, &format!("/api/games/{id}/join"), json!({})).await.status, 409, "no open seat");
+}
+
+// ---- Watcher (holds the watch link: the id) ----
+
+/// W1: a watcher sees the board, moves, players and result, but no seat's token, in the state,
+/// the events and the lobby.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watcher_sees_the_game_but_no_token() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "open"]})).await;
+    let id = game.id.clone();
+    let mut watcher = Events::open(addr, &id, None).await;
+    let mut texts = vec![watcher.next(SHORT).await.unwrap().to_string(), get(addr, "/api/lobby").await.text];
+    let joined = post(addr, &format!("/api/games/{id}/join"), json!({})).await;
+    let second = joined.body["token"].as_str().unwrap().to_string();
+    play_ok(addr, &id, game.token(0), "d3").await;
+    play_ok(addr, &id, &second, "c3").await;
+    act(addr, &id, "resign", json!({"token": second})).await;
+    texts.extend(watcher.drain(Duration::from_millis(500)).await.iter().map(Value::to_string));
+    let view = state(addr, &id, None).await;
+    assert_eq!(view["moves"], json!(["d3", "c3"]));
+    assert_eq!(view["result"]["winners"], json!([0]));
+    assert_eq!(view["board"]["cells"].as_array().unwrap().len(), 64);
+    texts.push(view.to_string());
+    assert!(texts.len() >= 6, "events came: {}", texts.len());
+    for text in &texts {
+        assert!(!text.contains(game.token(0)) && !text.contains(&second), "a token leaked to a watcher: {text}");
+    }
+    // Even the opponent's view does not hold the other token.
+    assert!(!state(addr, &id, Some(&second)).await.to_string().contains(game.token(0)));
+    assert!(!joined.text.contains(game.token(0)), "the joiner gets only its own token");
+}
+
+/// W2 / O-hidden: in Mathable a watcher sees rack sizes, the bag's size, the board and the
+/// scores; nobody but a seat sees that seat's rack; nobody sees the seed or the bag's order,
+/// not even the seat to move (its `position` notation would hold every rack and the seed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mathable_racks_seed_and_bag_stay_hidden_from_everyone_else() {
+    let server = start().await;
+    let addr = server.addr;
+    let game =
+        create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "open"]})).await;
+    let id = game.id.clone();
+    let seed = seed_of(&server.db, &id).to_string();
+    let mut seen: Seen = vec![("create".into(), game.answer.to_string())];
+    let mut streams = Vec::new();
+    for token in [None, Some(game.token(0).to_string()), Some(game.token(1).to_string())] {
+        let mut events = Events::open(addr, &id, token.as_deref()).await;
+        events.until("connected", SHORT).await;
+        streams.push(events);
+    }
+    let joined = post(addr, &format!("/api/games/{id}/join"), json!({})).await;
+    seen.push(("join".into(), joined.text.clone()));
+    let third = joined.body["token"].as_str().unwrap().to_string();
+    let tokens = [game.token(0).to_string(), game.token(1).to_string(), third];
+    seen.push(("lobby".into(), get(addr, "/api/lobby").await.text));
+    // A few turns: placements, an exchange, an illegal move's error.
+    let mover = state(addr, &id, Some(&tokens[0])).await;
+    seen.push(("mover".into(), mover.to_string()));
+    seen.push(("place".into(), play_ok(addr, &id, &tokens[0], &a_placement(&mover)).await.to_string()));
+    seen.push(("error".into(), play(addr, &id, &tokens[0], "A1=90").await.text));
+    seen.push(("end".into(), play_ok(addr, &id, &tokens[0], "end").await.to_string()));
+    let view = state(addr, &id, Some(&tokens[1])).await;
+    let swap = view["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|m| m.starts_with("swap"))
+        .unwrap()
+        .to_string();
+    seen.push(("swap".into(), play_ok(addr, &id, &tokens[1], &swap).await.to_string()));
+    for viewer in [None, Some(0), Some(1), Some(2)] {
+        let view = state(addr, &id, viewer.map(|s| tokens[s].as_str())).await;
+        let racks = view["board"]["racks"].as_array().unwrap();
+        for (seat, rack) in racks.iter().enumerate() {
+            assert_eq!(rack.is_array(), viewer == Some(seat), "viewer {viewer:?} sees rack {seat}: {rack}");
+            assert_eq!(rack.as_array().map_or_else(|| rack.as_u64().unwrap(), |r| r.len() as u64), 7);
+        }
+        assert!(view["position"].is_null(), "viewer {viewer:?}: position {}", view["position"]);
+        assert!(view["board"]["bag"].is_u64(), "only the bag's size");
+        let to_move = viewer == Some(2);
+        assert_eq!(!view["legal"].as_array().unwrap().is_empty(), to_move);
+        seen.push((format!("state {viewer:?}"), view.to_string()));
+    }
+    // Past boards are public: as a watcher saw them, racks as counts.
+    let played = state(addr, &id, None).await["moves"].as_array().unwrap().len();
+    for ply in 0..=played {
+        let past = get(addr, &format!("/api/games/{id}/boards/{ply}")).await;
+        assert_eq!(past.status, 200, "{}", past.text);
+        let racks = past.body["board"]["racks"].as_array().unwrap();
+        assert!(racks.iter().all(Value::is_u64), "ply {ply}: {}", past.body["board"]["racks"]);
+        assert_eq!(past.body["board"]["placements"], json!([]));
+        seen.push((format!("board {ply}"), past.text));
+    }
+    for events in &mut streams {
+        for event in events.drain(Duration::from_millis(400)).await {
+            seen.push(("event".into(), event.to_string()));
+        }
+    }
+    for (what, text) in &seen {
+        assert!(!text.contains("\"seed\""), "{what} names the seed: {text}");
+        assert!(!text.contains(&seed), "{what} holds the seed's value");
+        assert!(!text.contains("rng_word_pos") && !text.contains("tabletop-mathable-1"), "{what} holds the save state");
+    }
+}
+
+/// W2 (the bag's order): two games created alike deal different racks (the seed is random
+/// and stays on the server), and a creator cannot choose the seed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mathable_seeds_are_random_and_cannot_be_chosen() {
+    let server = start().await;
+    let addr = server.addr;
+    let mut racks = std::collections::HashSet::new();
+    for _ in 0..6 {
+        let game = create(addr, json!({"game": "mathable", "seats": ["human", "human"]})).await;
+        assert!(game.answer["state"]["options"].get("seed").is_none());
+        racks.insert(game.answer["state"]["board"]["racks"][0].to_string());
+    }
+    assert!(racks.len() >= 4, "six games dealt only {} different racks", racks.len());
+    let chosen = post(addr, "/api/games", json!({"game": "mathable", "options": {"seed": 7}})).await;
+    assert_eq!(chosen.status, 400, "{}", chosen.text);
+    assert!(chosen.error().contains("no option \"seed\""), "{}", chosen.text);
+}
+
+/// W3: a watcher gets no hint or analysis during a game, and nothing of a finished game with
+/// hidden information; W4: hints leave no trace others can see.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hint_needs_the_movers_token_and_reveals_nothing_to_others() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(
+        addr,
+        json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"], "hints": true}),
+    )
+    .await;
+    let id = &game.id;
+    let mut watcher = Events::open(addr, id, None).await;
+    watcher.until("connected", SHORT).await;
+    let mut opponent = Events::open(addr, id, Some(game.token(1))).await;
+    opponent.until("connected", SHORT).await;
+    watcher.drain(Duration::from_millis(200)).await;
+    let before = state(addr, id, None).await;
+    for token in [None, Some("forged"), Some(game.token(1)), Some(game.token(2))] {
+        let answer = act(addr, id, "hint", json!({"token": token})).await;
+        assert_eq!(answer.status, 403, "{token:?}: {}", answer.text);
+        assert!(!answer.text.contains('='), "no move in a refusal");
+        assert_eq!(act(addr, id, "analysis", json!({"token": token})).await.status, 403);
+    }
+    let hint = act(addr, id, "hint", json!({"token": game.token(0)})).await;
+    assert_eq!(hint.status, 200, "{}", hint.text);
+    let mv = hint.body["move"].as_str().unwrap();
+    let token: u64 = mv.split('=').nth(1).unwrap().parse().unwrap();
+    let rack = state(addr, id, Some(game.token(0))).await["board"]["racks"][0].clone();
+    assert!(rack.as_array().unwrap().contains(&json!(token)), "the hint is a token of the mover's own rack");
+    // Nothing changed for anyone else: no event, same version.
+    assert_eq!(state(addr, id, None).await["version"], before["version"]);
+    assert!(watcher.drain(Duration::from_millis(300)).await.is_empty(), "a hint sends no event");
+    let opponent_events = opponent.drain(Duration::from_millis(100)).await;
+    assert!(opponent_events.iter().all(|e| !e.to_string().contains(mv)), "{opponent_events:?}");
+    // A finished game with hidden information: no analysis for anyone.
+    act(addr, id, "resign", json!({"token": game.token(1)})).await;
+    act(addr, id, "resign", json!({"token": game.token(2)})).await;
+    assert_eq!(state(addr, id, None).await["status"]["over"], true);
+    for token in [None, Some(game.token(0))] {
+        assert_eq!(act(addr, id, "analysis", json!({"token": token, "ply": 0})).await.status, 403);
+    }
+}
+
+/// O1: an opponent sees its own rack only, and another seat's exchange as "exchanged N tokens"
+/// (in `history` and `moves`); the exchanging seat sees what it exchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exchanges_appear_to_others_as_a_count() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "mathable", "seats": ["human", "human"]})).await;
+    let id = &game.id;
+    let view = state(addr, id, Some(game.token(0))).await;
+    let swap = view["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .rfind(|m| m.starts_with("swap"))
+        .unwrap()
+        .to_string();
+    let n = swap.trim_start_matches("swap=").split(',').count();
+    let mine = play_ok(addr, id, game.token(0), &swap).await;
+    assert_eq!(mine["moves"], json!([swap]));
+    let shown = if n == 1 { "exchanged 1 token".to_string() } else { format!("exchanged {n} tokens") };
+    for token in [None, Some(game.token(1))] {
+        let view = state(addr, id, token).await;
+        assert_eq!(view["moves"], json!([shown]), "{token:?}");
+        assert_eq!(view["history"], json!([{"ply": 0, "seat": 0, "move": shown}]));
+        let tokens: Vec<&str> = swap.trim_start_matches("swap=").split(',').collect();
+        assert!(!view["history"].to_string().contains(&format!("swap={}", tokens[0])));
+    }
+}
+
+/// O2: an opponent cannot move, resign, take back or answer for another seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opponent_cannot_act_for_another_seat() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    let (id, a, b) = (&game.id, game.token(0), game.token(1));
+    assert_eq!(play(addr, id, b, "5").await.status, 409, "not b's turn");
+    play_ok(addr, id, a, "5").await;
+    assert_eq!(act(addr, id, "undo", json!({"token": b})).await.status, 422, "b cannot take back a's move");
+    act(addr, id, "undo", json!({"token": a})).await;
+    assert_eq!(
+        act(addr, id, "proposal", json!({"token": a, "accept": true})).await.status,
+        403,
+        "a cannot accept for b"
+    );
+    act(addr, id, "proposal", json!({"token": b, "accept": false})).await;
+    // A seat's token holds nothing in another game.
+    let other = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    assert_eq!(play(addr, &other.id, a, "5").await.status, 403);
+    assert_eq!(state(addr, &other.id, Some(a)).await["your_seat"], Value::Null);
+    let resigned = act(addr, id, "resign", json!({"token": b})).await;
+    assert_eq!(resigned.body["result"]["winners"], json!([0]), "a token resigns its own seat only");
+}
+
+// ---- Validation at creation ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn player_settings_are_validated_at_creation() {
+    let server = start_with(tabletop_web::ServeConfig {
+        max_think: Duration::from_secs(10),
+        engine_memory: 64 << 20,
+        ..config()
+    })
+    .await;
+    let addr = server.addr;
+    let cases = [
+        ("slide", "engine:time=abc", "a duration"),
+        ("slide", "classic:levels=999", "levels"),
+        ("reversi", "classic:depth=0", "depth"),
+        ("connect", "connect:level=99", "level"),
+        ("slide", "engine:time=1e400", "time"),
+        ("reversi", "engine:time=1e7s", "longest thinking time"),
+        ("connect", "engine:time=11s", "longest thinking time"),
+        ("connect", "engine:table=1073741824", "MiB"),
+        ("connect", "engine:table=268435456", "MiB"),
+        ("connect", "engine:table=99999999999", "table"),
+        ("reversi", "engine:depth=0", "depth"),
+        ("reversi", "engine:wisdom=3", "wisdom"),
+        ("slide", "engine:time=-1s", "time"),
+        ("slide", "engine:time=NaN", "time"),
+        ("mathable", "greedy:speed=3", "speed"),
+        ("mathable", "engine:time=1e7s", "time"),
+        ("slide", "wizard", "valid players"),
+    ];
+    for (game, spec, reason) in cases {
+        let answer = post(addr, "/api/games", json!({"game": game, "seats": ["human", spec]})).await;
+        assert_eq!(answer.status, 400, "{game} {spec}: {}", answer.text);
+        let error = answer.error();
+        assert!(error.contains("seat 1") && error.contains(reason), "{game} {spec}: {error}");
+    }
+    // At the caps is fine.
+    for (game, spec) in
+        [("connect", "engine:time=10s"), ("connect", "engine:table=4194304"), ("slide", "classic:levels=12")]
+    {
+        let answer = post(addr, "/api/games", json!({"game": game, "seats": ["human", spec]})).await;
+        assert_eq!(answer.status, 200, "{game} {spec}: {}", answer.text);
+        act(addr, answer.body["id"].as_str().unwrap(), "resign", json!({"token": answer.body["tokens"][0]})).await;
+    }
+    // The server's caps are its flags.
+    let tight = start_with(tabletop_web::ServeConfig {
+        max_think: Duration::from_millis(500),
+        engine_memory: 1 << 20,
+        ..config()
+    })
+    .await;
+    for spec in ["engine:time=1s", "engine:table=262144"] {
+        let answer = post(tight.addr, "/api/games", json!({"game": "connect", "seats": ["human", spec]})).await;
+        assert_eq!(answer.status, 400, "{spec}: {}", answer.text);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_option_keys_and_mistyped_values_are_refused() {
+    let server = start().await;
+    let addr = server.addr;
+    let cases = [
+        (json!({"game": "slide", "options": {"size": "3"}}), "whole number"),
+        (json!({"game": "slide", "options": {"size": 3.5}}), "whole number"),
+        (json!({"game": "slide", "options": {"colour": "red"}}), "no option \"colour\""),
+        (json!({"game": "slide", "options": {"pad": "x".repeat(8000)}}), "no option"),
+        (json!({"game": "reversi", "options": {"size": 10}}), "valid options: none"),
+        (json!({"game": "connect", "options": {"preset": 4}}), "must be a string"),
+        (json!({"game": "connect", "options": {"preset": "connect9"}}), "connect9"),
+        (json!({"game": "connect", "options": {"preset": "connect4", "width": 7}}), "not both"),
+        (json!({"game": "connect", "options": {"width": 100000, "height": 6, "connect": 4}}), ""),
+        (json!({"game": "mathable", "options": {"players": 5}}), "2 to 4"),
+        (json!({"game": "mathable", "options": {"players": "2"}}), "2 to 4"),
+        (json!({"game": "slide", "options": []}), "object"),
+        (json!({"game": "slide", "options": "3x3"}), "object"),
+        (json!({"game": "chess"}), "unknown game"),
+        (json!({"game": "slide", "hints": "yes"}), ""),
+        (json!({"game": "slide", "seats": "human"}), ""),
+        (json!({"game": "slide", "seats": ["human", 3]}), ""),
+        (json!({"game": "slide", "seats": ["human"]}), "needs 2 seats"),
+        (json!({"game": "slide", "seats": ["engine", "engine"]}), "human"),
+        (json!({"game": "slide", "seats": ["open", "open"]}), "human"),
+        (json!({"gmae": "slide"}), ""),
+        (json!({"game": "slide", "extra": 1}), ""),
+        (json!({}), ""),
+    ];
+    for (body, reason) in cases {
+        let answer = post(addr, "/api/games", body.clone()).await;
+        assert_eq!(answer.status, 400, "{body}: {}", answer.text);
+        assert!(answer.error().contains(reason), "{body}: {}", answer.text);
+    }
+    for text in ["", "not json", "{\"game\": \"slide\"", "[]", "null"] {
+        let answer = request(addr, "POST", "/api/games", Some(text)).await;
+        assert_eq!(answer.status, 400, "{text:?}: {}", answer.text);
+        answer.error();
+    }
+    assert_eq!(get(addr, "/api/lobby").await.body["games"], json!([]));
+}
+
+// ---- Errors ----
+
+/// Every error is a JSON object `{"error": ...}`, unknown routes and wrong methods too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_is_json() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    let id = &game.id;
+    let cases: Vec<(&str, String, Option<&str>, u16)> = vec![
+        ("GET", "/nope".into(), None, 404),
+        ("GET", "/api/nope".into(), None, 404),
+        ("POST", "/api/nope".into(), Some("{}"), 404),
+        ("GET", "/static/../../etc/passwd".into(), None, 404),
+        ("POST", "/".into(), Some("{}"), 405),
+        ("GET", "/api/games".into(), None, 405),
+        ("DELETE", format!("/api/games/{id}"), None, 405),
+        ("PUT", format!("/api/games/{id}/moves"), Some("{}"), 405),
+        ("GET", format!("/api/games/{id}/moves"), None, 405),
+        ("GET", format!("/api/games/{id}/hint"), None, 405),
+        ("POST", format!("/api/games/{id}/moves"), Some("{\"move\": 5, \"token\": \"x\"}"), 400),
+        ("POST", format!("/api/games/{id}/moves"), Some("garbage"), 400),
+        ("POST", format!("/api/games/{id}/proposal"), Some("{\"token\": \"x\", \"accept\": \"yes\"}"), 400),
+        (
+            "POST",
+            format!("/api/games/{id}/moves"),
+            Some(&*Box::leak(format!("{{\"move\":\"{}\"}}", "x".repeat(20_000)).into_boxed_str())),
+            413,
+        ),
+    ];
+    for (method, path, body, status) in cases {
+        let answer = request(addr, method, &path, body).await;
+        assert_eq!(answer.status, status, "{method} {path}: {}", answer.text);
+        assert!(
+            answer.header("content-type").unwrap_or_default().starts_with("application/json"),
+            "{method} {path}: {}",
+            answer.head
+        );
+        assert!(!answer.error().is_empty());
+    }
+    // Without a Content-Type: still a JSON 400, never 415 as text.
+    let body = json!({"move": "5", "token": game.token(0)}).to_string();
+    let bare = format!(
+        "POST /api/games/{id}/moves HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let answer = raw(addr, bare.as_bytes()).await;
+    assert!(matches!(answer.status, 200 | 400), "{}", answer.text);
+    if answer.status == 400 {
+        answer.error();
+    }
+}
+
+/// A declared `Content-Length: 1073741824` is answered 413 at once, without the body being sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_declared_body_is_refused_before_it_is_sent() {
+    let server = start().await;
+    for path in ["/api/games", "/api/games/0123456789abcdef0123456789abcdef/moves", "/api/nope"] {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n{{\"ga");
+        let started = Instant::now();
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let mut buf = [0u8; 4096];
+        // Read until the head and a JSON body have come (the server may keep the connection).
+        while !String::from_utf8_lossy(&raw).contains('}') {
+            match tokio::time::timeout(Duration::from_secs(3), stream.read(&mut buf)).await {
+                Ok(Ok(n)) if n > 0 => raw.extend_from_slice(&buf[..n]),
+                other => panic!("{path}: no answer without the body ({other:?}): {}", String::from_utf8_lossy(&raw)),
+            }
+        }
+        let answer = parse_answer(&raw);
+        assert_eq!(answer.status, 413, "{path}: {}", answer.text);
+        assert!(answer.error().contains("too large"));
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+}
+
+// ---- Limits ----
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creating_games_and_hints_are_rate_limited() {
+    let server = start_with(tabletop_web::ServeConfig { create_rate: 6, hint_rate: 6, ..config() }).await;
+    let addr = server.addr;
+    let body = json!({"game": "connect", "options": {"preset": "connect3"}, "seats": ["human", "engine:time=20ms"]});
+    let first = post(addr, "/api/games", body.clone()).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    let mut limited = None;
+    for _ in 0..5 {
+        let answer = post(addr, "/api/games", body.clone()).await;
+        if answer.status == 429 {
+            limited = Some(answer);
+            break;
+        }
+    }
+    let limited = limited.expect("the create rate is enforced");
+    assert!(limited.error().contains("too many"), "{}", limited.text);
+    let wait: u64 = limited.header("retry-after").expect("Retry-After").parse().unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    // Joining counts as creating; other routes are not limited.
+    assert_eq!(
+        post(addr, &format!("/api/games/{}/join", first.body["id"].as_str().unwrap()), json!({})).await.status,
+        429
+    );
+    let id = first.body["id"].as_str().unwrap();
+    for _ in 0..10 {
+        assert_eq!(get(addr, &format!("/api/games/{id}")).await.status, 200);
+    }
+    let token = first.body["tokens"][0].as_str().unwrap();
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        statuses.push(act(addr, id, "hint", json!({"token": token})).await.status);
+    }
+    assert_eq!(statuses[0], 200);
+    assert!(statuses.contains(&429), "{statuses:?}");
+}
+
+/// Hints and analyses beyond the workers and the queue are refused with 503 and Retry-After.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_engine_queue_answers_503_with_retry_after() {
+    let server = start_with(tabletop_web::ServeConfig { workers: 1, queue: 0, ..config() }).await;
+    let addr = server.addr;
+    let mut games = Vec::new();
+    for _ in 0..4 {
+        games.push(create(addr, json!({"game": "reversi", "seats": ["human", "engine:time=50ms"]})).await);
+    }
+    let mut asks = Vec::new();
+    for game in &games {
+        let (id, token) = (game.id.clone(), game.token(0).to_string());
+        asks.push(tokio::spawn(async move { act(addr, &id, "hint", json!({"token": token})).await }));
+    }
+    let mut answers = Vec::new();
+    for ask in asks {
+        answers.push(ask.await.unwrap());
+    }
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status).collect();
+    assert!(statuses.contains(&200), "{statuses:?}");
+    let busy = answers.iter().find(|a| a.status == 503).unwrap_or_else(|| panic!("no 503: {statuses:?}"));
+    assert!(busy.error().contains("busy"));
+    assert!(busy.header("retry-after").is_some(), "{}", busy.head);
+    // The computer's moves still wait their turn: every game's computer replies.
+    for game in &games {
+        play_ok(addr, &game.id, game.token(0), "d3").await;
+    }
+    for game in &games {
+        let view =
+            wait_for(addr, &game.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 2).await;
+        assert_eq!(view["moves"].as_array().unwrap().len(), 2);
+    }
+}
+
+/// Resigning stops the computer's thinking at once (`engine:time=5s`), and so does an undo.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resigning_or_undoing_cancels_thinking() {
+    let server = start().await;
+    let addr = server.addr;
+    let state_ref = &server.running.state;
+    let game = create(addr, json!({"game": "reversi", "seats": ["engine:time=5s", "human"]})).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(tabletop_web::server::thinking_count(state_ref), 1, "the computer thinks");
+    let resigned = act(addr, &game.id, "resign", json!({"token": game.token(1)})).await;
+    assert_eq!(resigned.status, 200);
+    let started = Instant::now();
+    while tabletop_web::server::thinking_count(state_ref) > 0 && started.elapsed() < Duration::from_secs(3) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(tabletop_web::server::thinking_count(state_ref), 0);
+    assert!(started.elapsed() < Duration::from_secs(1), "stopped in {:?}", started.elapsed());
+    assert_eq!(state(addr, &game.id, None).await["moves"], json!([]), "no move after the resignation");
+
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "engine:time=5s"]})).await;
+    play_ok(addr, &game.id, game.token(0), "d3").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(tabletop_web::server::thinking_count(state_ref), 1);
+    let undone = act(addr, &game.id, "undo", json!({"token": game.token(0)})).await;
+    assert_eq!(
+        (undone.status, undone.body["moves"].clone(), undone.body["thinking"].clone()),
+        (200, json!([]), json!(false))
+    );
+    let started = Instant::now();
+    while tabletop_web::server::thinking_count(state_ref) > 0 && started.elapsed() < Duration::from_secs(3) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(started.elapsed() < Duration::from_secs(1), "stopped in {:?}", started.elapsed());
+    assert_eq!(state(addr, &game.id, None).await["moves"], json!([]));
+}
+
+/// Copies a database (with its write-ahead log) to a fresh directory, as a crash would leave it.
+fn snapshot(db: &std::path::Path) -> std::path::PathBuf {
+    let copy = tempdir().join("copy.db");
+    std::fs::copy(db, &copy).unwrap();
+    let wal = db.with_extension("db-wal");
+    if wal.exists() {
+        std::fs::copy(&wal, copy.with_extension("db-wal")).unwrap();
+    }
+    copy
+}
+
+/// A computer to move when the server stopped resumes when it starts (moving first, or replying).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_computer_to_move_resumes_after_a_restart() {
+    let server = start().await;
+    let addr = server.addr;
+    let first = create(addr, json!({"game": "reversi", "seats": ["engine:time=2s", "human"]})).await;
+    let second = create(
+        addr,
+        json!({"game": "connect", "options": {"preset": "connect4-6x4"}, "seats": ["human", "engine:time=2s"]}),
+    )
+    .await;
+    play_ok(addr, &second.id, second.token(0), "3").await;
+    // The state as a crash now would leave it: both computers to move, nothing stored from them.
+    let copy = snapshot(&server.db);
+    let again = start_with(tabletop_web::ServeConfig { db: copy, ..config() }).await;
+    assert!(tabletop_web::server::thinking_count(&again.running.state) >= 1, "resumed at start, before any request");
+    let moved =
+        wait_for(again.addr, &first.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 1)
+            .await;
+    assert_eq!(moved["moves"].as_array().unwrap().len(), 1, "the computer moved first after the restart");
+    assert_eq!(moved["status"]["to_move"], 1);
+    let reply = moved["legal"][0].as_str().unwrap().to_string();
+    play_ok(again.addr, &first.id, first.token(1), &reply).await;
+    let replied =
+        wait_for(again.addr, &second.id, None, Duration::from_secs(5), |v| v["moves"].as_array().unwrap().len() == 2)
+            .await;
+    assert_eq!(replied["moves"].as_array().unwrap().len(), 2, "the computer replied after the restart");
+    assert_eq!(replied["status"]["to_move"], 0);
+}
+
+/// Memory is bounded: at most `cache_games` games in memory; an evicted game loads again with its moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_game_cache_stays_bounded() {
+    let server = start_with(tabletop_web::ServeConfig { cache_games: 50, ..config() }).await;
+    let addr = server.addr;
+    let first = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    play_ok(addr, &first.id, first.token(0), "5").await;
+    play_ok(addr, &first.id, first.token(1), "1").await;
+    let mut peak = 0;
+    for _ in 0..199 {
+        create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+        peak = peak.max(server.state().cached_games());
+    }
+    assert!(peak <= 50, "{peak} games in memory");
+    assert!(server.state().cached_games() >= 40, "the cache is used: {}", server.state().cached_games());
+    let view = state(addr, &first.id, Some(first.token(0))).await;
+    assert_eq!(view["moves"], json!(["5", "1"]), "the evicted game loads with its moves");
+    assert_eq!(view["your_seat"], 0);
+    play_ok(addr, &first.id, first.token(0), "9").await;
+    assert!(server.state().cached_games() <= 50);
+}
+
+/// Reads from a connection until it is closed (or a response comes); how long that took.
+async fn closed_within(stream: &mut TcpStream, limit: Duration) -> Option<(Duration, String)> {
+    let started = Instant::now();
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 1024];
+    loop {
+        match tokio::time::timeout_at(tokio::time::Instant::from_std(started + limit), stream.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => return Some((started.elapsed(), String::from_utf8_lossy(&raw).to_string())),
+            Ok(Ok(n)) => raw.extend_from_slice(&buf[..n]),
+            Err(_) => return None,
+        }
+    }
+}
+
+/// Idle, half-sent and kept-alive-but-silent connections are closed after the header timeout;
+/// a body sent too slowly is refused after the body timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_and_half_sent_connections_are_closed() {
+    let server = start_with(tabletop_web::ServeConfig {
+        header_timeout: Duration::from_secs(1),
+        body_timeout: Duration::from_secs(1),
+        ..config()
+    })
+    .await;
+    let addr = server.addr;
+    let limit = Duration::from_secs(4);
+    // Connected, nothing sent.
+    let mut idle = TcpStream::connect(addr).await.unwrap();
+    // Half a request head.
+    let mut half = TcpStream::connect(addr).await.unwrap();
+    half.write_all(b"GET /api/lobby HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    // A whole request on a kept-alive connection, then silence.
+    let mut kept = TcpStream::connect(addr).await.unwrap();
+    kept.write_all(b"GET /api/lobby HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    let mut buf = [0u8; 4096];
+    let n = kept.read(&mut buf).await.unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    // Headers sent, the body never finished.
+    let mut slow = TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"game\"").await.unwrap();
+    for (name, stream) in [("idle", &mut idle), ("half-sent", &mut half), ("kept-alive", &mut kept)] {
+        let closed = closed_within(stream, limit).await;
+        let (after, _) = closed.unwrap_or_else(|| panic!("the {name} connection is still open after {limit:?}"));
+        assert!(after < Duration::from_millis(3500), "{name}: {after:?}");
+    }
+    let (_, answer) = closed_within(&mut slow, limit).await.expect("the slow body is cut off");
+    let answer = parse_answer(answer.as_bytes());
+    assert!(matches!(answer.status, 400 | 408), "{}", answer.text);
+    assert!(answer.error().contains("timeout"), "{}", answer.text);
+    // The server still answers.
+    assert_eq!(get(addr, "/api/lobby").await.status, 200);
+}
+
+/// The connection cap: past `max_connections`, further connections wait instead of being served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_capped() {
+    let server = start_with(tabletop_web::ServeConfig { max_connections: 2, ..config() }).await;
+    let addr = server.addr;
+    let held: Vec<TcpStream> = vec![TcpStream::connect(addr).await.unwrap(), TcpStream::connect(addr).await.unwrap()];
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let waiting = tokio::time::timeout(Duration::from_millis(700), get(addr, "/api/lobby")).await;
+    assert!(waiting.is_err(), "a third connection was served while two were open");
+    drop(held);
+    let answer =
+        tokio::time::timeout(Duration::from_secs(3), get(addr, "/api/lobby")).await.expect("served once others close");
+    assert_eq!(answer.status, 200);
+}
+
+/// Storage: a database file removed under the server makes writes 503 (never acknowledged and
+/// lost); a corrupted stored move answers 500 with a reason that stays in the log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn storage_trouble_is_refused_not_blamed_on_the_client() {
+    let server = start_with(tabletop_web::ServeConfig { storage_check: Duration::from_millis(100), ..config() }).await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    play_ok(addr, &game.id, game.token(0), "5").await;
+    // Corrupt a stored move, then read the game through a fresh server (nothing cached).
+    let copy = snapshot(&server.db);
+    {
+        let conn = rusqlite::Connection::open(&copy).unwrap();
+        conn.execute("UPDATE moves SET notation = 'zz' WHERE game_id = ?1", [&game.id]).unwrap();
+    }
+    let damaged = start_with(tabletop_web::ServeConfig { db: copy, ..config() }).await;
+    let answer = get(damaged.addr, &format!("/api/games/{}", game.id)).await;
+    assert_eq!(answer.status, 500, "{}", answer.text);
+    assert_eq!(answer.error(), "internal error", "the reason is logged, not sent");
+    // The database file removed: moves and creation refused with 503 and Retry-After.
+    std::fs::remove_file(&server.db).unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let answer = play(addr, &game.id, game.token(1), "1").await;
+    assert_eq!(answer.status, 503, "{}", answer.text);
+    assert!(answer.header("retry-after").is_some());
+    answer.error();
+    assert_eq!(post(addr, "/api/games", json!({"game": "slide"})).await.status, 503);
+    assert_eq!(state(addr, &game.id, None).await["moves"], json!(["5"]), "reading still works");
+}
+
+/// Issue 13, Why: a game whose computer moves first, stopped before it moved, resumes when the
+/// server starts, before anyone asks for it (the move appears in the database by itself).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_computer_moving_first_resumes_at_start_without_a_request() {
+    let server = start().await;
+    let game = create(server.addr, json!({"game": "reversi", "seats": ["engine:time=300ms", "human"]})).await;
+    let copy = snapshot(&server.db);
+    let _again = start_with(tabletop_web::ServeConfig { db: copy.clone(), ..config() }).await;
+    let conn = rusqlite::Connection::open(&copy).unwrap();
+    let started = Instant::now();
+    let mut stored = 0;
+    while started.elapsed() < Duration::from_secs(4) {
+        stored = conn.query_row("SELECT COUNT(*) FROM moves WHERE game_id = ?1", [&game.id], |r| r.get(0)).unwrap();
+        if stored > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(stored, 1, "the computer's first move was stored without any request");
+}
+
+/// Every game's slow thinkers stop when their game is resigned: a long search ignores no
+/// cancellation (a worker stuck in one would be lost to every game).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_games_long_thinking_is_cancelled_by_resigning() {
+    let server = start().await;
+    let addr = server.addr;
+    let cases = [
+        json!({"game": "slide", "options": {"size": 4, "empty": 1}, "seats": ["classic:levels=12", "human"]}),
+        json!({"game": "slide", "options": {"size": 5, "empty": 2}, "seats": ["engine:time=5s", "human"]}),
+        json!({"game": "mathable", "seats": ["engine:time=5s", "human"]}),
+        json!({"game": "reversi", "seats": ["classic:depth=12", "human"]}),
+        json!({"game": "connect", "options": {"width": 8, "height": 7, "connect": 5}, "seats": ["engine:time=5s", "human"]}),
+    ];
+    let mut checked = 0;
+    for body in cases {
+        let game = create(addr, body.clone()).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if tabletop_web::server::thinking_count(server.state()) == 0 {
+            eprintln!("{body}: answered within 0.3 s, nothing to cancel");
+            continue;
+        }
+        let answer = act(addr, &game.id, "resign", json!({"token": game.token(1)})).await;
+        assert_eq!(answer.status, 200, "{}", answer.text);
+        let started = Instant::now();
+        while tabletop_web::server::thinking_count(server.state()) > 0 && started.elapsed() < Duration::from_secs(3) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(started.elapsed() < Duration::from_secs(1), "{body}: still thinking after {:?}", started.elapsed());
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} slow thinkers to cancel");
+}
+
+/// A captured log (the process-wide subscriber writes here).
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Logs: one line per request with its status, and never a token (query strings and bodies
+/// are not logged), even at debug level.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_request_log_never_holds_a_token() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .try_init()
+        .expect("the only subscriber of this test binary");
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "mathable", "seats": ["human", "human"], "hints": true})).await;
+    let (id, one, two) = (&game.id, game.token(0), game.token(1));
+    state(addr, id, Some(one)).await;
+    let mut events = Events::open(addr, id, Some(two)).await;
+    events.until("connected", SHORT).await;
+    act(addr, id, "hint", json!({"token": one})).await;
+    play(addr, id, one, "A1=90").await;
+    play(addr, id, two, "end").await;
+    act(addr, id, "undo", json!({"token": two})).await;
+    play_ok(addr, id, one, "end").await;
+    act(addr, id, "resign", json!({"token": two})).await;
+    drop(events);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).to_string();
+    assert!(log.contains(&format!("/api/games/{id}/moves")), "requests are logged: {log}");
+    assert!(log.contains("422") && log.contains("409"), "with their status: {log}");
+    for token in [one, two] {
+        assert!(!log.contains(token), "a token in the log:\n{log}");
+    }
+}
+
+/// A file that is not a database is refused at start with a clear error, not served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_database_is_refused_at_start() {
+    let db = tempdir().join("damaged.db");
+    std::fs::write(&db, vec![0x5a; 8192]).unwrap();
+    let Err(error) = tabletop_web::start(tabletop_web::ServeConfig { db, ..config() }).await else {
+        panic!("a damaged database was opened");
+    };
+    let text = error.to_string();
+    assert!(text.contains("database"), "{text}");
+}
+
+/// The header timeout closes idle connections, not event streams: a stream quiet for longer
+/// than it still gets the next move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_streams_outlive_the_header_timeout() {
+    let server = start_with(tabletop_web::ServeConfig { header_timeout: Duration::from_secs(1), ..config() }).await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    let mut events = Events::open(addr, &game.id, Some(game.token(1))).await;
+    events.until("connected", SHORT).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    play_ok(addr, &game.id, game.token(0), "5").await;
+    assert_eq!(events.until("move", SHORT).await["moves"], json!(["5"]));
+}
+
+/// A database file replaced under the server (a restore, a careless copy) refuses writes too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replaced_database_refuses_writes() {
+    let server = start_with(tabletop_web::ServeConfig { storage_check: Duration::from_millis(100), ..config() }).await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    let copy = snapshot(&server.db);
+    std::fs::rename(&copy, &server.db).unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let answer = play(addr, &game.id, game.token(0), "5").await;
+    assert_eq!(answer.status, 503, "{}", answer.text);
+    assert!(answer.header("retry-after").is_some());
+    assert_eq!(state(addr, &game.id, None).await["moves"], json!([]), "nothing acknowledged");
+}
