@@ -470,3 +470,35 @@ fn a_corrupted_stored_move_answers_500_and_is_logged() {
     server.kill();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Refused work is a warning, not an error: a hint refused because the engines are busy (503)
+/// is logged as such, without an ERROR line (under `bench serve --abuse`, every one of ~20,000
+/// refused hints was also logged at ERROR by the request log, burying real errors).
+#[test]
+fn a_hint_refused_for_busy_engines_is_a_warning_not_an_error() {
+    let dir = temp_dir("busy-log");
+    let db = dir.join("games.db");
+    let server = Server::start(&db, &["--workers", "1", "--queue", "0"]);
+    // The only worker thinks for 2 s.
+    let (id, tokens, state) = create(&server, json!({"game": "reversi", "seats": ["human", "engine:time=2s"]}));
+    let mv = first_legal(&state);
+    let (status, _) =
+        server.post(&format!("/api/games/{id}/moves"), &json!({"move": mv, "token": tokens[0], "ply": 0}));
+    assert_eq!(status, 200);
+    // A first hint waits for it; a second is refused at once.
+    let (other, other_tokens, _) = create(&server, json!({"game": "reversi", "seats": ["human", "engine"]}));
+    let path = format!("/api/games/{other}/hint");
+    let hint = json!({"token": other_tokens[0]}).to_string();
+    let (addr, first_path, first_hint) = (server.addr.clone(), path.clone(), hint.clone());
+    let first = std::thread::spawn(move || request(&addr, "POST", &first_path, &first_hint));
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, answer) = request(&server.addr, "POST", &path, &hint).expect("the server answers");
+    assert_eq!(status, 503, "{answer}");
+    let _ = first.join();
+    std::thread::sleep(Duration::from_millis(100));
+    let log = server.kill();
+    assert!(log.contains("WARN") && log.contains("refused work"), "the refusal is a warning: {log}");
+    let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
+    assert!(errors.is_empty(), "no ERROR line for refused work: {errors:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -30,7 +30,7 @@ use tower_governor::governor::GovernorConfigBuilder;
 use tower_governor::GovernorLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::RequestBodyTimeoutLayer;
-use tower_http::trace::{DefaultOnResponse, TraceLayer};
+use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::config::ServeConfig;
 use crate::live::{AppState, Change, LiveGame, ProposalKind, Shared};
@@ -242,7 +242,10 @@ pub fn router(state: Shared) -> Router {
                     tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
                 })
                 .on_request(())
-                .on_response(DefaultOnResponse::new().level(tracing::Level::INFO).latency_unit(tower_http::LatencyUnit::Millis)),
+                .on_response(DefaultOnResponse::new().level(tracing::Level::INFO).latency_unit(tower_http::LatencyUnit::Millis))
+                // A 5xx is a warning here: refused work (503) is not the server's error, and a
+                // real one (500) is logged at ERROR with its reason where it happens.
+                .on_failure(DefaultOnFailure::new().level(tracing::Level::WARN)),
         )
         .with_state(state)
 }
