@@ -7,10 +7,9 @@
 //! [`CancelFlag`], raised when its game is resigned, undone, ended or evicted, and by a
 //! watchdog at the longest thinking time (with a margin), so no job outlives its purpose.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use tabletop::cancel::{run_cancellable, CancelFlag};
@@ -41,9 +40,28 @@ pub enum PoolError {
     Failed,
 }
 
+/// The jobs waiting for a worker, in two lanes: long thinking (a computer seat asking for more
+/// than a second) may hold at most all workers but one, so short jobs (ordinary computer moves,
+/// hints, analyses) never wait behind a queue of long ones.
+#[derive(Default)]
+struct Lanes {
+    short: VecDeque<Job>,
+    long: VecDeque<Job>,
+    long_running: usize,
+    /// The pool is gone: workers finish what is queued, then end.
+    closed: bool,
+}
+
+struct Queue {
+    lanes: Mutex<Lanes>,
+    ready: Condvar,
+    /// Long jobs that may run at once.
+    long_slots: usize,
+}
+
 /// The pool of engine workers.
 pub struct EnginePool {
-    sender: Mutex<Sender<Job>>,
+    queue_of_jobs: Arc<Queue>,
     /// Optional jobs (hints, analyses) queued or running.
     optional: AtomicUsize,
     workers: usize,
@@ -67,17 +85,20 @@ impl EnginePool {
     /// [`EnginePool::new`], with optional jobs answered [`PoolError::Busy`] after `optional_wait`.
     pub fn with_optional_wait(workers: usize, queue: usize, watchdog: Duration, optional_wait: Duration) -> Arc<Self> {
         let workers = workers.max(1);
-        let (sender, receiver) = channel::<Job>();
-        let receiver = Arc::new(Mutex::new(receiver));
+        let jobs = Arc::new(Queue {
+            lanes: Mutex::new(Lanes::default()),
+            ready: Condvar::new(),
+            long_slots: workers.saturating_sub(1).max(1),
+        });
         for i in 0..workers {
-            let receiver = receiver.clone();
-            let spawned = std::thread::Builder::new().name(format!("engine-{i}")).spawn(move || worker(&receiver));
+            let jobs = jobs.clone();
+            let spawned = std::thread::Builder::new().name(format!("engine-{i}")).spawn(move || worker(&jobs));
             if let Err(err) = spawned {
                 tracing::error!("cannot start engine worker {i}: {err}");
             }
         }
         Arc::new(EnginePool {
-            sender: Mutex::new(sender),
+            queue_of_jobs: jobs,
             optional: AtomicUsize::new(0),
             workers,
             queue,
@@ -90,6 +111,26 @@ impl EnginePool {
     /// refused with [`PoolError::Busy`] when the queue is full; the others always wait their turn.
     pub async fn run<R: Send + 'static>(
         self: &Arc<Self>,
+        optional: bool,
+        flag: CancelFlag,
+        work: impl FnOnce(&mut Slots) -> R + Send + 'static,
+    ) -> Result<R, PoolError> {
+        self.run_in_lane(false, optional, flag, work).await
+    }
+
+    /// [`EnginePool::run`] for a long computer move (more than a second of thinking): it waits
+    /// in the long lane, which never holds every worker.
+    pub async fn run_long<R: Send + 'static>(
+        self: &Arc<Self>,
+        flag: CancelFlag,
+        work: impl FnOnce(&mut Slots) -> R + Send + 'static,
+    ) -> Result<R, PoolError> {
+        self.run_in_lane(true, false, flag, work).await
+    }
+
+    async fn run_in_lane<R: Send + 'static>(
+        self: &Arc<Self>,
+        long: bool,
         optional: bool,
         flag: CancelFlag,
         work: impl FnOnce(&mut Slots) -> R + Send + 'static,
@@ -149,7 +190,15 @@ impl EnginePool {
                 }
             }
         });
-        self.sender.lock().unwrap_or_else(|e| e.into_inner()).send(job).map_err(|_| PoolError::Failed)?;
+        {
+            let mut lanes = self.queue_of_jobs.lanes.lock().unwrap_or_else(|e| e.into_inner());
+            if long {
+                lanes.long.push_back(job);
+            } else {
+                lanes.short.push_back(job);
+            }
+        }
+        self.queue_of_jobs.ready.notify_one();
         if !optional {
             return receive.await.map_err(|_| PoolError::Failed);
         }
@@ -160,6 +209,13 @@ impl EnginePool {
                 Err(PoolError::Busy)
             }
         }
+    }
+}
+
+impl Drop for EnginePool {
+    fn drop(&mut self) {
+        self.queue_of_jobs.lanes.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        self.queue_of_jobs.ready.notify_all();
     }
 }
 
@@ -179,17 +235,33 @@ fn lower_priority() {
 #[cfg(not(target_os = "linux"))]
 fn lower_priority() {}
 
-fn worker(receiver: &Mutex<Receiver<Job>>) {
+fn worker(jobs: &Queue) {
     lower_priority();
     let mut slots = Slots::default();
     loop {
-        let job = match receiver.lock() {
-            Ok(guard) => guard.recv(),
-            Err(poisoned) => poisoned.into_inner().recv(),
+        let (job, long) = {
+            let mut lanes = jobs.lanes.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(job) = lanes.short.pop_front() {
+                    break (job, false);
+                }
+                if lanes.long_running < jobs.long_slots {
+                    if let Some(job) = lanes.long.pop_front() {
+                        lanes.long_running += 1;
+                        break (job, true);
+                    }
+                }
+                if lanes.closed && lanes.short.is_empty() && lanes.long.is_empty() {
+                    return;
+                }
+                lanes = jobs.ready.wait(lanes).unwrap_or_else(|e| e.into_inner());
+            }
         };
-        match job {
-            Ok(job) => job(&mut slots),
-            Err(_) => return,
+        job(&mut slots);
+        if long {
+            jobs.lanes.lock().unwrap_or_else(|e| e.into_inner()).long_running -= 1;
+            // A long slot is free: a worker waiting only for long work may take it.
+            jobs.ready.notify_all();
         }
     }
 }

@@ -535,6 +535,8 @@ pub struct AppState {
     writable: AtomicBool,
     started: Instant,
     touches: AtomicU64,
+    /// The database file as opened (device, inode); `None` in memory.
+    db_identity: Option<(u64, u64)>,
 }
 
 /// The state as handlers hold it.
@@ -545,6 +547,7 @@ impl AppState {
     pub fn new(store: Store, config: ServeConfig) -> Shared {
         // The watchdog stops any job well past the longest thinking time.
         let watchdog = config.max_think + config.max_think / 2 + Duration::from_secs(1);
+        let db_identity = (config.db.as_os_str() != ":memory:").then(|| file_identity(&config.db)).flatten();
         Arc::new(AppState {
             pool: EnginePool::new(config.workers, config.queue, watchdog),
             config,
@@ -554,6 +557,7 @@ impl AppState {
             writable: AtomicBool::new(true),
             started: Instant::now(),
             touches: AtomicU64::new(0),
+            db_identity,
         })
     }
 
@@ -569,11 +573,27 @@ impl AppState {
 
     /// 503 when the database cannot be trusted with writes.
     pub fn check_writable(&self) -> Result<(), ApiError> {
+        // Checked before every write too (a stat), not only by the watcher every few seconds,
+        // so no move is acknowledged into a file that is gone.
+        if self.db_identity.is_some() && file_identity(&self.config.db) != self.db_identity {
+            self.storage_lost(file_identity(&self.config.db).is_none());
+        }
         if self.writable.load(Ordering::SeqCst) {
             Ok(())
         } else {
             tracing::warn!("refused a write: the database file is gone or replaced");
             Err(ApiError::Unavailable)
+        }
+    }
+
+    /// The database file is gone (`removed`) or another one: refuse writes from now on.
+    fn storage_lost(&self, removed: bool) {
+        if self.writable.swap(false, Ordering::SeqCst) {
+            tracing::error!(
+                "the database file {} was {}: refusing writes until the server is restarted",
+                self.config.db.display(),
+                if removed { "removed" } else { "replaced" }
+            );
         }
     }
 
@@ -722,6 +742,14 @@ pub fn public_players(game: &str, seats: &[String]) -> Value {
         .collect()
 }
 
+/// Does a computer player ask for more than a second per move (a longer time, or a deep fixed
+/// depth whose time nobody can tell)? Its moves then wait in the pool's long lane.
+fn thinks_long(spec: &PlayerSpec) -> bool {
+    let longer = spec.get_duration("time").ok().flatten().is_some_and(|t| t > Duration::from_secs(1));
+    let deep = ["depth", "levels"].iter().any(|key| spec.get_u64(key).ok().flatten().is_some_and(|d| d > 6));
+    longer || deep
+}
+
 /// Passes the turns of seats that resigned, then starts the computer's thinking if one is to
 /// move (and is not already thinking).
 pub fn schedule(state: &Shared, game: &mut LiveGame) {
@@ -741,6 +769,7 @@ pub fn schedule(state: &Shared, game: &mut LiveGame) {
         tracing::error!(game = %game.row.id, "stored player spec {:?} is unreadable", game.row.seats[seat]);
         return;
     };
+    let long = thinks_long(&spec);
     game.thinking = true;
     state.thinking.fetch_add(1, Ordering::SeqCst);
     game.changed(Change::Thinking, Some(seat));
@@ -751,10 +780,12 @@ pub fn schedule(state: &Shared, game: &mut LiveGame) {
     let caps = state.caps();
     tokio::spawn(async move {
         let name = snapshot.game();
-        let chosen = state
-            .pool
-            .run(false, flag.clone(), move |slots| snapshot.computer_move(&spec, slots.slot(name), &caps))
-            .await;
+        let think = move |slots: &mut crate::engines::Slots| snapshot.computer_move(&spec, slots.slot(name), &caps);
+        let chosen = if long {
+            state.pool.run_long(flag.clone(), think).await
+        } else {
+            state.pool.run(false, flag.clone(), think).await
+        };
         state.thinking.fetch_sub(1, Ordering::SeqCst);
         let Some(live) = state.cached(&id) else { return };
         let mut game = live.lock().await;
@@ -838,25 +869,16 @@ pub fn start_background(state: &Shared) {
             state.evict(&mut games, |used| used < cutoff, 0);
         }
     });
-    let path = state.config.db.clone();
-    if path.as_os_str() == ":memory:" {
-        return;
-    }
-    let Some(identity) = file_identity(&path) else { return };
+    let Some(identity) = state.db_identity else { return };
     let weak = Arc::downgrade(state);
     let every = state.config.storage_check;
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(every).await;
             let Some(state) = weak.upgrade() else { return };
-            let now = file_identity(&path);
-            let ok = now == Some(identity);
-            if !ok && state.writable.swap(false, Ordering::SeqCst) {
-                tracing::error!(
-                    "the database file {} was {}: refusing writes until the server is restarted",
-                    path.display(),
-                    if now.is_none() { "removed" } else { "replaced" }
-                );
+            let now = file_identity(&state.config.db);
+            if now != Some(identity) {
+                state.storage_lost(now.is_none());
             }
         }
     });

@@ -70,6 +70,9 @@ pub type LobbyGame = (String, String, Value, Vec<String>, i64);
 /// The database.
 pub struct Store {
     conn: Connection,
+    /// Was this a first-release database (games stored before the schema had versions)? Its
+    /// games never recorded whether a computer is to move.
+    first_release: bool,
 }
 
 fn migrations() -> Migrations<'static> {
@@ -124,8 +127,14 @@ impl Store {
         if report != "ok" {
             return Err(StoreError::Corrupt { path: path.to_path_buf(), report });
         }
+        let unversioned: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let has_games: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games')",
+            [],
+            |r| r.get(0),
+        )?;
         migrations().to_latest(&mut conn)?;
-        Ok(Store { conn })
+        Ok(Store { conn, first_release: unversioned == 0 && has_games })
     }
 
     /// Stores a new game, and whether a computer is to move first (to resume after a restart).
@@ -295,10 +304,15 @@ impl Store {
         Ok(out)
     }
 
-    /// Games whose computer seat is to move (to resume thinking after a start).
+    /// Games whose computer seat may be to move (to resume thinking after a start): those marked
+    /// so, and after upgrading a first-release database every unfinished game once.
     pub fn computer_to_move(&self) -> Result<Vec<String>, StoreError> {
-        let mut statement =
-            self.conn.prepare("SELECT id FROM games WHERE computer_to_move = 1 AND ended IS NULL ORDER BY created")?;
+        let query = if self.first_release {
+            "SELECT id FROM games WHERE ended IS NULL ORDER BY created"
+        } else {
+            "SELECT id FROM games WHERE computer_to_move = 1 AND ended IS NULL ORDER BY created"
+        };
+        let mut statement = self.conn.prepare(query)?;
         let rows = statement.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<Result<Vec<String>, _>>()?)
     }

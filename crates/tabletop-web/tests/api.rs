@@ -270,11 +270,30 @@ async fn a_first_release_database_is_migrated() {
                                  notation TEXT NOT NULL, PRIMARY KEY (game_id, ply));
              CREATE INDEX games_by_time ON games(created);
              INSERT INTO games VALUES ('0123456789abcdef0123456789abcdef', 'mathable',
-                 '{\"preset\":\"classic\",\"players\":2,\"seed\":77}', '[\"human\",\"human\"]', '[\"t0\",\"t1\"]', NULL, 1);",
+                 '{\"preset\":\"classic\",\"players\":2,\"seed\":77}', '[\"human\",\"human\"]', '[\"t0\",\"t1\"]', NULL, 1);
+             INSERT INTO games VALUES ('fedcba9876543210fedcba9876543210', 'reversi', '{}',
+                 '[\"engine:time=50ms\",\"human\"]', '[\"c0\",\"c1\"]', NULL, 2);",
         )
         .unwrap();
     }
     let addr = start(&db).await;
+    // The old Reversi game, whose computer moves first, resumes at start: nobody asks for it.
+    let computer_moved = async {
+        for _ in 0..100 {
+            let conn = rusqlite::Connection::open(&db).unwrap();
+            let moves: i64 = conn
+                .query_row("SELECT COUNT(*) FROM moves WHERE game_id = 'fedcba9876543210fedcba9876543210'", [], |r| {
+                    r.get(0)
+                })
+                .unwrap();
+            if moves > 0 {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    };
+    assert!(computer_moved.await, "the first release's game waiting for its computer resumed");
     let id = "0123456789abcdef0123456789abcdef";
     let (status, state) = request(addr, "GET", &format!("/api/games/{id}?token=t0"), None).await;
     assert_eq!(status, 200, "{state}");

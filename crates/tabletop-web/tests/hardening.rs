@@ -116,3 +116,54 @@ async fn a_queued_hint_gives_up_after_a_bounded_wait_and_is_skipped() {
     assert_eq!(answer.expect("a later hint is answered"), 42);
     assert!(!ran.load(Ordering::SeqCst), "an abandoned hint does not think");
 }
+
+/// Long thinking never holds every worker: with two workers and a queue of long computer moves
+/// (seats asking for many seconds each), a short job (a 100 ms computer, a hint) is answered at
+/// once. Before the lanes, `bench serve --abuse` saw people against `engine:time=100ms` wait 37 s
+/// for a reply behind 20 seats of `engine:time=10s`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_thinking_never_holds_every_worker() {
+    use std::time::{Duration, Instant};
+    use tabletop::cancel::CancelFlag;
+    use tabletop_web::engines::EnginePool;
+
+    let pool = EnginePool::new(2, 4, Duration::from_secs(30));
+    let long: Vec<_> = (0..4)
+        .map(|_| {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                pool.run_long(CancelFlag::new(), |_| std::thread::sleep(Duration::from_millis(1500))).await
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let asked = Instant::now();
+    let answer = pool.run(false, CancelFlag::new(), |_| 7).await.expect("the short job runs");
+    assert_eq!(answer, 7);
+    assert!(asked.elapsed() < Duration::from_millis(800), "a short job waited {:?}", asked.elapsed());
+    for job in long {
+        job.await.expect("joined").expect("the long job runs");
+    }
+}
+
+/// A database file removed under the server is noticed by the very next write (a stat before
+/// each), not only by the watcher every few seconds: no move is acknowledged into a lost file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_database_refuses_the_very_next_write() {
+    use std::time::Duration;
+    let dir = std::env::temp_dir().join(format!("tabletop-hardening-removed-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("games.db");
+    let config = tabletop_web::ServeConfig {
+        addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        db: db.clone(),
+        storage_check: Duration::from_secs(3600), // the watcher would not see it in time
+        ..tabletop_web::ServeConfig::default()
+    };
+    let server = tabletop_web::start(config).await.unwrap();
+    assert!(server.state.check_writable().is_ok());
+    std::fs::remove_file(&db).unwrap();
+    assert!(server.state.check_writable().is_err(), "the next write is refused at once");
+    server.shutdown().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

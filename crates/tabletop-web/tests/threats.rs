@@ -821,10 +821,12 @@ async fn every_games_long_thinking_is_cancelled_by_resigning() {
         let answer = act(addr, &game.id, "resign", json!({"token": game.token(1)})).await;
         assert_eq!(answer.status, 200, "{}", answer.text);
         let started = Instant::now();
-        while tabletop_web::server::thinking_count(server.state()) > 0 && started.elapsed() < Duration::from_secs(3) {
+        while tabletop_web::server::thinking_count(server.state()) > 0 && started.elapsed() < Duration::from_secs(4) {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert!(started.elapsed() < Duration::from_secs(1), "{body}: still thinking after {:?}", started.elapsed());
+        // Uncancelled, each would think 5 s or far longer; the margin is for a loaded machine
+        // (engine workers run at a lower priority than everything else in the test run).
+        assert!(started.elapsed() < Duration::from_secs(3), "{body}: still thinking after {:?}", started.elapsed());
         checked += 1;
     }
     assert!(checked >= 3, "only {checked} slow thinkers to cancel");
