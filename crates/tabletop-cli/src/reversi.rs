@@ -7,8 +7,9 @@ use clap::Args;
 use tabletop::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, FfoLine};
 use tabletop::games::reversi::perft::{perft as fast_perft, perft_hashed};
 use tabletop::games::reversi::players::make_player;
+use tabletop::games::reversi::rules::render_board;
 use tabletop::games::reversi::solver::Solver;
-use tabletop::games::reversi::{Color, Reversi, ReversiMove, Square};
+use tabletop::games::reversi::{Color, Reversi, ReversiMove};
 use tabletop::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
 use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
@@ -308,30 +309,11 @@ impl Presenter<Reversi> for ReversiPresenter {
     fn board(&self, record: &Record<Reversi>, color: bool) -> String {
         let pos = record.current();
         let legal = if self.humans[pos.side_to_move() as usize] { pos.placements() } else { 0 };
-        let mut out = String::from("    a b c d e f g h\n");
-        for row in 0..8 {
-            out.push_str(&format!("  {} ", row + 1));
-            for col in 0..8 {
-                let sq = Square::new(row, col).expect("on the board");
-                let cell = match pos.at(sq) {
-                    Some(Color::Black) => paint("X", 39, color),
-                    Some(Color::White) => paint("O", 226, color),
-                    None if legal & sq.bit() != 0 => paint("*", 244, color),
-                    None => ".".to_string(),
-                };
-                out.push_str(&cell);
-                out.push(' ');
-            }
-            out.push_str(&format!("{}\n", row + 1));
-        }
-        out.push_str("    a b c d e f g h\n");
-        out.push_str(&format!(
-            "  black (X) {}  white (O) {}  empty {}\n",
-            pos.discs(Color::Black),
-            pos.discs(Color::White),
-            pos.open_squares()
-        ));
-        out
+        render_board(pos, legal, |text, disc| match disc {
+            Some(Color::Black) => paint(text, 39, color),
+            Some(Color::White) => paint(text, 226, color),
+            None => paint(text, 244, color),
+        })
     }
 
     fn prompt(&self, record: &Record<Reversi>) -> String {

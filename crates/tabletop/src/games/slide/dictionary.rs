@@ -126,3 +126,18 @@ impl Dictionary {
         self.len = 0;
     }
 }
+
+/// The document's test of the dictionary: `"answer"` and 10,000 keys of a number's digits
+/// repeated 32 times, in 9,887 buckets. Returns the number of collisions (about 3,709).
+///
+/// ```
+/// assert!(tabletop::games::slide::dictionary::document_test().unwrap() <= 4000);
+/// ```
+pub fn document_test() -> Result<u64, DictionaryError> {
+    let mut dict = Dictionary::new(9887)?;
+    dict.put("answer", 42)?;
+    for i in 0..10_000 {
+        dict.put(&i.to_string().repeat(32), i)?;
+    }
+    Ok(dict.collisions())
+}
