@@ -105,26 +105,30 @@ impl MatchOptions {
     }
 }
 
-/// Runs a match with a progress bar and prints the summary (a table, or one JSON object).
+/// Runs `tabletop match GAME` from `start`: the two players `make` builds from the specs
+/// (with each player's index, 0 or 1), a progress bar, and the summary (a table, or one JSON
+/// object). `openings` is the game's default range of random opening plies.
 pub fn run_match_cli<G: Game>(
     start: &G,
-    names: [String; 2],
-    a: &mut dyn Player<G>,
-    b: &mut dyn Player<G>,
-    settings: &MatchSettings,
-    json: bool,
+    options: &MatchOptions,
+    openings: std::ops::RangeInclusive<usize>,
+    make: impl Fn(&PlayerSpec, u64) -> Result<Box<dyn Player<G>>>,
 ) -> Result<Tally> {
+    let specs = options.specs()?;
+    let (mut a, mut b) = (make(&specs[0], 0)?, make(&specs[1], 1)?);
+    let settings = options.settings(openings)?;
+    let names = [specs[0].to_string(), specs[1].to_string()];
     let bar = ProgressBar::new(settings.games as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} [{elapsed_precise}, eta {eta}]")
             .expect("valid template"),
     );
-    let tally = run_arena(start, a, b, settings, |_, t| {
+    let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |_, t| {
         bar.set_message(format!("A {} - B {} - draws {}", t.wins[0], t.wins[1], t.draws));
         bar.inc(1);
     });
     bar.finish_and_clear();
-    if json {
+    if options.json {
         let out = serde_json::json!({
             "game": G::NAME,
             "players": names,

@@ -186,18 +186,7 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
 
 pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     let v = args.size.variant()?;
-    let specs = args.options.specs()?;
-    let mut a = make_player(&specs[0], v, args.options.seed)?;
-    let mut b = make_player(&specs[1], v, args.options.seed + 1)?;
-    let settings = args.options.settings(0..=2)?;
-    run_match_cli(
-        &Connect::new(v),
-        [specs[0].to_string(), specs[1].to_string()],
-        a.as_mut(),
-        b.as_mut(),
-        &settings,
-        args.options.json,
-    )?;
+    run_match_cli(&Connect::new(v), &args.options, 0..=2, |spec, i| Ok(make_player(spec, v, args.options.seed + i)?))?;
     Ok(())
 }
 

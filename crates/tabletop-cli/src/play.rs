@@ -391,50 +391,26 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
         false
     }
 
-    /// Saves the game: `tabletop GAME`, the start position's notation, the moves.
+    /// Saves the game: the presenter's format or [`Record::to_text`].
     fn save(&self, file: &str) -> Result<()> {
-        let moves: Vec<String> = self.record.moves().iter().map(|m| m.to_string()).collect();
-        let text = self.presenter.save_text(&self.record).unwrap_or_else(|| {
-            format!("tabletop {}\nposition {}\nmoves {}\n", G::NAME, self.start.notation(), moves.join(" "))
-        });
+        let text = self.presenter.save_text(&self.record).unwrap_or_else(|| self.record.to_text());
         std::fs::write(file, text).with_context(|| format!("cannot write {file}"))
     }
 
     /// Loads a game saved by [`Table::save`] (of this game and variant).
     fn load(&mut self, file: &str) -> Result<()> {
         let text = read_capped(std::path::Path::new(file), SAVE_MAX_BYTES)?;
-        if let Some(record) = self.presenter.load_text(&text) {
-            let record = record.with_context(|| format!("cannot load {file}"))?;
-            if record.current().num_seats() != self.seats.len() {
-                bail!(
-                    "{file} is a game for {} players, this table has {}",
-                    record.current().num_seats(),
-                    self.seats.len()
-                );
+        let record = match self.presenter.load_text(&text) {
+            Some(record) => record.with_context(|| format!("cannot load {file}"))?,
+            None => {
+                let record = Record::<G>::from_text(&self.start.variant(), &text).with_context(|| file.to_string())?;
+                self.start = record.start().clone();
+                record
             }
-            self.record = record;
-            return Ok(());
+        };
+        if record.current().num_seats() != self.seats.len() {
+            bail!("{file} is a game for {} players, this table has {}", record.current().num_seats(), self.seats.len());
         }
-        let mut lines = text.lines();
-        if lines.next().map(str::trim) != Some(&format!("tabletop {}", G::NAME)) {
-            bail!("{file} is not a saved {} game", G::NAME);
-        }
-        let mut start = None;
-        let mut moves = "";
-        for (i, line) in lines.enumerate() {
-            match line.split_once(' ').unwrap_or((line, "")) {
-                ("position", p) => start = Some(G::from_notation(&self.start.variant(), p.trim())?),
-                ("moves", m) => moves = m,
-                ("", _) => {}
-                _ => bail!("{file} line {}: expected `position ...` or `moves ...`", i + 2),
-            }
-        }
-        let mut record = Record::new(start.ok_or_else(|| anyhow!("{file} has no position line"))?);
-        for (i, text) in moves.split_whitespace().enumerate() {
-            let mv = record.current().parse_move(text).map_err(|e| anyhow!("move {}: {e}", i + 1))?;
-            record.play(mv).map_err(|e| anyhow!("move {} ({text}): {e}", i + 1))?;
-        }
-        self.start = record.start().clone();
         self.record = record;
         Ok(())
     }

@@ -185,12 +185,7 @@ pub fn solve(args: SolveArgs) -> Result<()> {
 }
 
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    let [a, b] = args.options.specs()?;
-    let settings = args.options.settings(4..=8)?;
-    let mut pa = make_player(&a, 1)?;
-    let mut pb = make_player(&b, 2)?;
-    let names = [a.to_string(), b.to_string()];
-    run_match_cli(&Reversi::new(), names, pa.as_mut(), pb.as_mut(), &settings, args.options.json)?;
+    run_match_cli(&Reversi::new(), &args.options, 4..=8, |spec, i| Ok(make_player(spec, i + 1)?))?;
     Ok(())
 }
 

@@ -238,19 +238,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
 
 /// Computer-vs-computer match.
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    let start = args.variant.position(None)?;
-    let specs = args.options.specs()?;
-    let mut a = player_from_spec(&specs[0])?;
-    let mut b = player_from_spec(&specs[1])?;
-    let settings = args.options.settings(0..=2)?;
-    run_match_cli(
-        &start,
-        [specs[0].to_string(), specs[1].to_string()],
-        &mut *a,
-        &mut *b,
-        &settings,
-        args.options.json,
-    )?;
+    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, _| Ok(player_from_spec(spec)?))?;
     Ok(())
 }
 
