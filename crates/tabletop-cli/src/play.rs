@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
+use tabletop::player_spec::{assign_seats, SeatError};
 use tabletop::{Analyze, Game, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::common::{read_capped, Input, SAVE_MAX_BYTES};
@@ -88,42 +89,16 @@ pub enum Seated<G: Game> {
     Computer(Box<dyn Player<G>>, String),
 }
 
-/// Reads the `--player` options: `SEAT=SPEC` (seat by number from 1 or by name) or a bare
-/// `SPEC`, which goes to the first computer seat of the defaults. `defaults` has one spec per
-/// seat.
+/// Reads the `--player` options (see [`assign_seats`]).
 pub fn seat_specs<G: Analyze>(
     presenter: &dyn Presenter<G>,
     defaults: &[PlayerSpec],
     options: &[String],
 ) -> Result<Vec<PlayerSpec>> {
-    let mut specs = defaults.to_vec();
-    let seats = defaults.len();
-    for text in options {
-        let seat = match text.split_once('=') {
-            // `engine:time=1s` has '=' inside its settings, after a ':'.
-            Some((word, spec)) if !word.contains(':') => {
-                let word = word.trim().to_ascii_lowercase();
-                let seat = (0..seats as u8)
-                    .map(Seat)
-                    .find(|&s| word == (s.index() + 1).to_string() || presenter.seat_words(s).contains(&word.as_str()));
-                let Some(seat) = seat else {
-                    let names: Vec<String> = (0..seats as u8)
-                        .map(|s| {
-                            let mut names = vec![(s + 1).to_string()];
-                            names.extend(presenter.seat_words(Seat(s)).iter().map(|w| w.to_string()));
-                            names.join(" or ")
-                        })
-                        .collect();
-                    bail!("--player {text:?}: no seat {word:?}; seats: {}", names.join("; "));
-                };
-                specs[seat.index()] = spec.parse()?;
-                continue;
-            }
-            _ => defaults.iter().position(|s| s.name != "human").unwrap_or(seats - 1),
-        };
-        specs[seat] = text.parse()?;
-    }
-    Ok(specs)
+    assign_seats(defaults, options, |s| presenter.seat_words(s)).map_err(|e| match e {
+        SeatError::UnknownSeat { .. } => anyhow!("--player {e}"),
+        SeatError::Spec(e) => e.into(),
+    })
 }
 
 /// The seats for `specs`: people for `human`, else the presenter's players (seeded by seat).
