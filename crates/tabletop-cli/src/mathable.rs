@@ -129,9 +129,7 @@ pub struct BenchArgs {
 
 fn load_state(path: &std::path::Path) -> Result<(Mathable, Vec<String>)> {
     let text = crate::common::read_capped(path, crate::common::SAVE_MAX_BYTES)?;
-    let save = SaveState::from_json(&text).with_context(|| format!("cannot load {}", path.display()))?;
-    let game = save.to_game().with_context(|| format!("cannot load {}", path.display()))?;
-    Ok((game, save.history))
+    SaveState::read(&text).with_context(|| format!("cannot load {}", path.display()))
 }
 
 const SPECIAL_COLOR: u8 = 244;
@@ -467,12 +465,14 @@ impl Presenter<Mathable> for MathablePresenter {
     }
 
     fn load_text(&mut self, text: &str) -> Option<Result<Record<Mathable>>> {
-        Some((|| {
-            let save = SaveState::from_json(text)?;
-            let game = save.to_game()?;
-            self.earlier_history = Some((game.clone(), save.history));
-            Ok(Record::new(game))
-        })())
+        Some(
+            SaveState::read(text)
+                .map(|(game, history)| {
+                    self.earlier_history = Some((game.clone(), history));
+                    Record::new(game)
+                })
+                .map_err(Into::into),
+        )
     }
 }
 

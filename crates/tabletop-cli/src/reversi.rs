@@ -101,7 +101,8 @@ pub struct SolveArgs {
     pub json: bool,
 }
 
-fn parse_position(text: Option<&str>) -> Result<Reversi> {
+/// The position of `--position` (OBF form), or the start.
+pub fn parse_position(text: Option<&str>) -> Result<Reversi> {
     match text {
         None => Ok(Reversi::new()),
         Some(t) => t.parse::<Reversi>().with_context(|| format!("bad position {t:?}")),
