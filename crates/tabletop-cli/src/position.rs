@@ -162,13 +162,9 @@ fn list_moves<G: Game>(position: &G, out: &Output) -> Result<()> {
 fn print_analysis<G: Analyze>(position: &G, out: &Output) -> Result<()> {
     let analysis = G::analyze(&Record::new(position.clone()), out.time);
     if out.json {
-        let moves: Vec<_> = analysis
-            .moves
-            .iter()
-            .map(|m| serde_json::json!({"move": m.notation, "score": m.score, "exact": m.exact, "value": m.text}))
-            .collect();
-        let json =
-            serde_json::json!({"game": G::NAME, "to_move": to_move(position), "moves": moves, "depth": analysis.depth});
+        let mut json = serde_json::to_value(&analysis)?;
+        json["game"] = G::NAME.into();
+        json["to_move"] = to_move(position).into();
         println!("{json}");
         return Ok(());
     }
