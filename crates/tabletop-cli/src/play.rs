@@ -349,21 +349,14 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     /// Takes back moves until a person is to move again, having taken back at least one of a
     /// person's moves; false (and nothing changed) when there is none.
     fn undo(&mut self) -> bool {
-        let mut undone = Vec::new();
-        while let Some(mv) = self.record.undo() {
-            undone.push(mv);
-            let position = self.record.current();
-            if let Status::ToMove(seat) = self.record.status() {
-                if self.is_human(seat) && self.presenter.forced_move(position).is_none() {
-                    return true;
-                }
+        let (seats, presenter) = (&self.seats, &self.presenter);
+        let person_to_move = |p: &G| match p.status() {
+            Status::ToMove(seat) => {
+                matches!(seats.get(seat.index()), Some(Seated::Human)) && presenter.forced_move(p).is_none()
             }
-        }
-        // Only computer moves were left: replay them so nothing is lost.
-        for mv in undone.into_iter().rev() {
-            let _ = self.record.play(mv);
-        }
-        false
+            Status::Over(_) => false,
+        };
+        !self.record.undo_until(person_to_move).is_empty()
     }
 
     /// Saves the game: the presenter's format or [`Record::to_text`].

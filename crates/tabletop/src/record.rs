@@ -106,12 +106,40 @@ impl<G: Game> Record<G> {
         self.moves.pop()
     }
 
+    /// Takes back moves until `stop` holds for the position reached (at least one move), as
+    /// when a person takes back their last move and the computer's replies with it. Returns the
+    /// moves taken back, last first; when no earlier position satisfies `stop`, nothing changes
+    /// and the list is empty.
+    ///
+    /// ```
+    /// use tabletop::games::connect::{Connect, ConnectVariant};
+    /// use tabletop::{Game, Record};
+    /// let mut record = Record::new(Connect::new(ConnectVariant::connect4()));
+    /// for col in ["4", "4", "3"] {
+    ///     record.play(record.current().parse_move(col).unwrap()).unwrap();
+    /// }
+    /// // O is to move; back to the previous position with O to move: two moves back.
+    /// let o_to_move = |p: &Connect| p.moves_played() % 2 == 1;
+    /// assert_eq!(record.undo_until(o_to_move).len(), 2);
+    /// assert_eq!(record.moves().len(), 1);
+    /// assert!(record.undo_until(|p: &Connect| p.moves_played() == 5).is_empty());
+    /// assert_eq!(record.moves().len(), 1);
+    /// ```
+    pub fn undo_until(&mut self, mut stop: impl FnMut(&G) -> bool) -> Vec<G::Move> {
+        let Some(back) = (0..self.moves.len()).rev().find(|&i| stop(&self.positions[i])) else {
+            return Vec::new();
+        };
+        self.positions.truncate(back + 1);
+        self.moves.split_off(back).into_iter().rev().collect()
+    }
+
     /// Hashes of the positions before the current one, for search's repetition detection.
     pub fn earlier_hashes(&self) -> Vec<u64> {
         let n = self.positions.len();
         self.positions[..n - 1].iter().map(|p| p.hash()).collect()
     }
 }
+
 /// Why [`Record::from_text`] could not read a saved game.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RecordTextError {
