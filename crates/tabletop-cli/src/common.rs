@@ -86,22 +86,9 @@ impl MatchOptions {
         }
     }
 
+    /// The checked match settings (`default_openings`: the game's range of opening plies).
     pub fn settings(&self, default_openings: std::ops::RangeInclusive<usize>) -> Result<MatchSettings> {
-        if self.games == 0 {
-            bail!("--games must be at least 1");
-        }
-        let (min, max) = match (self.opening_min, self.opening_max) {
-            (Some(min), Some(max)) if min > max => {
-                bail!("--opening-min {min} is more than --opening-max {max}")
-            }
-            (Some(min), None) => (min, (*default_openings.end()).max(min)),
-            (None, Some(max)) => ((*default_openings.start()).min(max), max),
-            (min, max) => (min.unwrap_or(*default_openings.start()), max.unwrap_or(*default_openings.end())),
-        };
-        if max > 1000 {
-            bail!("--opening-max {max}: at most 1000 plies");
-        }
-        Ok(MatchSettings { games: self.games, seed: self.seed, opening_plies: min..=max })
+        Ok(MatchSettings::new(self.games, self.seed, self.opening_min, self.opening_max, default_openings)?)
     }
 }
 
