@@ -416,12 +416,10 @@ fn solve_line(solver: &mut Solver, args: &SolveArgs, seq: &str, out: &mut impl W
     Ok(())
 }
 
-/// A solver with a table of `entries` entries, checked against the memory available and
-/// allocated fallibly.
-pub fn checked_solver(v: ConnectVariant, entries: usize, option: &str) -> Result<Solver> {
-    tabletop::memory::ensure_available(Solver::memory_bytes(v, entries))
-        .with_context(|| format!("{option} {entries}"))?;
-    Solver::try_new(v, entries).with_context(|| format!("{option} {entries}"))
+/// A solver with a table of `entries` entries (checked against the memory available); errors
+/// name the option.
+fn checked_solver(v: ConnectVariant, entries: usize, option: &str) -> Result<Solver> {
+    Solver::try_new_checked(v, entries).with_context(|| format!("{option} {entries}"))
 }
 
 pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
@@ -555,9 +553,7 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
         deadline: args.max_seconds.map(|s| started + Duration::from_secs(s)),
         reprove: args.reprove,
     };
-    tabletop::memory::ensure_available(tabletop::games::connect::solver::table_bytes(v, args.table))
-        .with_context(|| format!("--table {}", args.table))?;
-    let table = Table::try_new(args.table, Solver::key_bits(v)).with_context(|| format!("--table {}", args.table))?;
+    let table = Table::try_for(v, args.table).with_context(|| format!("--table {}", args.table))?;
     let bar = std::sync::Mutex::new(indicatif::ProgressBar::hidden());
     let (b, complete) = build(book, &settings, std::sync::Arc::new(table), &|event| -> Result<()> {
         let mut bar = bar.lock().expect("bar lock");
