@@ -88,7 +88,14 @@ impl MatchOptions {
 
     /// The checked match settings (`default_openings`: the game's range of opening plies).
     pub fn settings(&self, default_openings: std::ops::RangeInclusive<usize>) -> Result<MatchSettings> {
-        Ok(MatchSettings::new(self.games, self.seed, self.opening_min, self.opening_max, default_openings)?)
+        use tabletop::arena::MatchSettingsError as E;
+        MatchSettings::new(self.games, self.seed, self.opening_min, self.opening_max, default_openings).map_err(|e| {
+            match e {
+                E::NoGames => anyhow::anyhow!("--games must be at least 1"),
+                E::Openings(min, max) => anyhow::anyhow!("--opening-min {min} is more than --opening-max {max}"),
+                E::TooLong(max) => anyhow::anyhow!("--opening-max {max}: at most 1000 plies"),
+            }
+        })
     }
 }
 

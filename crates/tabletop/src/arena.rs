@@ -22,20 +22,20 @@ pub struct MatchSettings {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MatchSettingsError {
     /// No games.
-    #[error("--games must be at least 1")]
+    #[error("a match needs at least one game")]
     NoGames,
     /// The fewest opening plies are more than the most.
-    #[error("--opening-min {0} is more than --opening-max {1}")]
+    #[error("the fewest opening plies ({0}) are more than the most ({1})")]
     Openings(usize, usize),
     /// Openings longer than 1000 plies.
-    #[error("--opening-max {0}: at most 1000 plies")]
+    #[error("openings of {0} plies: at most 1000")]
     TooLong(usize),
 }
 
 impl MatchSettings {
     /// Checked settings: at least one game, and opening plies from `min` to `max` (at most
     /// 1000), either of which defaults to the game's `default` range (stretched to contain the
-    /// other bound). The errors name the command's options.
+    /// other bound).
     ///
     /// ```
     /// use tabletop::arena::MatchSettings;
