@@ -231,23 +231,16 @@ impl MathablePresenter {
             let Some(which) = input.ask("Which tokens? ") else { return Vec::new() };
             which
         };
-        let mut values = Vec::new();
-        for word in which.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
-            match word.parse::<u8>() {
-                Ok(v) => values.push(v),
-                Err(_) => {
-                    println!("{word:?} is not a token.");
-                    return Vec::new();
-                }
+        let tokens = match which.parse::<Tokens>() {
+            Ok(tokens) if tokens.len() == n => tokens,
+            Ok(tokens) => {
+                println!("You said {n} tokens but listed {}.", tokens.len());
+                return Vec::new();
             }
-        }
-        if values.len() != n {
-            println!("You said {n} tokens but listed {}.", values.len());
-            return Vec::new();
-        }
-        let Some(tokens) = Tokens::from_slice(&values) else {
-            println!("Those are not tokens of your rack ({rack}).");
-            return Vec::new();
+            Err(e) => {
+                println!("{e}.");
+                return Vec::new();
+            }
         };
         let mut copy = game.clone();
         match copy.exchange(tokens) {

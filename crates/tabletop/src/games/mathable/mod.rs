@@ -46,7 +46,7 @@ pub mod save;
 pub mod settings;
 pub mod text;
 
-pub use board::{Board, Cell, CellError, Op, Placement, PlacementError, Square, Tokens, MAX_RACK};
+pub use board::{Board, Cell, CellError, Op, Placement, PlacementError, Square, Tokens, TokensError, MAX_RACK};
 pub use players::{EnginePlayer, GreedyPlayer, MathableRandomPlayer, PLAYER_KINDS};
 pub use rules::{Bag, EndCause, Mathable, MathableMove, MathableMoveError, MathablePositionError};
 pub use save::SaveState;
