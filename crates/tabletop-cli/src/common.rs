@@ -86,45 +86,43 @@ impl MatchOptions {
         }
     }
 
+    /// The checked match settings (`default_openings`: the game's range of opening plies).
     pub fn settings(&self, default_openings: std::ops::RangeInclusive<usize>) -> Result<MatchSettings> {
-        if self.games == 0 {
-            bail!("--games must be at least 1");
-        }
-        let (min, max) = match (self.opening_min, self.opening_max) {
-            (Some(min), Some(max)) if min > max => {
-                bail!("--opening-min {min} is more than --opening-max {max}")
+        use tabletop::arena::MatchSettingsError as E;
+        MatchSettings::new(self.games, self.seed, self.opening_min, self.opening_max, default_openings).map_err(|e| {
+            match e {
+                E::NoGames => anyhow::anyhow!("--games must be at least 1"),
+                E::Openings(min, max) => anyhow::anyhow!("--opening-min {min} is more than --opening-max {max}"),
+                E::TooLong(max) => anyhow::anyhow!("--opening-max {max}: at most 1000 plies"),
             }
-            (Some(min), None) => (min, (*default_openings.end()).max(min)),
-            (None, Some(max)) => ((*default_openings.start()).min(max), max),
-            (min, max) => (min.unwrap_or(*default_openings.start()), max.unwrap_or(*default_openings.end())),
-        };
-        if max > 1000 {
-            bail!("--opening-max {max}: at most 1000 plies");
-        }
-        Ok(MatchSettings { games: self.games, seed: self.seed, opening_plies: min..=max })
+        })
     }
 }
 
-/// Runs a match with a progress bar and prints the summary (a table, or one JSON object).
+/// Runs `tabletop match GAME` from `start`: the two players `make` builds from the specs
+/// (with each player's index, 0 or 1), a progress bar, and the summary (a table, or one JSON
+/// object). `openings` is the game's default range of random opening plies.
 pub fn run_match_cli<G: Game>(
     start: &G,
-    names: [String; 2],
-    a: &mut dyn Player<G>,
-    b: &mut dyn Player<G>,
-    settings: &MatchSettings,
-    json: bool,
+    options: &MatchOptions,
+    openings: std::ops::RangeInclusive<usize>,
+    make: impl Fn(&PlayerSpec, u64) -> Result<Box<dyn Player<G>>>,
 ) -> Result<Tally> {
+    let specs = options.specs()?;
+    let (mut a, mut b) = (make(&specs[0], 0)?, make(&specs[1], 1)?);
+    let settings = options.settings(openings)?;
+    let names = [specs[0].to_string(), specs[1].to_string()];
     let bar = ProgressBar::new(settings.games as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} [{elapsed_precise}, eta {eta}]")
             .expect("valid template"),
     );
-    let tally = run_arena(start, a, b, settings, |_, t| {
+    let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |_, t| {
         bar.set_message(format!("A {} - B {} - draws {}", t.wins[0], t.wins[1], t.draws));
         bar.inc(1);
     });
     bar.finish_and_clear();
-    if json {
+    if options.json {
         let out = serde_json::json!({
             "game": G::NAME,
             "players": names,

@@ -5,11 +5,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use tabletop::games::connect::engine::{describe_score, heuristic_search, make_player, Engine};
+use tabletop::games::connect::engine::{describe_score, make_player, Engine};
 use tabletop::games::connect::rules::render_board;
 use tabletop::games::connect::solver::Solver;
 use tabletop::games::connect::{Connect, ConnectVariant, Side};
-use tabletop::search::Limits;
 use tabletop::{perft as count_paths, Game, Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
 use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
@@ -187,18 +186,7 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
 
 pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
     let v = args.size.variant()?;
-    let specs = args.options.specs()?;
-    let mut a = make_player(&specs[0], v, args.options.seed)?;
-    let mut b = make_player(&specs[1], v, args.options.seed + 1)?;
-    let settings = args.options.settings(0..=2)?;
-    run_match_cli(
-        &Connect::new(v),
-        [specs[0].to_string(), specs[1].to_string()],
-        a.as_mut(),
-        b.as_mut(),
-        &settings,
-        args.options.json,
-    )?;
+    run_match_cli(&Connect::new(v), &args.options, 0..=2, |spec, i| Ok(make_player(spec, v, args.options.seed + i)?))?;
     Ok(())
 }
 
@@ -242,22 +230,16 @@ pub struct BenchArgs {
     pub matches: bool,
 }
 
-const SETS: [(&str, f64); 5] =
-    [("Test_L3_R1", 0.010), ("Test_L2_R1", 0.060), ("Test_L2_R2", 4.4), ("Test_L1_R1", 0.34), ("Test_L1_R2", 133.0)];
-
-fn default_data_dir() -> String {
-    let beside_repo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/connect");
-    if std::path::Path::new(beside_repo).exists() {
-        beside_repo.to_string()
-    } else {
-        "../shared/data/connect".to_string()
-    }
-}
-
 pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    use tabletop::games::connect::bench::{default_data_dir, pons_ms, solve_set, SETS};
     let v = ConnectVariant::connect4();
     if !args.no_sets {
-        let dir = args.data.clone().unwrap_or_else(default_data_dir);
+        let dir = args
+            .data
+            .clone()
+            .map(std::path::PathBuf::from)
+            .or_else(default_data_dir)
+            .unwrap_or_else(|| "../shared/data/connect".into());
         let names: Vec<&str> = if args.sets.is_empty() {
             SETS.iter().map(|s| s.0).collect()
         } else {
@@ -270,36 +252,22 @@ pub fn bench(args: BenchArgs) -> anyhow::Result<()> {
         );
         let mut solver = checked_solver(v, args.table, "--table")?;
         for name in names {
-            let path = format!("{dir}/{name}");
-            let text = std::fs::read_to_string(&path).with_context(|| format!("reading {path}"))?;
-            solver.clear_tables();
-            let (mut count, mut nodes, mut wrong) = (0u64, 0u64, 0u64);
-            let start = Instant::now();
-            for line in text.lines().filter(|l| !l.trim().is_empty()) {
-                let (seq, expected) = line.split_once(' ').with_context(|| format!("bad line {line:?}"))?;
-                let p = Connect::from_notation(&v, seq)?;
-                solver.reset_nodes();
-                let score = solver.solve(&p);
-                nodes += solver.nodes();
-                count += 1;
-                if expected.trim().parse::<i32>().ok() != Some(score) {
-                    wrong += 1;
-                    eprintln!("{name}: {seq}: got {score}, expected {expected}");
-                }
-            }
-            let ms = start.elapsed().as_secs_f64() * 1000.0 / count.max(1) as f64;
-            let pons = SETS.iter().find(|s| s.0 == name).map(|s| s.1);
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            let r = solve_set(&mut solver, &text).with_context(|| name.to_string())?;
+            r.wrong.iter().for_each(|w| eprintln!("{name}: {w}"));
+            let (ms, pons) = (r.mean_ms(), pons_ms(name));
             println!(
                 "{:<12} {:>6} {:>12.4} {:>14.1} {:>12} {:>8}",
                 name,
-                count,
+                r.positions,
                 ms,
-                nodes as f64 / count.max(1) as f64,
+                r.mean_nodes(),
                 pons.map(|p| format!("{p}")).unwrap_or_default(),
                 pons.map(|p| format!("{:.2}x", p / ms)).unwrap_or_default()
             );
-            if wrong > 0 {
-                bail!("{wrong} wrong scores in {name}");
+            if !r.wrong.is_empty() {
+                bail!("{} wrong scores in {name}", r.wrong.len());
             }
         }
     }
@@ -448,12 +416,10 @@ fn solve_line(solver: &mut Solver, args: &SolveArgs, seq: &str, out: &mut impl W
     Ok(())
 }
 
-/// A solver with a table of `entries` entries, checked against the memory available and
-/// allocated fallibly.
-pub fn checked_solver(v: ConnectVariant, entries: usize, option: &str) -> Result<Solver> {
-    tabletop::memory::ensure_available(Solver::memory_bytes(v, entries))
-        .with_context(|| format!("{option} {entries}"))?;
-    Solver::try_new(v, entries).with_context(|| format!("{option} {entries}"))
+/// A solver with a table of `entries` entries (checked against the memory available); errors
+/// name the option.
+fn checked_solver(v: ConnectVariant, entries: usize, option: &str) -> Result<Solver> {
+    Solver::try_new_checked(v, entries).with_context(|| format!("{option} {entries}"))
 }
 
 pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
@@ -526,9 +492,8 @@ pub struct BookArgs {
 }
 
 pub fn book(args: BookArgs) -> anyhow::Result<()> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::{Arc, Mutex};
-    use tabletop::games::connect::book::{frontier, Book, BookSide};
+    use tabletop::games::connect::book::{Book, BookSide};
+    use tabletop::games::connect::build::{build, coverage, BuildEvent, BuildSettings};
     use tabletop::games::connect::solver::Table;
 
     let v = args.size.variant()?;
@@ -538,21 +503,11 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
             None => Book::standard(),
         };
         println!("{} positions ({} proven), {} bytes", b.len(), b.proven(), b.to_bytes().len());
-        for side in [BookSide::First, BookSide::Second] {
-            for ply in 0..=b.plies() {
-                let f = frontier(&b, side, ply);
-                if f.is_empty() {
-                    continue;
-                }
-                let held: Vec<_> = f.iter().filter_map(|p| b.lookup(p)).collect();
-                let proven = held.iter().filter(|e| e.1.is_some()).count();
-                println!(
-                    "{side:?} player to move, ply {ply}: {} positions needed, {} in the book, {} proven",
-                    f.len(),
-                    held.len(),
-                    proven
-                );
-            }
+        for r in coverage(&b) {
+            println!(
+                "{:?} player to move, ply {}: {} positions needed, {} in the book, {} proven",
+                r.side, r.ply, r.needed, r.held, r.proven
+            );
         }
         if let Some((col, score)) = b.lookup(&Connect::new(v)) {
             println!("empty board: column {col}, score {}", score.map_or("not proven".into(), |s| s.to_string()));
@@ -586,111 +541,40 @@ pub fn book(args: BookArgs) -> anyhow::Result<()> {
     let save = |b: &Book| -> Result<()> {
         let tmp = format!("{output}.tmp");
         std::fs::write(&tmp, b.to_bytes()).with_context(|| format!("cannot write {tmp}"))?;
-        std::fs::rename(&tmp, &output).with_context(|| format!("cannot write {output}"))?;
-        Ok(())
+        std::fs::rename(&tmp, &output).with_context(|| format!("cannot write {output}"))
     };
     let started = Instant::now();
-    let deadline = args.max_seconds.map(|s| started + Duration::from_secs(s));
-    tabletop::memory::ensure_available(tabletop::games::connect::solver::table_bytes(v, args.table))
-        .with_context(|| format!("--table {}", args.table))?;
-    let table =
-        Arc::new(Table::try_new(args.table, Solver::key_bits(v)).with_context(|| format!("--table {}", args.table))?);
-    let book = Arc::new(Mutex::new(book));
-    let mut complete = true;
-    let plies: Vec<usize> = if args.reprove { (0..=args.plies).rev().collect() } else { (0..=args.plies).collect() };
-    for ply in plies {
-        for &side in &sides {
-            let todo: Vec<Connect> = {
-                let b = book.lock().expect("book lock");
-                let wanted = |p: &Connect| match b.lookup(p) {
-                    None => !args.reprove,
-                    Some((_, score)) => args.reprove && score.is_none(),
-                };
-                frontier(&b, side, ply).into_iter().filter(|p| wanted(p)).collect()
-            };
-            if todo.is_empty() {
-                continue;
+    let settings = BuildSettings {
+        sides,
+        plies: args.plies,
+        threads: args.threads,
+        position_time: Duration::from_secs_f64(args.position_seconds),
+        heuristic_depth: args.heuristic_depth,
+        deadline: args.max_seconds.map(|s| started + Duration::from_secs(s)),
+        reprove: args.reprove,
+    };
+    let table = Table::try_for(v, args.table).with_context(|| format!("--table {}", args.table))?;
+    let bar = std::sync::Mutex::new(indicatif::ProgressBar::hidden());
+    let (b, complete) = build(book, &settings, std::sync::Arc::new(table), &|event| -> Result<()> {
+        let mut bar = bar.lock().expect("bar lock");
+        match event {
+            BuildEvent::Ply { ply, positions } => {
+                *bar = indicatif::ProgressBar::new(positions as u64).with_style(
+                    indicatif::ProgressStyle::with_template(&format!(
+                        "ply {ply:>2} {{bar:40}} {{pos}}/{{len}} positions [{{elapsed_precise}}, eta {{eta}}]"
+                    ))
+                    .expect("valid template"),
+                );
             }
-            let bar = indicatif::ProgressBar::new(todo.len() as u64);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(&format!(
-                    "ply {ply:>2} {{bar:40}} {{pos}}/{{len}} positions [{{elapsed_precise}}, eta {{eta}}]"
-                ))
-                .expect("valid template"),
-            );
-            let next = AtomicUsize::new(0);
-            let last_save = Mutex::new(Instant::now());
-            std::thread::scope(|scope| {
-                for _ in 0..args.threads {
-                    scope.spawn(|| {
-                        let mut solver = Solver::with_table(v, table.clone());
-                        let mut heuristic = heuristic_search();
-                        loop {
-                            let i = next.fetch_add(1, Ordering::Relaxed);
-                            if i >= todo.len() || deadline.is_some_and(|d| Instant::now() >= d) {
-                                break;
-                            }
-                            let cap = Instant::now() + Duration::from_secs_f64(args.position_seconds);
-                            solver.set_deadline(Some(deadline.map_or(cap, |d| d.min(cap))));
-                            if args.reprove {
-                                let stored = book.lock().expect("book lock").lookup(&todo[i]).map(|e| e.0);
-                                let proved = solver.try_solve(&todo[i], false).and_then(|score| {
-                                    let mut child = todo[i].clone();
-                                    match stored {
-                                        Some(col) if !todo[i].is_winning_move(col.0 as usize) => {
-                                            child.play_unchecked(col);
-                                            if !solver.try_score_above(&child, -score)? {
-                                                return Ok((col, score));
-                                            }
-                                        }
-                                        Some(col) => return Ok((col, score)),
-                                        None => {}
-                                    }
-                                    solver.best_move(&todo[i])
-                                });
-                                if let Ok((col, score)) = proved {
-                                    let mut b = book.lock().expect("book lock");
-                                    b.insert(&todo[i], col, Some(score));
-                                }
-                                bar.inc(1);
-                                if deadline.is_some_and(|d| Instant::now() >= d) {
-                                    break;
-                                }
-                                continue;
-                            }
-                            let (col, score) = match solver.best_move(&todo[i]) {
-                                Ok((col, score)) => (col, Some(score)),
-                                Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => break,
-                                Err(_) => {
-                                    let r = heuristic.search(&todo[i], &[], Limits::depth(args.heuristic_depth));
-                                    (r.best_move.expect("a legal move"), None)
-                                }
-                            };
-                            let mut b = book.lock().expect("book lock");
-                            b.insert(&todo[i], col, score);
-                            bar.inc(1);
-                            let mut ls = last_save.lock().expect("save lock");
-                            if ls.elapsed() > Duration::from_secs(20) {
-                                let _ = save(&b);
-                                *ls = Instant::now();
-                            }
-                        }
-                    });
-                }
-            });
-            bar.finish();
-            let b = book.lock().expect("book lock");
-            save(&b)?;
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                complete = false;
-                break;
+            BuildEvent::Position => bar.inc(1),
+            BuildEvent::Checkpoint(b) => save(b)?,
+            BuildEvent::PlyDone(b) => {
+                bar.finish();
+                save(b)?;
             }
         }
-        if !complete {
-            break;
-        }
-    }
-    let b = book.lock().expect("book lock");
+        Ok(())
+    })?;
     save(&b)?;
     println!(
         "{} {}: {} positions ({} proven) up to ply {}, {} bytes, {:.1} s{}",

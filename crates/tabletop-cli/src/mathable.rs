@@ -2,16 +2,19 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
+use tabletop::games::mathable::bench::{midgame_positions, time_placements, time_turns};
 use tabletop::games::mathable::engine::EnginePlayer;
-use tabletop::games::mathable::players::{from_spec, greedy_move};
+use tabletop::games::mathable::matches::play_match;
+use tabletop::games::mathable::players::from_spec;
+use tabletop::games::mathable::text::{self, Bracketed, Grid, Shade};
 use tabletop::games::mathable::{
-    Cell, Layout, Mathable, MathableMove, Operations, Preset, SaveState, Settings, Square, TokenSet, Tokens,
+    Layout, Mathable, MathableMove, Operations, Preset, SaveState, Settings, TokenSet, Tokens,
 };
-use tabletop::{Game, Outcome, Player, PlayerSpec, Record, Seat, Status};
+use tabletop::{Game, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::common::{paint, use_color, Input};
 use crate::play::{seat_players, seat_specs, Presenter, Table};
@@ -126,90 +129,12 @@ pub struct BenchArgs {
 
 fn load_state(path: &std::path::Path) -> Result<(Mathable, Vec<String>)> {
     let text = crate::common::read_capped(path, crate::common::SAVE_MAX_BYTES)?;
-    let save = SaveState::from_json(&text).with_context(|| format!("cannot load {}", path.display()))?;
-    let game = save.to_game().with_context(|| format!("cannot load {}", path.display()))?;
-    Ok((game, save.history))
+    SaveState::read(&text).with_context(|| format!("cannot load {}", path.display()))
 }
-
-// ---------------------------------------------------------------------------------------------
-// Drawing the board
 
 const SPECIAL_COLOR: u8 = 244;
 const TOKEN_COLOR: u8 = 255;
 const LAST_COLOR: u8 = 214;
-
-fn render_board(game: &Mathable, highlight: &[Cell], color: bool) -> String {
-    let board = game.board();
-    let n = board.size();
-    let mut out = String::from("    ");
-    for c in 0..n {
-        out.push_str(&format!("{:>4}", (b'A' + c) as char));
-    }
-    out.push('\n');
-    for r in 0..n {
-        out.push_str(&format!("{:>4}", r + 1));
-        for c in 0..n {
-            let cell = Cell::new(r, c);
-            let lit = highlight.contains(&cell);
-            let text = match board.get(cell) {
-                Some(v) if lit && !color => format!("{v:>3}*"),
-                Some(v) => {
-                    let t = format!("{v:>4}");
-                    if lit {
-                        paint(&t, LAST_COLOR, color)
-                    } else if color && board.square(cell) != Square::Start {
-                        paint(&t, TOKEN_COLOR, color)
-                    } else {
-                        t
-                    }
-                }
-                None => {
-                    let mark = board.square(cell).mark().unwrap_or(".");
-                    let t = format!("{mark:>4}");
-                    if mark == "." {
-                        t
-                    } else {
-                        paint(&t, SPECIAL_COLOR, color)
-                    }
-                }
-            };
-            out.push_str(&text);
-        }
-        out.push('\n');
-    }
-    out.push_str("    3x/2x: triple/double points   + - x /: restriction squares");
-    if !highlight.is_empty() {
-        out.push_str(if color { "   (last placements highlighted)" } else { "   *: last placements" });
-    }
-    out.push('\n');
-    out
-}
-
-fn result_text(game: &Mathable, names: &[String]) -> String {
-    let mut lines = Vec::new();
-    let cause = game.end_cause().map_or("", |c| c.as_str());
-    lines.push(format!("Game over ({cause})."));
-    if game.settings().deductions && game.end_cause() != Some(tabletop::games::mathable::EndCause::Terminated) {
-        for (s, name) in names.iter().enumerate() {
-            let left = game.rack(Seat(s as u8));
-            if !left.is_empty() {
-                lines.push(format!("{name} loses {} for {} left on the rack.", left.sum(), left));
-            }
-        }
-    }
-    for (s, name) in names.iter().enumerate() {
-        lines.push(format!("  {name}: {}", game.score(Seat(s as u8))));
-    }
-    lines.push(match game.status() {
-        Status::Over(Outcome::Win(w)) => format!("{} wins.", names[w.index()]),
-        Status::Over(Outcome::SharedWin(set)) => {
-            let who: Vec<&str> = set.seats().map(|s| names[s.index()].as_str()).collect();
-            format!("Shared win: {}.", who.join(" and "))
-        }
-        _ => "Draw: every player has the same score.".to_string(),
-    });
-    lines.join("\n")
-}
 
 // ---------------------------------------------------------------------------------------------
 // Terminal play
@@ -230,67 +155,7 @@ struct MathablePresenter {
     document: bool,
 }
 
-/// `1st`, `2nd`, `3rd`, `4th`, ..., `11th`, `21st`.
-fn ordinal(n: usize) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (_, 11..=13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
-/// A rack as the simplified rules' program writes it: `[ 9 14 1 5 10 10 2 ]`.
-fn bracketed(rack: &Tokens) -> String {
-    let values: Vec<String> = rack.as_slice().iter().map(|v| v.to_string()).collect();
-    format!("[ {} ]", values.join(" "))
-}
-
-/// The board as a text grid drawn with `|` and `_`, columns lettered and rows numbered as in a
-/// spreadsheet (A1 is the top left cell); empty special squares show their mark.
-fn grid(game: &Mathable) -> String {
-    let board = game.board();
-    let n = board.size();
-    let rule = format!("___{}\n", "|___".repeat(n as usize) + "|");
-    let mut out = String::from("   ");
-    for c in 0..n {
-        out.push_str(&format!("| {} ", (b'A' + c) as char));
-    }
-    out.push_str("|\n");
-    out.push_str(&rule);
-    for r in 0..n {
-        out.push_str(&format!("{:>2} ", r + 1));
-        for c in 0..n {
-            let cell = Cell::new(r, c);
-            let text = match board.get(cell) {
-                Some(v) => v.to_string(),
-                None => board.square(cell).mark().unwrap_or("").to_string(),
-            };
-            out.push_str(&format!("|{text:>3}"));
-        }
-        out.push_str("|\n");
-        out.push_str(&rule);
-    }
-    out
-}
-
 impl MathablePresenter {
-    /// The cells of the placements of the last turn that placed anything.
-    fn last_placements(record: &Record<Mathable>) -> Vec<Cell> {
-        let mut cells = Vec::new();
-        for mv in record.moves().iter().rev() {
-            match mv {
-                MathableMove::Place { cell, .. } => cells.push(*cell),
-                MathableMove::Draw => {}
-                _ if cells.is_empty() => {}
-                _ => break,
-            }
-        }
-        cells
-    }
-
     fn several_humans(&self) -> bool {
         self.humans.iter().filter(|&&h| h).count() > 1
     }
@@ -358,7 +223,7 @@ impl MathablePresenter {
             // One question per token: "1st token to swap:", "2nd token to swap:", ...
             let mut words = Vec::new();
             for i in 1..=n {
-                let Some(word) = input.ask(&format!("{} token to swap: ", ordinal(i))) else { return Vec::new() };
+                let Some(word) = input.ask(&format!("{} token to swap: ", text::ordinal(i))) else { return Vec::new() };
                 words.push(word);
             }
             words.join(" ")
@@ -366,23 +231,16 @@ impl MathablePresenter {
             let Some(which) = input.ask("Which tokens? ") else { return Vec::new() };
             which
         };
-        let mut values = Vec::new();
-        for word in which.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
-            match word.parse::<u8>() {
-                Ok(v) => values.push(v),
-                Err(_) => {
-                    println!("{word:?} is not a token.");
-                    return Vec::new();
-                }
+        let tokens = match which.parse::<Tokens>() {
+            Ok(tokens) if tokens.len() == n => tokens,
+            Ok(tokens) => {
+                println!("You said {n} tokens but listed {}.", tokens.len());
+                return Vec::new();
             }
-        }
-        if values.len() != n {
-            println!("You said {n} tokens but listed {}.", values.len());
-            return Vec::new();
-        }
-        let Some(tokens) = Tokens::from_slice(&values) else {
-            println!("Those are not tokens of your rack ({rack}).");
-            return Vec::new();
+            Err(e) => {
+                println!("{e}.");
+                return Vec::new();
+            }
         };
         let mut copy = game.clone();
         match copy.exchange(tokens) {
@@ -390,7 +248,7 @@ impl MathablePresenter {
                 let text: Vec<String> = pairs.iter().map(|(o, n)| format!("{o} -> {n}")).collect();
                 println!("Swapped {}", text.join(", "));
                 if self.document {
-                    println!("Rack swapped: {}", bracketed(copy.rack(game.turn())));
+                    println!("Rack swapped: {}", Bracketed(copy.rack(game.turn())));
                 }
                 vec![MathableMove::Exchange(tokens)]
             }
@@ -429,9 +287,16 @@ impl Presenter<Mathable> for MathablePresenter {
     fn board(&self, record: &Record<Mathable>, color: bool) -> String {
         let game = record.current();
         if self.document {
-            return grid(game);
+            return Grid(game.board()).to_string();
         }
-        let mut out = render_board(game, &Self::last_placements(record), color);
+        let mut out = text::terminal_board(game, &text::last_placements(record.moves()), !color, |t, shade| {
+            let code = match shade {
+                Shade::Special => SPECIAL_COLOR,
+                Shade::Token => TOKEN_COLOR,
+                Shade::Last => LAST_COLOR,
+            };
+            paint(t, code, color)
+        });
         let scores: Vec<String> =
             self.names.iter().enumerate().map(|(s, name)| format!("{name} {}", game.score(Seat(s as u8)))).collect();
         out.push_str(&format!("Scores: {}   Bag: {} tokens\n", scores.join(" | "), game.bag().len()));
@@ -446,7 +311,7 @@ impl Presenter<Mathable> for MathablePresenter {
                 "{}'s turn\nBag ({} tokens)\nRack: {}",
                 self.seat_name(seat),
                 game.bag().len(),
-                bracketed(game.rack(seat))
+                Bracketed(game.rack(seat))
             ));
         }
         Some(format!("{} to move. Your rack: {}", self.names[seat.index()], record.current().rack(seat)))
@@ -565,7 +430,7 @@ impl Presenter<Mathable> for MathablePresenter {
     }
 
     fn result(&self, record: &Record<Mathable>) -> String {
-        result_text(record.current(), &self.names)
+        text::result_text(record.current(), &self.names)
     }
 
     fn hint(&mut self, record: &Record<Mathable>) -> String {
@@ -593,12 +458,14 @@ impl Presenter<Mathable> for MathablePresenter {
     }
 
     fn load_text(&mut self, text: &str) -> Option<Result<Record<Mathable>>> {
-        Some((|| {
-            let save = SaveState::from_json(text)?;
-            let game = save.to_game()?;
-            self.earlier_history = Some((game.clone(), save.history));
-            Ok(Record::new(game))
-        })())
+        Some(
+            SaveState::read(text)
+                .map(|(game, history)| {
+                    self.earlier_history = Some((game.clone(), history));
+                    Record::new(game)
+                })
+                .map_err(Into::into),
+        )
     }
 }
 
@@ -654,41 +521,6 @@ pub fn play(args: PlayArgs) -> Result<()> {
 // ---------------------------------------------------------------------------------------------
 // Matches
 
-#[derive(Default, Clone, serde::Serialize)]
-struct Side {
-    wins: u64,
-    points: i64,
-    think: f64,
-    max_think: f64,
-    moves: u64,
-}
-
-/// A player wrapper that measures thinking time.
-struct Timed<'a> {
-    inner: &'a mut dyn Player<Mathable>,
-    time: Duration,
-    max: Duration,
-    calls: u64,
-}
-
-impl Player<Mathable> for Timed<'_> {
-    fn describe(&self) -> String {
-        self.inner.describe()
-    }
-    fn choose_move(&mut self, record: &Record<Mathable>) -> MathableMove {
-        let t = Instant::now();
-        let mv = self.inner.choose_move(record);
-        let e = t.elapsed();
-        self.time += e;
-        self.max = self.max.max(e);
-        self.calls += 1;
-        mv
-    }
-    fn reset(&mut self) {
-        self.inner.reset();
-    }
-}
-
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let specs: [PlayerSpec; 2] = match args.players_specs.as_slice() {
         [] => [PlayerSpec::named("engine"), PlayerSpec::named("greedy")],
@@ -705,75 +537,46 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     }
     let mut a = from_spec(&specs[0], 1001)?;
     let mut b = from_spec(&specs[1], 2002)?;
-    let mut sides = [Side::default(), Side::default()];
-    let mut draws = 0u64;
-    let started = Instant::now();
-    for game_no in 0..args.games {
-        let settings = base.with_seed(args.seed.wrapping_add((game_no / 2) as u64));
-        let start = Mathable::new(&settings)?;
-        let a_seat = game_no % 2;
-        let mut ta = Timed { inner: a.as_mut(), time: Duration::ZERO, max: Duration::ZERO, calls: 0 };
-        let mut tb = Timed { inner: b.as_mut(), time: Duration::ZERO, max: Duration::ZERO, calls: 0 };
-        let record = if a_seat == 0 {
-            tabletop::arena::play_game(&start, &[], &mut [&mut ta, &mut tb], |_, _, _| {})
-        } else {
-            tabletop::arena::play_game(&start, &[], &mut [&mut tb, &mut ta], |_, _, _| {})
-        };
-        let end = record.current();
-        let seat_of = [a_seat, 1 - a_seat];
-        for (p, t) in [(0, &ta), (1, &tb)] {
-            sides[p].points += end.score(Seat(seat_of[p] as u8)) as i64;
-            sides[p].think += t.time.as_secs_f64();
-            sides[p].max_think = sides[p].max_think.max(t.max.as_secs_f64());
-            sides[p].moves += t.calls;
-        }
-        match end.status() {
-            Status::Over(Outcome::Win(w)) => sides[if w.index() == a_seat { 0 } else { 1 }].wins += 1,
-            _ => draws += 1,
-        }
+    let r = play_match(&base, args.games, a.as_mut(), b.as_mut(), |g| {
         if args.verbose {
             eprintln!(
                 "game {:>3} seed {:>4}: A(seat {}) {:>4} - B {:>4} ({})",
-                game_no + 1,
-                settings.seed,
-                a_seat + 1,
-                end.score(Seat(a_seat as u8)),
-                end.score(Seat(1 - a_seat as u8)),
-                end.end_cause().map_or("", |c| c.as_str())
+                g.number + 1,
+                g.seed,
+                g.a_seat + 1,
+                g.end.score(Seat(g.a_seat as u8)),
+                g.end.score(Seat(1 - g.a_seat as u8)),
+                g.end.end_cause().map_or("", |c| c.as_str())
             );
         }
-    }
-    let games = args.games as f64;
-    let avg = |s: &Side| s.points as f64 / games;
-    let ratio = if avg(&sides[1]) > 0.0 { avg(&sides[0]) / avg(&sides[1]) } else { f64::NAN };
+    })?;
     if args.json {
         let out = serde_json::json!({
             "game": "mathable",
             "players": [specs[0].to_string(), specs[1].to_string()],
             "games": args.games,
-            "wins": [sides[0].wins, sides[1].wins],
-            "draws": draws,
-            "average_points": [avg(&sides[0]), avg(&sides[1])],
-            "points_ratio": ratio,
-            "max_move_seconds": [sides[0].max_think, sides[1].max_think],
-            "seconds": started.elapsed().as_secs_f64(),
+            "wins": [r.sides[0].wins, r.sides[1].wins],
+            "draws": r.draws,
+            "average_points": [r.average_points(0), r.average_points(1)],
+            "points_ratio": r.points_ratio(),
+            "max_move_seconds": [r.sides[0].max_think, r.sides[1].max_think],
+            "seconds": r.seconds,
         });
         println!("{out}");
     } else {
         println!("{} games of mathable ({} preset, seeds {}..)", args.games, args.game.preset, args.seed);
         for (p, label) in [(0, "A"), (1, "B")] {
-            let s = &sides[p];
             println!(
                 "  {label} {:<24} wins {:>4} ({:5.1}%)  avg points {:7.1}  avg move {:6.1} ms  max move {:6.1} ms",
                 specs[p].to_string(),
-                s.wins,
-                100.0 * s.wins as f64 / games,
-                avg(s),
-                1000.0 * s.think / s.moves.max(1) as f64,
-                1000.0 * s.max_think
+                r.sides[p].wins,
+                100.0 * r.sides[p].wins as f64 / args.games as f64,
+                r.average_points(p),
+                r.average_move_ms(p),
+                1000.0 * r.sides[p].max_think
             );
         }
-        println!("  draws {draws}; A's points / B's points = {ratio:.3}; {:.0} s", started.elapsed().as_secs_f64());
+        println!("  draws {}; A's points / B's points = {:.3}; {:.0} s", r.draws, r.points_ratio(), r.seconds);
     }
     Ok(())
 }
@@ -781,78 +584,29 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
 // ---------------------------------------------------------------------------------------------
 // Bench and moves
 
-fn midgame_positions(count: u64, turns_wanted: usize) -> Vec<Mathable> {
-    let mut out = Vec::new();
-    for seed in 0..count {
-        let mut game = Mathable::new(&Settings::preset(Preset::Classic).with_seed(seed)).expect("classic is valid");
-        let mut turns = 0;
-        while turns < turns_wanted && game.status().to_move().is_some() {
-            let mv = greedy_move(&game);
-            game.play(mv).expect("greedy plays legal moves");
-            if !matches!(mv, MathableMove::Place { .. } | MathableMove::Draw) {
-                turns += 1;
-            }
-        }
-        if game.status().to_move().is_some() {
-            out.push(game);
-        }
-    }
-    out
-}
-
 pub fn bench(args: BenchArgs) -> Result<()> {
     let positions = midgame_positions(args.positions.max(1), 10);
-    let mut buf = Vec::with_capacity(256);
     for turns in [10, 20] {
         let set = if turns == 10 { positions.clone() } else { midgame_positions(args.positions.max(1), turns) };
         if set.is_empty() {
             continue;
         }
-        let tokens: f64 =
-            set.iter().map(|g| g.board().cells().filter(|&c| g.board().get(c).is_some()).count() as f64).sum::<f64>()
-                / set.len() as f64;
-        // Placement generation with the full rack of the player to move.
-        let mut total = Duration::ZERO;
-        let mut calls = 0u64;
-        let mut found = 0usize;
-        for game in &set {
-            let rack = *game.rack(game.turn());
-            let reps = 20_000;
-            let t = Instant::now();
-            for _ in 0..reps {
-                buf.clear();
-                game.board().placements_into(std::hint::black_box(rack.mask()), &mut buf);
-                std::hint::black_box(&buf);
-            }
-            total += t.elapsed();
-            calls += reps;
-            found += buf.len();
-        }
-        let per = total.as_secs_f64() / calls as f64 * 1e6;
+        let t = time_placements(&set, 20_000);
         println!(
-            "placement generation, {} classic 14x14 positions after {turns} turns ({tokens:.0} tokens on the board): \
-             {per:.2} us per call, {:.1} placements (target <= 20 us)",
+            "placement generation, {} classic 14x14 positions after {turns} turns ({:.0} tokens on the board): \
+             {:.2} us per call, {:.1} placements (target <= 20 us)",
             set.len(),
-            found as f64 / set.len() as f64
+            t.tokens,
+            t.per_call.as_secs_f64() * 1e6,
+            t.placements
         );
     }
-    // Computer turns.
     let mut engine = from_spec(&args.engine, 3)?;
-    let mut worst = Duration::ZERO;
-    let mut sum = Duration::ZERO;
-    for game in &positions {
-        let record = Record::new(game.clone());
-        engine.reset();
-        let t = Instant::now();
-        let _ = engine.choose_move(&record);
-        let e = t.elapsed();
-        worst = worst.max(e);
-        sum += e;
-    }
+    let (mean, worst) = time_turns(engine.as_mut(), &positions);
     println!(
         "computer turn ({}): {:.1} ms on average, {:.1} ms at most (target <= 1000 ms)",
         args.engine,
-        sum.as_secs_f64() * 1000.0 / positions.len() as f64,
+        mean.as_secs_f64() * 1000.0,
         worst.as_secs_f64() * 1000.0
     );
     Ok(())

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
+use tabletop::player_spec::{assign_seats, SeatError};
 use tabletop::{Analyze, Game, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::common::{read_capped, Input, SAVE_MAX_BYTES};
@@ -88,42 +89,16 @@ pub enum Seated<G: Game> {
     Computer(Box<dyn Player<G>>, String),
 }
 
-/// Reads the `--player` options: `SEAT=SPEC` (seat by number from 1 or by name) or a bare
-/// `SPEC`, which goes to the first computer seat of the defaults. `defaults` has one spec per
-/// seat.
+/// Reads the `--player` options (see [`assign_seats`]).
 pub fn seat_specs<G: Analyze>(
     presenter: &dyn Presenter<G>,
     defaults: &[PlayerSpec],
     options: &[String],
 ) -> Result<Vec<PlayerSpec>> {
-    let mut specs = defaults.to_vec();
-    let seats = defaults.len();
-    for text in options {
-        let seat = match text.split_once('=') {
-            // `engine:time=1s` has '=' inside its settings, after a ':'.
-            Some((word, spec)) if !word.contains(':') => {
-                let word = word.trim().to_ascii_lowercase();
-                let seat = (0..seats as u8)
-                    .map(Seat)
-                    .find(|&s| word == (s.index() + 1).to_string() || presenter.seat_words(s).contains(&word.as_str()));
-                let Some(seat) = seat else {
-                    let names: Vec<String> = (0..seats as u8)
-                        .map(|s| {
-                            let mut names = vec![(s + 1).to_string()];
-                            names.extend(presenter.seat_words(Seat(s)).iter().map(|w| w.to_string()));
-                            names.join(" or ")
-                        })
-                        .collect();
-                    bail!("--player {text:?}: no seat {word:?}; seats: {}", names.join("; "));
-                };
-                specs[seat.index()] = spec.parse()?;
-                continue;
-            }
-            _ => defaults.iter().position(|s| s.name != "human").unwrap_or(seats - 1),
-        };
-        specs[seat] = text.parse()?;
-    }
-    Ok(specs)
+    assign_seats(defaults, options, |s| presenter.seat_words(s)).map_err(|e| match e {
+        SeatError::UnknownSeat { .. } => anyhow!("--player {e}"),
+        SeatError::Spec(e) => e.into(),
+    })
 }
 
 /// The seats for `specs`: people for `human`, else the presenter's players (seeded by seat).
@@ -374,67 +349,36 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     /// Takes back moves until a person is to move again, having taken back at least one of a
     /// person's moves; false (and nothing changed) when there is none.
     fn undo(&mut self) -> bool {
-        let mut undone = Vec::new();
-        while let Some(mv) = self.record.undo() {
-            undone.push(mv);
-            let position = self.record.current();
-            if let Status::ToMove(seat) = self.record.status() {
-                if self.is_human(seat) && self.presenter.forced_move(position).is_none() {
-                    return true;
-                }
+        let (seats, presenter) = (&self.seats, &self.presenter);
+        let person_to_move = |p: &G| match p.status() {
+            Status::ToMove(seat) => {
+                matches!(seats.get(seat.index()), Some(Seated::Human)) && presenter.forced_move(p).is_none()
             }
-        }
-        // Only computer moves were left: replay them so nothing is lost.
-        for mv in undone.into_iter().rev() {
-            let _ = self.record.play(mv);
-        }
-        false
+            Status::Over(_) => false,
+        };
+        !self.record.undo_until(person_to_move).is_empty()
     }
 
-    /// Saves the game: `tabletop GAME`, the start position's notation, the moves.
+    /// Saves the game: the presenter's format or [`Record::to_text`].
     fn save(&self, file: &str) -> Result<()> {
-        let moves: Vec<String> = self.record.moves().iter().map(|m| m.to_string()).collect();
-        let text = self.presenter.save_text(&self.record).unwrap_or_else(|| {
-            format!("tabletop {}\nposition {}\nmoves {}\n", G::NAME, self.start.notation(), moves.join(" "))
-        });
+        let text = self.presenter.save_text(&self.record).unwrap_or_else(|| self.record.to_text());
         std::fs::write(file, text).with_context(|| format!("cannot write {file}"))
     }
 
     /// Loads a game saved by [`Table::save`] (of this game and variant).
     fn load(&mut self, file: &str) -> Result<()> {
         let text = read_capped(std::path::Path::new(file), SAVE_MAX_BYTES)?;
-        if let Some(record) = self.presenter.load_text(&text) {
-            let record = record.with_context(|| format!("cannot load {file}"))?;
-            if record.current().num_seats() != self.seats.len() {
-                bail!(
-                    "{file} is a game for {} players, this table has {}",
-                    record.current().num_seats(),
-                    self.seats.len()
-                );
+        let record = match self.presenter.load_text(&text) {
+            Some(record) => record.with_context(|| format!("cannot load {file}"))?,
+            None => {
+                let record = Record::<G>::from_text(&self.start.variant(), &text).with_context(|| file.to_string())?;
+                self.start = record.start().clone();
+                record
             }
-            self.record = record;
-            return Ok(());
+        };
+        if record.current().num_seats() != self.seats.len() {
+            bail!("{file} is a game for {} players, this table has {}", record.current().num_seats(), self.seats.len());
         }
-        let mut lines = text.lines();
-        if lines.next().map(str::trim) != Some(&format!("tabletop {}", G::NAME)) {
-            bail!("{file} is not a saved {} game", G::NAME);
-        }
-        let mut start = None;
-        let mut moves = "";
-        for (i, line) in lines.enumerate() {
-            match line.split_once(' ').unwrap_or((line, "")) {
-                ("position", p) => start = Some(G::from_notation(&self.start.variant(), p.trim())?),
-                ("moves", m) => moves = m,
-                ("", _) => {}
-                _ => bail!("{file} line {}: expected `position ...` or `moves ...`", i + 2),
-            }
-        }
-        let mut record = Record::new(start.ok_or_else(|| anyhow!("{file} has no position line"))?);
-        for (i, text) in moves.split_whitespace().enumerate() {
-            let mv = record.current().parse_move(text).map_err(|e| anyhow!("move {}: {e}", i + 1))?;
-            record.play(mv).map_err(|e| anyhow!("move {} ({text}): {e}", i + 1))?;
-        }
-        self.start = record.start().clone();
         self.record = record;
         Ok(())
     }

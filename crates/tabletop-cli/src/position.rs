@@ -8,7 +8,6 @@ use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
 use tabletop::games::connect::Connect;
 use tabletop::games::mathable::{Mathable, SaveState};
-use tabletop::games::reversi::Reversi;
 use tabletop::{Analyze, Game, Record, Status};
 
 use crate::common::{parse_duration_arg, read_capped, SAVE_MAX_BYTES};
@@ -96,8 +95,7 @@ impl MathablePosition {
             (None, Some(path)) => (read_capped(path, SAVE_MAX_BYTES)?, path.display().to_string()),
             (None, None) => anyhow::bail!("give the position: --position JSON or --state FILE"),
         };
-        let save = SaveState::from_json(&text).with_context(|| format!("cannot load {source}"))?;
-        save.to_game().with_context(|| format!("cannot load {source}"))
+        Ok(SaveState::read(&text).with_context(|| format!("cannot load {source}"))?.0)
     }
 }
 
@@ -105,7 +103,7 @@ impl MathablePosition {
 pub fn moves(game: PositionGame) -> Result<()> {
     match game {
         PositionGame::Slide(a) => list_moves(&a.variant.position(a.position.as_deref())?, &a.out),
-        PositionGame::Reversi(a) => list_moves(&reversi_position(a.position.as_deref())?, &a.out),
+        PositionGame::Reversi(a) => list_moves(&crate::reversi::parse_position(a.position.as_deref())?, &a.out),
         PositionGame::Connect(a) => list_moves(&connect_position(&a.size, a.position.as_deref())?, &a.out),
         PositionGame::Mathable(a) => {
             let game = a.game()?;
@@ -122,16 +120,9 @@ pub fn moves(game: PositionGame) -> Result<()> {
 pub fn analyze(game: PositionGame) -> Result<()> {
     match game {
         PositionGame::Slide(a) => print_analysis(&a.variant.position(a.position.as_deref())?, &a.out),
-        PositionGame::Reversi(a) => print_analysis(&reversi_position(a.position.as_deref())?, &a.out),
+        PositionGame::Reversi(a) => print_analysis(&crate::reversi::parse_position(a.position.as_deref())?, &a.out),
         PositionGame::Connect(a) => print_analysis(&connect_position(&a.size, a.position.as_deref())?, &a.out),
         PositionGame::Mathable(a) => print_analysis(&a.game()?, &a.out),
-    }
-}
-
-fn reversi_position(text: Option<&str>) -> Result<Reversi> {
-    match text {
-        Some(t) => t.parse().with_context(|| format!("bad position {t:?}")),
-        None => Ok(Reversi::new()),
     }
 }
 
@@ -171,13 +162,9 @@ fn list_moves<G: Game>(position: &G, out: &Output) -> Result<()> {
 fn print_analysis<G: Analyze>(position: &G, out: &Output) -> Result<()> {
     let analysis = G::analyze(&Record::new(position.clone()), out.time);
     if out.json {
-        let moves: Vec<_> = analysis
-            .moves
-            .iter()
-            .map(|m| serde_json::json!({"move": m.notation, "score": m.score, "exact": m.exact, "value": m.text}))
-            .collect();
-        let json =
-            serde_json::json!({"game": G::NAME, "to_move": to_move(position), "moves": moves, "depth": analysis.depth});
+        let mut json = serde_json::to_value(&analysis)?;
+        json["game"] = G::NAME.into();
+        json["to_move"] = to_move(position).into();
         println!("{json}");
         return Ok(());
     }

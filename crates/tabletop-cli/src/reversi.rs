@@ -4,10 +4,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use tabletop::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, FfoLine};
 use tabletop::games::reversi::perft::{perft as fast_perft, perft_hashed};
 use tabletop::games::reversi::players::make_player;
+use tabletop::games::reversi::rules::render_board;
 use tabletop::games::reversi::solver::Solver;
-use tabletop::games::reversi::{Color, Reversi, ReversiMove, Square};
+use tabletop::games::reversi::{Color, Reversi, ReversiMove};
 use tabletop::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
 use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
@@ -99,7 +101,8 @@ pub struct SolveArgs {
     pub json: bool,
 }
 
-fn parse_position(text: Option<&str>) -> Result<Reversi> {
+/// The position of `--position` (OBF form), or the start.
+pub fn parse_position(text: Option<&str>) -> Result<Reversi> {
     match text {
         None => Ok(Reversi::new()),
         Some(t) => t.parse::<Reversi>().with_context(|| format!("bad position {t:?}")),
@@ -183,12 +186,7 @@ pub fn solve(args: SolveArgs) -> Result<()> {
 }
 
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    let [a, b] = args.options.specs()?;
-    let settings = args.options.settings(4..=8)?;
-    let mut pa = make_player(&a, 1)?;
-    let mut pb = make_player(&b, 2)?;
-    let names = [a.to_string(), b.to_string()];
-    run_match_cli(&Reversi::new(), names, pa.as_mut(), pb.as_mut(), &settings, args.options.json)?;
+    run_match_cli(&Reversi::new(), &args.options, 4..=8, |spec, i| Ok(make_player(spec, i + 1)?))?;
     Ok(())
 }
 
@@ -217,35 +215,24 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     if !args.no_ffo {
         let text = std::fs::read_to_string(FFO_FILE).with_context(|| format!("reading {FFO_FILE}"))?;
         println!("FFO endgames #40-#49 (exact solve, best move checked against the file):");
-        let mut total_time = 0.0;
-        let mut total_nodes = 0u64;
+        let (mut total_time, mut total_nodes) = (0.0, 0u64);
         let mut solver = Solver::new(args.table_bits);
         for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).take(args.ffo_count).enumerate() {
-            let position: Reversi = line.parse().with_context(|| format!("FFO line {}", i + 1))?;
-            let scores: Vec<(String, i32)> = line
-                .split(';')
-                .skip(1)
-                .filter_map(|p| p.trim().split_once(':'))
-                .filter_map(|(m, s)| Some((m.to_ascii_lowercase(), s.trim_start_matches('+').parse().ok()?)))
-                .collect();
-            let expected = scores.iter().map(|s| s.1).max().unwrap_or(0);
-            solver.clear();
-            let t = Instant::now();
-            let sol = solver.solve(&position);
-            let s = t.elapsed().as_secs_f64();
+            let line: FfoLine = line.parse().with_context(|| format!("FFO line {}", i + 1))?;
+            let r = solve_ffo(&mut solver, &line);
+            let (sol, s) = (&r.solution, r.elapsed.as_secs_f64());
             total_time += s;
             total_nodes += sol.nodes;
-            let best = sol.best.map(|m| m.to_string()).unwrap_or_default();
-            let ok = sol.score == expected && scores.iter().any(|(m, v)| *v == expected && *m == best);
             println!(
-                "  #{}: {:>2} empties  score {:+3} best {best}  {:>11} nodes {:7.2} s {:6.1} M nodes/s  {}",
+                "  #{}: {:>2} empties  score {:+3} best {}  {:>11} nodes {:7.2} s {:6.1} M nodes/s  {}",
                 40 + i,
-                position.open_squares(),
+                line.position.open_squares(),
                 sol.score,
+                sol.best.map(|m| m.to_string()).unwrap_or_default(),
                 sol.nodes,
                 s,
                 sol.nodes as f64 / s / 1e6,
-                if ok { "ok" } else { "WRONG" }
+                if r.ok { "ok" } else { "WRONG" }
             );
         }
         println!("  total: {total_nodes} nodes in {total_time:.2} s");
@@ -255,44 +242,19 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     }
     println!("Exact solve at 20 empties (positions from classic:depth=4 self-play after seeded openings):");
     let mut solver = Solver::new(22);
-    let mut within = 0;
-    let count = 8;
-    for seed in 1..=count {
-        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(100 + seed);
-        let mut position = Reversi::new();
-        for mv in tabletop::arena::random_opening(&position, 6, &mut rng) {
-            position.play_unchecked(mv);
-        }
-        while position.open_squares() > 20 && !position.is_over() {
-            let (mv, _) = tabletop::games::reversi::classic::classic_move(&position, 4);
-            position.play_unchecked(mv);
-        }
-        if position.is_over() {
-            continue;
-        }
+    let (mut within, count) = (0, 8);
+    for position in endgame_positions(count) {
         solver.clear();
         let t = Instant::now();
         let sol = solver.solve(&position);
         let s = t.elapsed().as_secs_f64();
         within += (s <= 1.0) as u32;
-        println!(
-            "  {position}  score {:+3} best {}  {:>10} nodes {:6.2} s",
-            sol.score,
-            sol.best.map(|m| m.to_string()).unwrap_or_default(),
-            sol.nodes,
-            s
-        );
+        let best = sol.best.map(|m| m.to_string()).unwrap_or_default();
+        println!("  {position}  score {:+3} best {best}  {:>10} nodes {s:6.2} s", sol.score, sol.nodes);
     }
     println!("  {within} of {count} solved within 1 s");
     println!("Midgame search depth reached in 1 s (engine, exact solve off):");
-    for seed in 1..=4u64 {
-        // Seeded random openings of 22-28 plies.
-        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
-        let plies = 20 + 2 * seed as usize;
-        let mut position = Reversi::new();
-        for mv in tabletop::arena::random_opening(&position, plies, &mut rng) {
-            position.play_unchecked(mv);
-        }
+    for position in midgame_positions(4) {
         let mut engine = tabletop::games::reversi::engine::Engine::new(Some(Duration::from_secs(1)), None);
         let a = engine.analyse(&position);
         println!(
@@ -343,30 +305,11 @@ impl Presenter<Reversi> for ReversiPresenter {
     fn board(&self, record: &Record<Reversi>, color: bool) -> String {
         let pos = record.current();
         let legal = if self.humans[pos.side_to_move() as usize] { pos.placements() } else { 0 };
-        let mut out = String::from("    a b c d e f g h\n");
-        for row in 0..8 {
-            out.push_str(&format!("  {} ", row + 1));
-            for col in 0..8 {
-                let sq = Square::new(row, col).expect("on the board");
-                let cell = match pos.at(sq) {
-                    Some(Color::Black) => paint("X", 39, color),
-                    Some(Color::White) => paint("O", 226, color),
-                    None if legal & sq.bit() != 0 => paint("*", 244, color),
-                    None => ".".to_string(),
-                };
-                out.push_str(&cell);
-                out.push(' ');
-            }
-            out.push_str(&format!("{}\n", row + 1));
-        }
-        out.push_str("    a b c d e f g h\n");
-        out.push_str(&format!(
-            "  black (X) {}  white (O) {}  empty {}\n",
-            pos.discs(Color::Black),
-            pos.discs(Color::White),
-            pos.open_squares()
-        ));
-        out
+        render_board(pos, legal, |text, disc| match disc {
+            Some(Color::Black) => paint(text, 39, color),
+            Some(Color::White) => paint(text, 226, color),
+            None => paint(text, 244, color),
+        })
     }
 
     fn prompt(&self, record: &Record<Reversi>) -> String {

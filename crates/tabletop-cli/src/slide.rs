@@ -5,10 +5,11 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use indicatif::ProgressBar;
-use tabletop::games::slide::dictionary::Dictionary;
+use tabletop::games::slide::dictionary::document_test;
 use tabletop::games::slide::players::player_from_spec;
+use tabletop::games::slide::rules::render_board;
 use tabletop::games::slide::solver::{SlideSolver, SlideValue};
-use tabletop::games::slide::{Cell, Side, Slide, SlideVariant};
+use tabletop::games::slide::{Side, Slide, SlideVariant};
 use tabletop::{EndReason, Game, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
@@ -113,26 +114,6 @@ pub struct BenchArgs {
     max_size: usize,
 }
 
-fn draw_board(position: &Slide, color: bool) -> String {
-    let n = position.size();
-    let width = if n * n >= 10 { 3 } else { 2 };
-    let mut out = String::new();
-    for row in 0..n {
-        for col in 0..n {
-            let square = row * n + col + 1;
-            let text = match position.cell(row, col) {
-                Some(Cell::Tile(Side::Blue)) => paint(&format!("{:>width$}", "b"), 33, color),
-                Some(Cell::Tile(Side::Orange)) => paint(&format!("{:>width$}", "o"), 208, color),
-                _ => format!("{square:>width$}"),
-            };
-            out.push_str(&text);
-            out.push(' ');
-        }
-        out.push('\n');
-    }
-    out
-}
-
 fn side_name(side: Side) -> &'static str {
     match side {
         Side::Blue => "b (blue)",
@@ -207,7 +188,10 @@ impl Presenter<Slide> for SlidePresenter {
     }
 
     fn board(&self, record: &Record<Slide>, color: bool) -> String {
-        draw_board(record.current(), color)
+        render_board(record.current(), |side, text| match side {
+            Side::Blue => paint(text, 33, color),
+            Side::Orange => paint(text, 208, color),
+        })
     }
 
     fn situation(&self, record: &Record<Slide>) -> Option<String> {
@@ -254,19 +238,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
 
 /// Computer-vs-computer match.
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    let start = args.variant.position(None)?;
-    let specs = args.options.specs()?;
-    let mut a = player_from_spec(&specs[0])?;
-    let mut b = player_from_spec(&specs[1])?;
-    let settings = args.options.settings(0..=2)?;
-    run_match_cli(
-        &start,
-        [specs[0].to_string(), specs[1].to_string()],
-        &mut *a,
-        &mut *b,
-        &settings,
-        args.options.json,
-    )?;
+    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, _| Ok(player_from_spec(spec)?))?;
     Ok(())
 }
 
@@ -331,24 +303,15 @@ pub fn solve(args: SolveArgs) -> Result<()> {
     Ok(())
 }
 
-/// The dictionary test from the document, with its collision count.
-pub fn dictionary_collisions() -> Result<(u64, f64)> {
-    let started = Instant::now();
-    let mut dict = Dictionary::new(9887)?;
-    dict.put("answer", 42)?;
-    for i in 0..10_000 {
-        dict.put(&i.to_string().repeat(32), i)?;
-    }
-    Ok((dict.collisions(), started.elapsed().as_secs_f64()))
-}
-
 /// Benchmarks: the dictionary's collisions and exact solve times for 3x3 and 4x4.
 pub fn bench(args: BenchArgs) -> Result<()> {
     if !(3..=4).contains(&args.max_size) {
         bail!("--max-size must be 3 or 4");
     }
-    let (collisions, seconds) = dictionary_collisions()?;
-    println!("dictionary: 10,001 keys in 9,887 buckets: {collisions} collisions ({:.1} ms)", seconds * 1000.0);
+    let started = Instant::now();
+    let collisions = document_test()?;
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    println!("dictionary: 10,001 keys in 9,887 buckets: {collisions} collisions ({ms:.1} ms)");
     for size in 3..=args.max_size {
         for empty in 0..=if size == 3 { 7 } else { 6 } {
             let variant = SlideVariant::new(size, empty)?;

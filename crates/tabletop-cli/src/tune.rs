@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tabletop::games::reversi::eval::Weights;
-use tabletop::games::reversi::tuning::{fit, mean_squared_error, weights_text, SelfPlay};
+use tabletop::games::reversi::tuning::{tune, SelfPlay};
 
 /// Options of `tabletop tune reversi`.
 #[derive(Args)]
@@ -77,13 +77,7 @@ pub fn reversi(args: ReversiArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let generate_seconds = start.elapsed().as_secs_f64();
-    // Hold out every tenth game's worth of samples, by position in the (game-ordered) list.
-    let chunk = (samples.len() / 10).max(1);
-    let (train, test): (Vec<_>, Vec<_>) = samples.chunks(chunk).enumerate().partition(|(i, _)| i % 10 != 9);
-    let train: Vec<_> = train.into_iter().flat_map(|(_, c)| c.iter().copied()).collect();
-    let test: Vec<_> = test.into_iter().flat_map(|(_, c)| c.iter().copied()).collect();
-    let rows = fit(&train, args.phase_width as usize, args.ridge);
-    let comment = vec![
+    let comment = [
         "Reversi evaluation weights, hundredths of a disc, one row per phase (a range of empties).".to_string(),
         format!(
             "Fitted by: tabletop tune reversi --games {} --seed {} --depth {} --solve-empties {} --phase-width {} --ridge {}{}",
@@ -95,18 +89,18 @@ pub fn reversi(args: ReversiArgs) -> Result<()> {
             args.ridge,
             args.weights.as_ref().map(|p| format!(" --weights {}", p.display())).unwrap_or_default()
         ),
-        format!("{} training and {} held-out positions.", train.len(), test.len()),
     ];
-    let text = weights_text(&rows, &comment);
-    let fitted = Weights::parse(&text).context("the fitted weights do not form a valid file")?;
+    let tuned = tune(&samples, args.phase_width as usize, args.ridge, &comment)
+        .context("the fitted weights do not form a valid file")?;
     println!(
         "{} games, {} positions in {:.1} s; held-out mean squared error (discs^2): built-in {:.1}, fitted {:.1}",
         args.games,
         samples.len(),
         generate_seconds,
-        mean_squared_error(Weights::builtin(), &test),
-        mean_squared_error(&fitted, &test)
+        tuned.builtin_error,
+        tuned.fitted_error
     );
+    let text = tuned.text;
     match args.output {
         Some(path) => {
             std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;

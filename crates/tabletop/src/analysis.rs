@@ -50,21 +50,34 @@ use crate::games::slide::Slide;
 use crate::record::Record;
 use crate::search::{verdict, Evaluator, Limits, MoveOrder, NoOrdering, Options, Search, Verdict};
 
-/// The value of one legal move.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The value of one legal move. In JSON: `{"move", "score", "exact", "value"}` (the notation
+/// and the words are `move` and `value`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct MoveValue {
     /// The move in the game's notation.
+    #[serde(rename = "move")]
     pub notation: String,
     /// Its value for the side to move, higher is better (units: see the module documentation).
     pub score: i32,
     /// True when the value is exact (proved by a solver or an exhaustive search).
     pub exact: bool,
     /// The value in words: "+4 discs (exact)", "win in 7 plies", "12 points".
+    #[serde(rename = "value")]
     pub text: String,
 }
 
-/// The values of the legal moves of a position.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+/// The values of the legal moves of a position. In JSON: `{"moves": [...], "depth"}`.
+///
+/// ```
+/// use std::time::Duration;
+/// use tabletop::games::connect::{Connect, ConnectVariant};
+/// use tabletop::{Analyze, Record};
+/// let record = Record::new(Connect::new(ConnectVariant::connect3()));
+/// let json = serde_json::to_value(Connect::analyze(&record, Duration::from_millis(200))).unwrap();
+/// assert_eq!(json["moves"].as_array().unwrap().len(), 4);
+/// assert!(json["moves"][0]["move"].is_string() && json["moves"][0]["value"].is_string());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Analysis {
     /// The moves, best first (equal scores keep the game's move order).
     pub moves: Vec<MoveValue>,

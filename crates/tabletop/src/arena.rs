@@ -18,6 +18,56 @@ pub struct MatchSettings {
     pub opening_plies: std::ops::RangeInclusive<usize>,
 }
 
+/// Why [`MatchSettings::new`] refused the settings.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MatchSettingsError {
+    /// No games.
+    #[error("a match needs at least one game")]
+    NoGames,
+    /// The fewest opening plies are more than the most.
+    #[error("the fewest opening plies ({0}) are more than the most ({1})")]
+    Openings(usize, usize),
+    /// Openings longer than 1000 plies.
+    #[error("openings of {0} plies: at most 1000")]
+    TooLong(usize),
+}
+
+impl MatchSettings {
+    /// Checked settings: at least one game, and opening plies from `min` to `max` (at most
+    /// 1000), either of which defaults to the game's `default` range (stretched to contain the
+    /// other bound).
+    ///
+    /// ```
+    /// use tabletop::arena::MatchSettings;
+    /// let s = MatchSettings::new(10, 1, Some(5), None, 0..=2).unwrap();
+    /// assert_eq!(s.opening_plies, 5..=5);
+    /// assert_eq!(MatchSettings::new(10, 1, None, Some(1), 4..=8).unwrap().opening_plies, 1..=1);
+    /// assert!(MatchSettings::new(10, 1, Some(100), Some(2), 0..=2).is_err());
+    /// assert!(MatchSettings::new(0, 1, None, None, 0..=2).is_err());
+    /// ```
+    pub fn new(
+        games: usize,
+        seed: u64,
+        min: Option<usize>,
+        max: Option<usize>,
+        default: std::ops::RangeInclusive<usize>,
+    ) -> Result<Self, MatchSettingsError> {
+        if games == 0 {
+            return Err(MatchSettingsError::NoGames);
+        }
+        let (min, max) = match (min, max) {
+            (Some(min), Some(max)) if min > max => return Err(MatchSettingsError::Openings(min, max)),
+            (Some(min), None) => (min, (*default.end()).max(min)),
+            (None, Some(max)) => ((*default.start()).min(max), max),
+            (min, max) => (min.unwrap_or(*default.start()), max.unwrap_or(*default.end())),
+        };
+        if max > 1000 {
+            return Err(MatchSettingsError::TooLong(max));
+        }
+        Ok(MatchSettings { games, seed, opening_plies: min..=max })
+    }
+}
+
 /// The result of a match between two players, counted per player (not per seat).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Tally {

@@ -43,4 +43,4 @@ pub use analysis::{Analysis, Analyze, MoveValue};
 pub use game::{Game, Outcome, Player, Seat, SeatSet, Status, TwoPlayer};
 pub use perft::perft;
 pub use player_spec::{PlayerKind, PlayerSpec, SpecError};
-pub use record::{EndReason, Record, RecordError};
+pub use record::{EndReason, Record, RecordError, RecordTextError};

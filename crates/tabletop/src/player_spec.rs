@@ -65,6 +65,75 @@ pub enum SpecError {
     Memory(#[from] crate::memory::TableAllocError),
 }
 
+/// Why [`assign_seats`] refused an option.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeatError {
+    /// `SEAT=SPEC` names no seat of the game.
+    #[error("{text:?}: no seat {word:?}; seats: {seats}")]
+    UnknownSeat {
+        /// The whole option.
+        text: String,
+        /// The seat word given.
+        word: String,
+        /// The seats' names, e.g. `1 or b or blue; 2 or o or orange`.
+        seats: String,
+    },
+    /// The spec is not valid.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+}
+
+/// Reads seat assignments `SEAT=SPEC` (a seat by its number from 1, or by one of the words
+/// `seat_words` gives for it) or a bare `SPEC`, which goes to the first seat whose default is
+/// not `human`. `defaults` has one spec per seat; the result is `defaults` with the
+/// assignments applied in order.
+///
+/// ```
+/// use tabletop::player_spec::{assign_seats, PlayerSpec};
+/// use tabletop::Seat;
+/// let defaults = [PlayerSpec::named("human"), PlayerSpec::named("engine")];
+/// let words = |s: Seat| if s.index() == 0 { &["x"][..] } else { &["o"][..] };
+/// let options = ["x=random".to_string(), "engine:time=1s".to_string()];
+/// let specs = assign_seats(&defaults, &options, words).unwrap();
+/// assert_eq!((specs[0].to_string(), specs[1].to_string()), ("random".into(), "engine:time=1s".into()));
+/// assert!(assign_seats(&defaults, &["3=random".to_string()], words).is_err());
+/// ```
+pub fn assign_seats<'w>(
+    defaults: &[PlayerSpec],
+    options: &[String],
+    seat_words: impl Fn(crate::Seat) -> &'w [&'w str],
+) -> Result<Vec<PlayerSpec>, SeatError> {
+    let mut specs = defaults.to_vec();
+    let seats = defaults.len() as u8;
+    for text in options {
+        match text.split_once('=') {
+            // `engine:time=1s` has '=' inside its settings, after a ':'.
+            Some((word, spec)) if !word.contains(':') => {
+                let word = word.trim().to_ascii_lowercase();
+                let seat = (0..seats)
+                    .map(crate::Seat)
+                    .find(|&s| word == (s.index() + 1).to_string() || seat_words(s).contains(&word.as_str()));
+                let Some(seat) = seat else {
+                    let names: Vec<String> = (0..seats)
+                        .map(|s| {
+                            let mut names = vec![(s + 1).to_string()];
+                            names.extend(seat_words(crate::Seat(s)).iter().map(|w| w.to_string()));
+                            names.join(" or ")
+                        })
+                        .collect();
+                    return Err(SeatError::UnknownSeat { text: text.clone(), word, seats: names.join("; ") });
+                };
+                specs[seat.index()] = spec.parse()?;
+            }
+            _ => {
+                let seat = defaults.iter().position(|s| s.name != "human").unwrap_or(specs.len() - 1);
+                specs[seat] = text.parse()?;
+            }
+        }
+    }
+    Ok(specs)
+}
+
 /// One kind of player a game offers, for help texts and validation.
 #[derive(Clone, Copy, Debug)]
 pub struct PlayerKind {

@@ -106,9 +106,108 @@ impl<G: Game> Record<G> {
         self.moves.pop()
     }
 
+    /// Takes back moves until `stop` holds for the position reached (at least one move), as
+    /// when a person takes back their last move and the computer's replies with it. Returns the
+    /// moves taken back, last first; when no earlier position satisfies `stop`, nothing changes
+    /// and the list is empty.
+    ///
+    /// ```
+    /// use tabletop::games::connect::{Connect, ConnectVariant};
+    /// use tabletop::{Game, Record};
+    /// let mut record = Record::new(Connect::new(ConnectVariant::connect4()));
+    /// for col in ["4", "4", "3"] {
+    ///     record.play(record.current().parse_move(col).unwrap()).unwrap();
+    /// }
+    /// // O is to move; back to the previous position with O to move: two moves back.
+    /// let o_to_move = |p: &Connect| p.moves_played() % 2 == 1;
+    /// assert_eq!(record.undo_until(o_to_move).len(), 2);
+    /// assert_eq!(record.moves().len(), 1);
+    /// assert!(record.undo_until(|p: &Connect| p.moves_played() == 5).is_empty());
+    /// assert_eq!(record.moves().len(), 1);
+    /// ```
+    pub fn undo_until(&mut self, mut stop: impl FnMut(&G) -> bool) -> Vec<G::Move> {
+        let Some(back) = (0..self.moves.len()).rev().find(|&i| stop(&self.positions[i])) else {
+            return Vec::new();
+        };
+        self.positions.truncate(back + 1);
+        self.moves.split_off(back).into_iter().rev().collect()
+    }
+
     /// Hashes of the positions before the current one, for search's repetition detection.
     pub fn earlier_hashes(&self) -> Vec<u64> {
         let n = self.positions.len();
         self.positions[..n - 1].iter().map(|p| p.hash()).collect()
+    }
+}
+
+/// Why [`Record::from_text`] could not read a saved game.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordTextError {
+    /// The first line is not `tabletop GAME` for this game.
+    #[error("not a saved {0} game")]
+    OtherGame(&'static str),
+    /// A line that is neither `position ...` nor `moves ...` (its number, from 1).
+    #[error("line {0}: expected `position ...` or `moves ...`")]
+    Line(usize),
+    /// No `position` line.
+    #[error("no position line")]
+    NoPosition,
+    /// The position is not valid.
+    #[error("{0}")]
+    Position(String),
+    /// A move that cannot be read or played (its number from 1, the text and why).
+    #[error("move {0} ({1}): {2}")]
+    Move(usize, String, String),
+}
+
+impl<G: Game> Record<G> {
+    /// The game as text, the format every game saves in unless it has its own: `tabletop
+    /// GAME`, then `position` and the start's notation, then `moves` and the moves.
+    ///
+    /// ```
+    /// use tabletop::games::connect::{Connect, ConnectVariant};
+    /// use tabletop::{Game, Record};
+    /// let v = ConnectVariant::connect4();
+    /// let mut record = Record::new(Connect::new(v));
+    /// for col in ["4", "4", "3"] {
+    ///     record.play(record.current().parse_move(col).unwrap()).unwrap();
+    /// }
+    /// let text = record.to_text();
+    /// assert_eq!(text, "tabletop connect\nposition \nmoves 4 4 3\n");
+    /// let back = Record::<Connect>::from_text(&v, &text).unwrap();
+    /// assert_eq!(back.current(), record.current());
+    /// assert!(Record::<Connect>::from_text(&v, "tabletop reversi\n").is_err());
+    /// ```
+    pub fn to_text(&self) -> String {
+        let moves: Vec<String> = self.moves.iter().map(|m| m.to_string()).collect();
+        format!("tabletop {}\nposition {}\nmoves {}\n", G::NAME, self.start().notation(), moves.join(" "))
+    }
+
+    /// Reads a game written by [`Record::to_text`], on a board of `variant`.
+    pub fn from_text(variant: &G::Variant, text: &str) -> Result<Self, RecordTextError> {
+        let mut lines = text.lines();
+        if lines.next().map(str::trim) != Some(&format!("tabletop {}", G::NAME)) {
+            return Err(RecordTextError::OtherGame(G::NAME));
+        }
+        let (mut start, mut moves) = (None, "");
+        for (i, line) in lines.enumerate() {
+            match line.split_once(' ').unwrap_or((line, "")) {
+                ("position", p) => {
+                    start = Some(
+                        G::from_notation(variant, p.trim()).map_err(|e| RecordTextError::Position(e.to_string()))?,
+                    )
+                }
+                ("moves", m) => moves = m,
+                ("", _) => {}
+                _ => return Err(RecordTextError::Line(i + 2)),
+            }
+        }
+        let mut record = Record::new(start.ok_or(RecordTextError::NoPosition)?);
+        for (i, text) in moves.split_whitespace().enumerate() {
+            let bad = |e: &dyn std::fmt::Display| RecordTextError::Move(i + 1, text.to_string(), e.to_string());
+            let mv = record.current().parse_move(text).map_err(|e| bad(&e))?;
+            record.play(mv).map_err(|e| bad(&e))?;
+        }
+        Ok(record)
     }
 }

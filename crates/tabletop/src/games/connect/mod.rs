@@ -4,8 +4,11 @@
 //! - [`solver`]: the exact solver (Pons' score convention).
 //! - [`book`]: the opening book format and the shipped 7x6 book.
 //! - [`engine`]: the computer players (perfect, levels, random).
+//! - [`build`]: building books with the solver; [`bench`]: the solver benchmark on Pons' sets.
 
+pub mod bench;
 pub mod book;
+pub mod build;
 pub mod conformance;
 pub mod engine;
 pub mod rules;

@@ -86,6 +86,21 @@ impl Table {
         Table::try_sized(entries, 17, key_bits)
     }
 
+    /// A table for the solvers of `variant` ([`Table::try_new`] with the variant's key bits),
+    /// after checking that it fits in the memory available
+    /// ([`ensure_available`](crate::memory::ensure_available)).
+    ///
+    /// ```
+    /// use tabletop::games::connect::solver::Table;
+    /// use tabletop::games::connect::ConnectVariant;
+    /// assert!(Table::try_for(ConnectVariant::connect4(), 1 << 16).is_ok());
+    /// assert!(Table::try_for(ConnectVariant::connect4(), 1 << 50).is_err());
+    /// ```
+    pub fn try_for(variant: ConnectVariant, entries: usize) -> Result<Self, TableAllocError> {
+        crate::memory::ensure_available(table_bytes(variant, entries))?;
+        Table::try_new(entries, Solver::key_bits(variant))
+    }
+
     /// The number of entries of a table asked for with `entries` entries, at least
     /// `2^min_bits` (more for long keys), and the key's check bits.
     fn size_bits(entries: usize, min_bits: u32, key_bits: u32) -> u32 {
@@ -483,6 +498,21 @@ impl Solver {
     pub fn try_new(variant: ConnectVariant, entries: usize) -> Result<Self, TableAllocError> {
         let table = Table::try_new(entries, Solver::key_bits(variant))?;
         Ok(Solver::with_table(variant, Arc::new(table)))
+    }
+
+    /// [`Solver::try_new`] after checking that it fits in the memory available
+    /// ([`ensure_available`](crate::memory::ensure_available)): a size the system could only
+    /// give by swapping is an error too.
+    ///
+    /// ```
+    /// use tabletop::games::connect::solver::Solver;
+    /// use tabletop::games::connect::ConnectVariant;
+    /// assert!(Solver::try_new_checked(ConnectVariant::connect4(), 1 << 16).is_ok());
+    /// assert!(Solver::try_new_checked(ConnectVariant::connect4(), 1 << 50).is_err());
+    /// ```
+    pub fn try_new_checked(variant: ConnectVariant, entries: usize) -> Result<Self, TableAllocError> {
+        crate::memory::ensure_available(Solver::memory_bytes(variant, entries))?;
+        Solver::try_new(variant, entries)
     }
 
     /// The memory of `Solver::new(variant, entries)` in bytes: its shared table (entries

@@ -339,6 +339,40 @@ impl Tokens {
     }
 }
 
+/// Why a list of tokens could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokensError {
+    /// A word that is not a token (a number from 0 to 90).
+    #[error("{0:?} is not a token")]
+    NotAToken(String),
+    /// More tokens than a rack holds.
+    #[error("more than {MAX_RACK} tokens")]
+    TooMany,
+}
+
+impl std::str::FromStr for Tokens {
+    type Err = TokensError;
+
+    /// Tokens separated by spaces or commas: `9 14, 1`.
+    ///
+    /// ```
+    /// use tabletop::games::mathable::Tokens;
+    /// assert_eq!("9 14, 1".parse::<Tokens>().unwrap().as_slice(), &[1, 9, 14]);
+    /// assert!("9 x".parse::<Tokens>().is_err() && "91".parse::<Tokens>().is_err());
+    /// assert!("1 2 3 4 5 6 7 8 9".parse::<Tokens>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut values = Vec::new();
+        for word in text.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()) {
+            match word.parse::<u8>() {
+                Ok(v) if v <= MAX_TOKEN => values.push(v),
+                _ => return Err(TokensError::NotAToken(word.to_string())),
+            }
+        }
+        Tokens::from_slice(&values).ok_or(TokensError::TooMany)
+    }
+}
+
 impl fmt::Display for Tokens {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, v) in self.as_slice().iter().enumerate() {

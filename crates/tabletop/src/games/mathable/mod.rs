@@ -9,6 +9,8 @@
 //! - [`rules`]: the bag, turns, scoring, the end of the game, the [`Game`](crate::Game) implementation.
 //! - [`save`]: the JSON save format.
 //! - [`players`]: the greedy and random computer players; [`engine`]: the engine's player.
+//! - [`text`]: the board, racks and results in text; [`matches`]: matches between computer
+//!   players; [`bench`]: the benchmarks' positions and timings.
 //!
 //! The assignment's operations, with their names here:
 //!
@@ -33,15 +35,18 @@
 //! assert!(!board.can_place(&Tokens::from_slice(&[5, 9]).unwrap()));
 //! ```
 
+pub mod bench;
 pub mod board;
 pub mod conformance;
 pub mod engine;
+pub mod matches;
 pub mod players;
 pub mod rules;
 pub mod save;
 pub mod settings;
+pub mod text;
 
-pub use board::{Board, Cell, CellError, Op, Placement, PlacementError, Square, Tokens, MAX_RACK};
+pub use board::{Board, Cell, CellError, Op, Placement, PlacementError, Square, Tokens, TokensError, MAX_RACK};
 pub use players::{EnginePlayer, GreedyPlayer, MathableRandomPlayer, PLAYER_KINDS};
 pub use rules::{Bag, EndCause, Mathable, MathableMove, MathableMoveError, MathablePositionError};
 pub use save::SaveState;

@@ -128,6 +128,22 @@ impl SaveState {
         Ok(serde_json::from_str(text)?)
     }
 
+    /// Reads a save and the game it holds, with the moves that led to it: [`SaveState::from_json`]
+    /// then [`SaveState::to_game`].
+    ///
+    /// ```
+    /// use tabletop::games::mathable::{Mathable, Preset, SaveState, Settings};
+    /// let game = Mathable::new(&Settings::preset(Preset::Classic).with_seed(9)).unwrap();
+    /// let text = SaveState::from_game(&game, &[]).to_json(false);
+    /// let (back, history) = SaveState::read(&text).unwrap();
+    /// assert!(back == game && history.is_empty());
+    /// assert!(SaveState::read("{}").is_err());
+    /// ```
+    pub fn read(text: &str) -> Result<(Mathable, Vec<String>), MathablePositionError> {
+        let save = SaveState::from_json(text)?;
+        Ok((save.to_game()?, save.history))
+    }
+
     /// Rebuilds the position, checking that it is consistent (token conservation included).
     pub fn to_game(&self) -> Result<Mathable, MathablePositionError> {
         if self.format != FORMAT {

@@ -11,6 +11,7 @@
 //! - [`eval`] and [`engine`]: the engine's evaluation and search.
 //! - [`tuning`]: self-play, exact labels and the least-squares fit of the weights.
 //! - [`players`]: the player table (`engine`, `classic`, `random`) for specs.
+//! - [`bench`]: the FFO endgame lines and the benchmarks' seeded positions.
 //!
 //! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
 //!
@@ -23,6 +24,7 @@
 //! assert_eq!(*record.current(), Reversi::new());
 //! ```
 
+pub mod bench;
 pub mod bitboard;
 pub mod classic;
 pub mod conformance;

@@ -622,6 +622,45 @@ fn transcript_tokens(text: &str) -> Vec<String> {
     tokens
 }
 
+/// The board for a terminal: columns a to h, rows 1 to 8, `X` for black, `O` for white,
+/// `*` for the squares of `marked` (a bitboard, e.g. the legal moves) and `.` for the others,
+/// then the disc counts. `paint` turns each `X`, `O` and `*` into what is printed (for
+/// colours; it gets the disc's colour, `None` for a mark).
+///
+/// ```
+/// use tabletop::games::reversi::{rules::render_board, Reversi};
+/// let p = Reversi::new();
+/// let text = render_board(&p, p.placements(), |t, _| t.to_string());
+/// assert_eq!(text.lines().nth(3).unwrap(), "  3 . . . * . . . . 3");
+/// assert!(text.ends_with("black (X) 2  white (O) 2  empty 60\n"));
+/// ```
+pub fn render_board(position: &Reversi, marked: u64, paint: impl Fn(&str, Option<Color>) -> String) -> String {
+    let mut out = String::from("    a b c d e f g h\n");
+    for row in 0..8 {
+        out.push_str(&format!("  {} ", row + 1));
+        for col in 0..8 {
+            let sq = Square::new(row, col).expect("on the board");
+            let cell = match position.at(sq) {
+                Some(Color::Black) => paint("X", Some(Color::Black)),
+                Some(Color::White) => paint("O", Some(Color::White)),
+                None if marked & sq.bit() != 0 => paint("*", None),
+                None => ".".to_string(),
+            };
+            out.push_str(&cell);
+            out.push(' ');
+        }
+        out.push_str(&format!("{}\n", row + 1));
+    }
+    out.push_str("    a b c d e f g h\n");
+    out.push_str(&format!(
+        "  black (X) {}  white (O) {}  empty {}\n",
+        position.discs(Color::Black),
+        position.discs(Color::White),
+        position.open_squares()
+    ));
+    out
+}
+
 impl fmt::Display for Reversi {
     /// The OBF form: 64 characters a1..h8 (`X`, `O`, `-`), a space, and `X` or `O` to move.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -20,7 +20,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::engine::Engine;
-use super::eval::{features, Weights, FEATURES, FEATURE_COUNT};
+use super::eval::{features, Weights, WeightsError, FEATURES, FEATURE_COUNT};
 use super::rules::{Reversi, ReversiMove};
 use super::solver::Solver;
 use crate::game::Game;
@@ -265,6 +265,43 @@ pub fn weights_text(rows: &[((usize, usize), [i32; FEATURE_COUNT])], comment: &[
     text
 }
 
+/// What [`tune`] produced: the weight file and how it does on the held-out samples.
+#[derive(Clone, Debug)]
+pub struct Tuned {
+    /// The weight file (checked: it parses).
+    pub text: String,
+    /// Samples fitted on.
+    pub train: usize,
+    /// Samples held out.
+    pub test: usize,
+    /// The built-in weights' mean squared error on the held-out samples (discs squared).
+    pub builtin_error: f64,
+    /// The fitted weights' mean squared error on them.
+    pub fitted_error: f64,
+}
+
+/// Step 3 and the check: holds out every tenth slice of `samples` (in game order), fits the
+/// rest with phases `width` empties wide and the `ridge` penalty, writes the weight file with
+/// `comment` on top (and a line counting the samples) and measures both weight sets on the
+/// held-out samples.
+pub fn tune(samples: &[Sample], width: usize, ridge: f64, comment: &[String]) -> Result<Tuned, WeightsError> {
+    let chunk = (samples.len() / 10).max(1);
+    let (train, test): (Vec<_>, Vec<_>) = samples.chunks(chunk).enumerate().partition(|(i, _)| i % 10 != 9);
+    let train: Vec<Sample> = train.into_iter().flat_map(|(_, c)| c.iter().copied()).collect();
+    let test: Vec<Sample> = test.into_iter().flat_map(|(_, c)| c.iter().copied()).collect();
+    let mut comment = comment.to_vec();
+    comment.push(format!("{} training and {} held-out positions.", train.len(), test.len()));
+    let text = weights_text(&fit(&train, width, ridge), &comment);
+    let fitted = Weights::parse(&text)?;
+    Ok(Tuned {
+        builtin_error: mean_squared_error(Weights::builtin(), &test),
+        fitted_error: mean_squared_error(&fitted, &test),
+        train: train.len(),
+        test: test.len(),
+        text,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,5 +323,8 @@ mod tests {
         let text = weights_text(&rows, &["test".to_string()]);
         let weights = Weights::parse(&text).expect("valid");
         assert!(mean_squared_error(&weights, &samples).is_finite());
+        let tuned = tune(&samples, 4, 0.01, &["test".to_string()]).expect("valid");
+        assert_eq!(tuned.train + tuned.test, samples.len());
+        assert!(tuned.test > 0 && tuned.fitted_error.is_finite() && tuned.text.starts_with("# test\n"));
     }
 }

@@ -126,3 +126,76 @@ impl Dictionary {
         self.len = 0;
     }
 }
+
+/// The document's test of the dictionary: `"answer"` and 10,000 keys of a number's digits
+/// repeated 32 times, in 9,887 buckets. Returns the number of collisions (about 3,709).
+///
+/// ```
+/// assert!(tabletop::games::slide::dictionary::document_test().unwrap() <= 4000);
+/// ```
+pub fn document_test() -> Result<u64, DictionaryError> {
+    let mut dict = Dictionary::new(9887)?;
+    dict.put("answer", 42)?;
+    for i in 0..10_000 {
+        dict.put(&i.to_string().repeat(32), i)?;
+    }
+    Ok(dict.collisions())
+}
+
+/// The document's `Configuration`: a board's configuration string (column by column, `b`,
+/// `o`, `g`) and its score, the record the dictionary holds.
+///
+/// ```
+/// use tabletop::games::slide::dictionary::{Configuration, Dictionary};
+/// use tabletop::games::slide::Slide;
+/// let board = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
+/// let config = Configuration::of(&board);
+/// assert_eq!((config.config(), config.score()), ("obbbogboo", 3)); // won by the computer
+/// let mut dict = Dictionary::new(9887).unwrap();
+/// assert_eq!(dict.is_repeated_config(&board), None); // isRepeatedConfig: not seen yet
+/// dict.put_config(&config).unwrap(); // putConfig
+/// assert_eq!(dict.is_repeated_config(&board), Some(3)); // seen, with its score
+/// assert!(dict.put_config(&config).is_err()); // a configuration is stored once
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Configuration {
+    config: String,
+    score: i32,
+}
+
+impl Configuration {
+    /// A configuration string with a score.
+    pub fn new(config: impl Into<String>, score: i32) -> Self {
+        Configuration { config: config.into(), score }
+    }
+
+    /// A board's configuration with the document's score for the computer, `evalBoard`
+    /// ([`Slide::classic_score`](super::Slide::classic_score): 3 won, 0 lost, 2 draw, 1 undecided).
+    pub fn of(position: &super::Slide) -> Self {
+        Configuration::new(position.configuration(), position.classic_score() as i32)
+    }
+
+    /// The configuration string (`getStringConfiguration`).
+    pub fn config(&self) -> &str {
+        &self.config
+    }
+
+    /// The score (`getScore`).
+    pub fn score(&self) -> i32 {
+        self.score
+    }
+}
+
+impl Dictionary {
+    /// The document's `putConfig`: stores a configuration with its score; an error if that
+    /// configuration is already stored. True when it landed in a non-empty chain.
+    pub fn put_config(&mut self, config: &Configuration) -> Result<bool, DictionaryError> {
+        self.put(&config.config, config.score)
+    }
+
+    /// The document's `isRepeatedConfig`: the score stored for the board's configuration, or
+    /// `None` (the document's -1) when it was never stored.
+    pub fn is_repeated_config(&self, position: &super::Slide) -> Option<i32> {
+        self.get(&position.configuration())
+    }
+}

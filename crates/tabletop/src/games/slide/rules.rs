@@ -902,6 +902,33 @@ impl TwoPlayer for Slide {
     }
 }
 
+/// The board for a terminal: one row per line, empty squares by their number (1 at the top
+/// left, row by row), tiles by their letter passed through `tile` (for colours), every cell
+/// right-aligned to the width of the largest number.
+///
+/// ```
+/// use tabletop::games::slide::{rules::render_board, Slide};
+/// let p: Slide = Slide::new(3, 1).unwrap();
+/// assert_eq!(render_board(&p, |_, t| t.to_string()), " 1  2  3 \n 4  5  6 \n 7  8  9 \n");
+/// ```
+pub fn render_board(position: &Slide, tile: impl Fn(Side, &str) -> String) -> String {
+    let n = position.size();
+    let width = if n * n >= 10 { 3 } else { 2 };
+    let mut out = String::new();
+    for row in 0..n {
+        for col in 0..n {
+            let text = match position.cell(row, col) {
+                Some(Cell::Tile(side)) => tile(side, &format!("{:>width$}", side.letter())),
+                _ => format!("{:>width$}", row * n + col + 1),
+            };
+            out.push_str(&text);
+            out.push(' ');
+        }
+        out.push('\n');
+    }
+    out
+}
+
 impl fmt::Display for Slide {
     /// The configuration string (see [`Game::notation`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,0 +1,149 @@
+//! Mathable matches between two computer players: pairs of games share a bag seed with the
+//! seats swapped, and each side's wins, points and thinking time are tallied.
+//!
+//! ```
+//! use tabletop::games::mathable::matches::play_match;
+//! use tabletop::games::mathable::players::{GreedyPlayer, MathableRandomPlayer};
+//! use tabletop::games::mathable::{Preset, Settings};
+//! let settings = Settings::preset(Preset::Simple).with_seed(5);
+//! let (mut greedy, mut random) = (GreedyPlayer, MathableRandomPlayer::new(1));
+//! let report = play_match(&settings, 2, &mut greedy, &mut random, |_| {}).unwrap();
+//! assert_eq!(report.sides[0].wins + report.sides[1].wins + report.draws, 2);
+//! assert!(report.average_points(0) > report.average_points(1));
+//! ```
+
+use std::time::{Duration, Instant};
+
+use super::rules::{Mathable, MathableMove};
+use super::settings::{Settings, SettingsError};
+use crate::game::Player;
+use crate::game::{Game, Outcome, Seat, Status};
+use crate::record::Record;
+
+/// One side's tally.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SideTally {
+    /// Games won.
+    pub wins: u64,
+    /// Points scored in all games.
+    pub points: i64,
+    /// Seconds spent choosing moves.
+    pub think: f64,
+    /// The longest time one move took, in seconds.
+    pub max_think: f64,
+    /// Moves chosen.
+    pub moves: u64,
+}
+
+/// A finished match.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct MatchReport {
+    /// Games played.
+    pub games: u64,
+    /// Player A's tally, then player B's.
+    pub sides: [SideTally; 2],
+    /// Games drawn.
+    pub draws: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+impl MatchReport {
+    /// A side's points per game.
+    pub fn average_points(&self, side: usize) -> f64 {
+        self.sides[side].points as f64 / self.games.max(1) as f64
+    }
+
+    /// A's points per B's point (NaN when B scored nothing).
+    pub fn points_ratio(&self) -> f64 {
+        if self.average_points(1) > 0.0 {
+            self.average_points(0) / self.average_points(1)
+        } else {
+            f64::NAN
+        }
+    }
+
+    /// A side's milliseconds per move.
+    pub fn average_move_ms(&self, side: usize) -> f64 {
+        1000.0 * self.sides[side].think / self.sides[side].moves.max(1) as f64
+    }
+}
+
+/// One game of a match, as [`play_match`] reports it.
+#[derive(Clone, Debug)]
+pub struct GameSummary {
+    /// The game's number, from 0.
+    pub number: usize,
+    /// The seed of its bag.
+    pub seed: u64,
+    /// Player A's seat (0 or 1).
+    pub a_seat: usize,
+    /// The final position.
+    pub end: Mathable,
+}
+
+/// A player wrapper that measures thinking time.
+struct Timed<'a> {
+    inner: &'a mut dyn Player<Mathable>,
+    time: Duration,
+    max: Duration,
+    calls: u64,
+}
+
+impl Player<Mathable> for Timed<'_> {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn choose_move(&mut self, record: &Record<Mathable>) -> MathableMove {
+        let t = Instant::now();
+        let mv = self.inner.choose_move(record);
+        let e = t.elapsed();
+        self.time += e;
+        self.max = self.max.max(e);
+        self.calls += 1;
+        mv
+    }
+    fn reset(&mut self) {
+        self.inner.reset();
+    }
+}
+
+/// Plays `games` two-player games of `base` (game `2i` and `2i + 1` with the bag seed
+/// `base.seed + i`, A sitting first in the even games), calling `each` after every game.
+pub fn play_match(
+    base: &Settings,
+    games: usize,
+    a: &mut dyn Player<Mathable>,
+    b: &mut dyn Player<Mathable>,
+    mut each: impl FnMut(&GameSummary),
+) -> Result<MatchReport, SettingsError> {
+    let mut report = MatchReport { games: games as u64, ..MatchReport::default() };
+    let started = Instant::now();
+    for number in 0..games {
+        let settings = base.with_seed(base.seed.wrapping_add((number / 2) as u64));
+        let start = Mathable::new(&settings)?;
+        let a_seat = number % 2;
+        let mut ta = Timed { inner: &mut *a, time: Duration::ZERO, max: Duration::ZERO, calls: 0 };
+        let mut tb = Timed { inner: &mut *b, time: Duration::ZERO, max: Duration::ZERO, calls: 0 };
+        let record = if a_seat == 0 {
+            crate::arena::play_game(&start, &[], &mut [&mut ta, &mut tb], |_, _, _| {})
+        } else {
+            crate::arena::play_game(&start, &[], &mut [&mut tb, &mut ta], |_, _, _| {})
+        };
+        let end = record.current().clone();
+        for (p, t) in [(0, &ta), (1, &tb)] {
+            let side = &mut report.sides[p];
+            side.points += end.score(Seat(if p == 0 { a_seat } else { 1 - a_seat } as u8)) as i64;
+            side.think += t.time.as_secs_f64();
+            side.max_think = side.max_think.max(t.max.as_secs_f64());
+            side.moves += t.calls;
+        }
+        match end.status() {
+            Status::Over(Outcome::Win(w)) => report.sides[usize::from(w.index() != a_seat)].wins += 1,
+            _ => report.draws += 1,
+        }
+        each(&GameSummary { number, seed: settings.seed, a_seat, end });
+    }
+    report.seconds = started.elapsed().as_secs_f64();
+    Ok(report)
+}
