@@ -40,12 +40,14 @@ pub enum PoolError {
     Failed,
 }
 
-/// The jobs waiting for a worker, in two lanes: long thinking (a computer seat asking for more
-/// than a second) may hold at most all workers but one, so short jobs (ordinary computer moves,
-/// hints, analyses) never wait behind a queue of long ones.
+/// The jobs waiting for a worker, in three lanes, taken in this order: computer moves of a
+/// second or less (people wait for them), then hints and analyses (optional: refused when too
+/// many wait), then long thinking (a computer seat asking for more than a second), which may hold
+/// at most all workers but one, so the others never wait behind a queue of long ones.
 #[derive(Default)]
 struct Lanes {
-    short: VecDeque<Job>,
+    moves: VecDeque<Job>,
+    optional: VecDeque<Job>,
     long: VecDeque<Job>,
     long_running: usize,
     /// The pool is gone: workers finish what is queued, then end.
@@ -194,8 +196,10 @@ impl EnginePool {
             let mut lanes = self.queue_of_jobs.lanes.lock().unwrap_or_else(|e| e.into_inner());
             if long {
                 lanes.long.push_back(job);
+            } else if optional {
+                lanes.optional.push_back(job);
             } else {
-                lanes.short.push_back(job);
+                lanes.moves.push_back(job);
             }
         }
         self.queue_of_jobs.ready.notify_one();
@@ -242,7 +246,7 @@ fn worker(jobs: &Queue) {
         let (job, long) = {
             let mut lanes = jobs.lanes.lock().unwrap_or_else(|e| e.into_inner());
             loop {
-                if let Some(job) = lanes.short.pop_front() {
+                if let Some(job) = lanes.moves.pop_front().or_else(|| lanes.optional.pop_front()) {
                     break (job, false);
                 }
                 if lanes.long_running < jobs.long_slots {
@@ -251,7 +255,7 @@ fn worker(jobs: &Queue) {
                         break (job, true);
                     }
                 }
-                if lanes.closed && lanes.short.is_empty() && lanes.long.is_empty() {
+                if lanes.closed && lanes.moves.is_empty() && lanes.optional.is_empty() && lanes.long.is_empty() {
                     return;
                 }
                 lanes = jobs.ready.wait(lanes).unwrap_or_else(|e| e.into_inner());
