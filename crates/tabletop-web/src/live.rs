@@ -412,11 +412,7 @@ impl LiveGame {
             .iter()
             .enumerate()
             .map(|(seat, spec)| {
-                let kind = match spec.as_str() {
-                    "human" => "human",
-                    "open" => "open",
-                    _ => "computer",
-                };
+                let kind = seat_kind(spec);
                 let connected =
                     kind == "computer" || self.presence.get(seat).is_some_and(|c| c.load(Ordering::SeqCst) > 0);
                 json!({
@@ -721,6 +717,15 @@ impl AppState {
     }
 }
 
+/// What plays a seat, from its stored spec: `human`, `open` (a person yet to come) or `computer`.
+fn seat_kind(spec: &str) -> &'static str {
+    match spec {
+        "human" => "human",
+        "open" => "open",
+        _ => "computer",
+    }
+}
+
 /// The players of a stored game for the lobby (no tokens).
 pub fn public_players(game: &str, seats: &[String]) -> Value {
     let names: Vec<String> = match new_session(game, &json!({}), &json!({})) {
@@ -731,11 +736,7 @@ pub fn public_players(game: &str, seats: &[String]) -> Value {
         .iter()
         .enumerate()
         .map(|(seat, spec)| {
-            let kind = match spec.as_str() {
-                "human" => "human",
-                "open" => "open",
-                _ => "computer",
-            };
+            let kind = seat_kind(spec);
             let name = names.get(seat).cloned().unwrap_or_else(|| format!("Player {}", seat + 1));
             json!({"seat": seat, "name": name, "kind": kind, "spec": spec})
         })
