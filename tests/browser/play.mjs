@@ -199,6 +199,13 @@ const latencies = [];
 
 // Plays moves chosen by `pick(page, turn)` (default: a click on a playable cell) until the game
 // ends or `until` says stop; every move must reach the other player and the watcher live.
+// Clicks a stepping button and waits until the page shows the position after `ply` moves (its
+// board comes from the server).
+async function stepTo(page, button, ply) {
+  await page.click(button);
+  await page.waitForFunction((n) => window.tabletop.step === n && window.tabletop.wantedStep === null, ply);
+}
+
 async function playLive(pages, { pick, until, maxTurns = 200 } = {}) {
   const { c } = pages;
   const seats = [pages.a, pages.b];
@@ -242,9 +249,9 @@ test("reversi: two people play a whole game through an invite link, live, with a
   const [ra, rb] = [await a.textContent("#result"), await b.textContent("#result")];
   if (!/Draw/.test(text)) assert.ok(/You won/.test(ra) !== /You won/.test(rb), `one winner: ${ra} / ${rb}`);
   // After the game: step back and forth through it on the board.
-  await c.click("#step-first");
+  await stepTo(c, "#step-first", 0);
   assert.equal(await c.locator("#board .disc").count(), 4, "the starting position");
-  await c.click("#step-forward");
+  await stepTo(c, "#step-forward", 1);
   assert.equal(await c.locator("#board .disc").count(), 5);
   // Every position the pages received live matches its replay from the move list.
   for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), []);
@@ -252,6 +259,7 @@ test("reversi: two people play a whole game through an invite link, live, with a
   // The watcher analyses a position of the finished game, stepped back to it.
   await c.click("#step-last");
   for (let i = 0; i < 6; i++) await c.click("#step-back");
+  await c.waitForFunction(() => window.tabletop.step !== null && window.tabletop.wantedStep === null && window.tabletop.state.moves.length - window.tabletop.step === 6);
   await c.click("#analysis");
   await c.waitForFunction(() => /Analysis \(best first\)/.test(document.querySelector("#advice").textContent), null, { timeout: 20000 });
   const analysed = await c.evaluate(() => [...window.tabletop.analysis.values()].find(Array.isArray).filter((m) => m.move !== "pass").length);
@@ -296,8 +304,8 @@ test("slide: people through an invite; a takeback declined, one accepted; the wi
   assert.equal(await c.locator("#board .cell.win").count(), 3, "the winning line is highlighted");
   await noSidewaysScroll(b, "slide, phone, after the game");
   for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
-  await c.click("#step-first");
-  await c.click("#step-forward");
+  await stepTo(c, "#step-first", 0);
+  await stepTo(c, "#step-forward", 1);
   assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
   await c.click("#step-last");
   await shot(c, "slide-people-watcher");
@@ -322,8 +330,8 @@ test("connect: people through an invite, with hints allowed; the hint is shown o
   assert.match(await c.textContent("#result"), /X wins/);
   assert.equal(await c.locator("#board .cell.win").count(), 4);
   for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
-  await c.click("#step-first");
-  await c.click("#step-forward");
+  await stepTo(c, "#step-first", 0);
+  await stepTo(c, "#step-forward", 1);
   assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
   await c.click("#step-last");
   await shot(c, "connect-people-watcher");
@@ -357,8 +365,8 @@ test("mathable: people through an invite; terminate proposed, declined, then acc
   for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 2000 });
   assert.match(await c.textContent("#result"), /points/);
   for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions played");
-  await c.click("#step-first");
-  await c.click("#step-forward");
+  await stepTo(c, "#step-first", 0);
+  await stepTo(c, "#step-forward", 1);
   assert.match(await c.textContent("#step-pos"), /^Move 1 of \d+$/);
   await c.click("#step-last");
   await shot(a, "mathable-people-player1");

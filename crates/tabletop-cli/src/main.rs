@@ -91,6 +91,10 @@ struct ServeArgs {
     /// Log level: error, warn, info, debug (or a tracing filter such as tabletop_web=debug).
     #[arg(long, default_value = "info")]
     log_level: String,
+    /// For tests only: Mathable bags follow from this seed and the order of creation, so runs
+    /// repeat. Never on a public server: whoever knows the seed knows every rack.
+    #[arg(long, hide_short_help = true)]
+    game_seed: Option<u64>,
 }
 
 /// A thinking time: a duration from 1 ms to 10 minutes.
@@ -373,6 +377,7 @@ fn main() {
                 create_rate: a.create_rate,
                 hint_rate: a.hint_rate,
                 cache_games: a.cache_games as usize,
+                game_seed: a.game_seed,
                 ..defaults
             };
             tabletop_web::serve_blocking(config, &a.log_level).map_err(anyhow::Error::from)

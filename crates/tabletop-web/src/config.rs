@@ -36,6 +36,10 @@ pub struct ServeConfig {
     pub body_timeout: Duration,
     /// How often the database file is checked for removal or replacement.
     pub storage_check: Duration,
+    /// For tests and benchmarks only: games' chance (Mathable's bags) follows from this seed and
+    /// the order of creation, so runs repeat. Never on a public server: whoever knows it knows
+    /// every rack.
+    pub game_seed: Option<u64>,
 }
 
 impl Default for ServeConfig {
@@ -55,6 +59,7 @@ impl Default for ServeConfig {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),
             storage_check: Duration::from_secs(2),
+            game_seed: None,
         }
     }
 }

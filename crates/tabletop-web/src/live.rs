@@ -531,6 +531,8 @@ pub struct AppState {
     writable: AtomicBool,
     started: Instant,
     touches: AtomicU64,
+    /// Games created since start (for `--game-seed`).
+    games_created: AtomicU64,
     /// The database file as opened (device, inode); `None` in memory.
     db_identity: Option<(u64, u64)>,
 }
@@ -553,8 +555,19 @@ impl AppState {
             writable: AtomicBool::new(true),
             started: Instant::now(),
             touches: AtomicU64::new(0),
+            games_created: AtomicU64::new(0),
             db_identity,
         })
+    }
+
+    /// With `--game-seed`: the next game's seed, from the seed and the order of creation
+    /// (splitmix64; 53 bits, as the random seeds).
+    pub fn next_game_seed(&self, seed: u64) -> u64 {
+        let n = self.games_created.fetch_add(1, Ordering::SeqCst);
+        let mut z = seed.wrapping_add(n.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) >> 11
     }
 
     /// The caps on what one engine may ask for.

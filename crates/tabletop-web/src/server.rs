@@ -393,6 +393,9 @@ async fn create_game(
     state.check_writable()?;
     let options = if request.options.is_null() { json!({}) } else { request.options };
     let mut secret = json!({});
+    if let Some(seed) = state.config.game_seed {
+        secret["seed"] = json!(state.next_game_seed(seed));
+    }
     crate::sessions::complete_secret(&request.game, &mut secret);
     let session = new_session(&request.game, &options, &secret).map_err(ApiError::BadRequest)?;
     let seats_needed = session.num_seats();

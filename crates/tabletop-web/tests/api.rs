@@ -378,3 +378,28 @@ async fn past_boards_are_the_positions_played() {
     let (status, err) = request(addr, "GET", &format!("/api/games/{id}/boards/5"), None).await;
     assert_eq!(status, 400, "{err}");
 }
+
+/// `--game-seed` (tests only) makes the bags repeat: two servers with the same seed deal the
+/// same racks to their first games; without it, bags are random.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_seed_makes_bags_repeat() {
+    async fn first_rack(seed: Option<u64>) -> Value {
+        let dir = tempdir();
+        let config = tabletop_web::ServeConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            db: dir.join("seeded.db"),
+            game_seed: seed,
+            ..tabletop_web::ServeConfig::default()
+        };
+        let server = tabletop_web::start(config).await.unwrap();
+        let body = json!({"game": "mathable", "seats": ["human", "human"]}).to_string();
+        let (status, created) = request(server.addr, "POST", "/api/games", Some(&body)).await;
+        assert_eq!(status, 200);
+        let rack = created["state"]["board"]["racks"][0].clone();
+        server.shutdown().await;
+        rack
+    }
+    assert_eq!(first_rack(Some(7)).await, first_rack(Some(7)).await);
+    let random: Vec<Value> = [first_rack(None).await, first_rack(None).await, first_rack(None).await].into();
+    assert!(random.iter().any(|r| *r != random[0]), "three random bags dealt the same rack: {random:?}");
+}

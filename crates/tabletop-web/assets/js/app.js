@@ -217,6 +217,7 @@ const page = {
   step: null,        // after the game: the ply shown, or null for the end
   seen: new Map(),   // ply -> board received live (checks the stepping boards in tests)
   boards: new Map(), // ply -> past board from the server (history stepping)
+  wantedStep: null,  // the step asked for while its board is on its way
   linked: false,
   busy: false,
 };
@@ -229,6 +230,22 @@ async function loadBoard(ply) {
     page.boards.set(ply, board);
   }
   return page.boards.get(ply);
+}
+
+// Shows the position after `ply` moves once its board has come from the server (rapid clicks
+// count from the last one asked for, and only the last one asked for is shown).
+async function showStep(ply) {
+  page.wantedStep = ply;
+  try {
+    if (ply < page.state.moves.length) await loadBoard(ply);
+  } catch (error) {
+    $("message").textContent = error.message;
+  }
+  if (page.wantedStep !== ply) return;
+  page.wantedStep = null;
+  page.step = ply;
+  render();
+  if (page.analysisOn) loadAnalysis();
 }
 
 // The plies whose stepping board differs from the position the server sent live: empty when
@@ -476,7 +493,7 @@ function render() {
   list.replaceChildren(...s.history.map((h, i) => {
     const text = `${h.seat === null || h.seat === undefined ? "" : nameOf(h.seat) + ": "}${h.move}`;
     const li = el("li", { class: i === ply - 1 ? "current" : "" });
-    if (over) li.append(el("button", { type: "button", class: "move", text, "aria-label": `Show the position after move ${i + 1}, ${text}`, onclick: () => { page.step = i + 1; render(); if (page.analysisOn) loadAnalysis(); } }));
+    if (over) li.append(el("button", { type: "button", class: "move", text, "aria-label": `Show the position after move ${i + 1}, ${text}`, onclick: () => showStep(i + 1) }));
     else li.textContent = text;
     return li;
   }));
@@ -571,10 +588,8 @@ async function showGame(id) {
   });
   const step = (to) => () => {
     const n = page.state.moves.length;
-    const now = page.step === null ? n : page.step;
-    page.step = Math.max(0, Math.min(n, to(now, n)));
-    render();
-    if (page.analysisOn) loadAnalysis();
+    const now = page.wantedStep ?? (page.step === null ? n : page.step);
+    showStep(Math.max(0, Math.min(n, to(now, n))));
   };
   $("step-first").addEventListener("click", step(() => 0));
   $("step-back").addEventListener("click", step((p) => p - 1));
