@@ -515,16 +515,10 @@ impl SlideSolver {
 
     /// The value of every legal move, for the side to move (higher [`SlideValue::rank`] is better).
     pub fn move_values(&mut self, position: &Slide) -> Vec<(SlideMove, SlideValue)> {
-        let mut moves = Vec::new();
-        position.legal_moves(&mut moves);
-        moves
-            .into_iter()
-            .map(|mv| {
-                let mut child = *position;
-                child.play_unchecked(mv);
-                (mv, self.value(&child).for_parent())
-            })
-            .collect()
+        let deadline = self.deadline.take();
+        let values = self.try_move_values(position);
+        self.deadline = deadline;
+        values.expect("without a deadline the search never gives up")
     }
 
     /// Makes [`SlideSolver::try_value`] and [`SlideSolver::try_move_values`] give up at
