@@ -368,10 +368,10 @@ pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadRep
     let seconds = started.elapsed().as_secs_f64();
     server.shutdown().await;
     // Every acknowledged move must be in the database, read back through a fresh connection.
-    let store = Store::open(db)?;
+    let store = Store::open(&crate::store::DatabaseTarget::Sqlite(db.to_path_buf())).await?;
     let mut lost = 0;
     for (id, moves) in &played {
-        let stored = store.load(id)?.map(|(_, m)| m).unwrap_or_default();
+        let stored = store.load(id).await?.map(|g| g.moves).unwrap_or_default();
         lost +=
             moves.iter().zip(stored.iter().chain(std::iter::repeat(&String::new()))).filter(|(a, b)| a != b).count();
     }

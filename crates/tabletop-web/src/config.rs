@@ -10,7 +10,8 @@ use std::time::Duration;
 pub struct ServeConfig {
     /// Address to listen on.
     pub addr: SocketAddr,
-    /// The SQLite database file (`:memory:` keeps nothing).
+    /// Where games are kept: a SQLite file (a path or `sqlite:PATH`; `:memory:` keeps nothing)
+    /// or a PostgreSQL URL (`postgres://USER@HOST/DB`), which any number of processes may share.
     pub db: PathBuf,
     /// The origin used in invite links (`https://games.example.org`); from the request's Host header when unset.
     pub public_url: Option<String>,
@@ -40,6 +41,16 @@ pub struct ServeConfig {
     /// the order of creation, so runs repeat. Never on a public server: whoever knows it knows
     /// every rack.
     pub game_seed: Option<u64>,
+    /// How long a process may think for a computer move without renewing its lease (shared
+    /// databases): if it dies, another process takes the move over after this.
+    pub computer_lease: Duration,
+}
+
+impl ServeConfig {
+    /// The database `db` names.
+    pub fn database(&self) -> crate::store::DatabaseTarget {
+        crate::store::DatabaseTarget::parse(&self.db.to_string_lossy())
+    }
 }
 
 impl Default for ServeConfig {
@@ -60,6 +71,7 @@ impl Default for ServeConfig {
             body_timeout: Duration::from_secs(10),
             storage_check: Duration::from_secs(2),
             game_seed: None,
+            computer_lease: Duration::from_secs(3),
         }
     }
 }

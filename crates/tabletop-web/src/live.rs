@@ -19,13 +19,14 @@ use rand::RngCore;
 use serde_json::{json, Value};
 use tabletop::cancel::CancelFlag;
 use tabletop::PlayerSpec;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 use crate::config::ServeConfig;
+use crate::store::DatabaseTarget;
 use crate::engines::EnginePool;
 use crate::server::ApiError;
 use crate::sessions::{new_session, Session};
-use crate::store::{GameRow, Store, StoreError};
+use crate::store::{GameRow, Store, StoreError, StoredGame, Write};
 
 /// A game untouched this long leaves memory.
 pub const IDLE_EVICTION: Duration = Duration::from_secs(600);
@@ -72,6 +73,26 @@ pub enum Change {
 }
 
 impl Change {
+    /// The change an event name names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            Change::Connected,
+            Change::Move,
+            Change::Undo,
+            Change::TakebackRequested,
+            Change::TakebackDeclined,
+            Change::ProposalAccepted,
+            Change::TerminateProposed,
+            Change::TerminateDeclined,
+            Change::Resign,
+            Change::Thinking,
+            Change::SeatTaken,
+            Change::Presence,
+        ]
+        .into_iter()
+        .find(|c| c.name() == name)
+    }
+
     /// The name in events.
     pub fn name(self) -> &'static str {
         match self {
@@ -112,13 +133,38 @@ pub enum ProposalKind {
     Terminate,
 }
 
-/// A proposal waiting for the other people's answers.
-#[derive(Clone, Debug)]
+/// A proposal waiting for the other people's answers (stored with the game, so that every
+/// server process sees it).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Proposal {
     kind: ProposalKind,
     by: usize,
     waiting_for: Vec<usize>,
     at_ply: usize,
+}
+
+impl Proposal {
+    fn to_json(&self) -> Value {
+        let kind = match self.kind {
+            ProposalKind::Takeback { to_ply } => json!({"takeback": to_ply}),
+            ProposalKind::Terminate => json!("terminate"),
+        };
+        json!({"kind": kind, "by": self.by, "waiting_for": self.waiting_for, "at_ply": self.at_ply})
+    }
+
+    fn from_json(value: &Value) -> Option<Self> {
+        let kind = match &value["kind"] {
+            Value::String(s) if s == "terminate" => ProposalKind::Terminate,
+            other => ProposalKind::Takeback { to_ply: usize::try_from(other["takeback"].as_u64()?).ok()? },
+        };
+        let number = |v: &Value| v.as_u64().and_then(|n| usize::try_from(n).ok());
+        Some(Proposal {
+            kind,
+            by: number(&value["by"])?,
+            waiting_for: value["waiting_for"].as_array()?.iter().map(number).collect::<Option<Vec<_>>>()?,
+            at_ply: number(&value["at_ply"])?,
+        })
+    }
 }
 
 /// Marks a person connected while their event stream is open.
@@ -152,24 +198,84 @@ pub struct LiveGame {
     pub events: broadcast::Sender<Note>,
     presence: Arc<Vec<AtomicUsize>>,
     proposal: Option<Proposal>,
-    version: u64,
+    /// The version in the database this copy matches (every write names it); -1 forces a reload.
+    stored_version: i64,
+    /// Changes since then that were not stored (presence, thinking), for clients' versions.
+    local_changes: u64,
+    /// Does another server process think for its computer (it holds the lease)?
+    thinking_elsewhere: bool,
+    /// Changes to tell other server processes about (shared databases only).
+    publisher: Option<mpsc::UnboundedSender<String>>,
+    /// This process's name in notifications and leases.
+    owner: Arc<str>,
 }
 
+/// Bits of a client version below the stored version (changes not stored since the last write).
+const LOCAL_BITS: u32 = 20;
+
 impl LiveGame {
-    fn new(row: GameRow, session: Box<dyn Session>) -> Self {
-        let presence = Arc::new((0..row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
+    fn new(stored: StoredGame, session: Box<dyn Session>, state: &AppState) -> Self {
+        let presence = Arc::new((0..stored.row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
         LiveGame {
-            row,
+            proposal: stored.proposal.as_ref().and_then(Proposal::from_json),
+            row: stored.row,
             session,
             thinking: false,
             cancel: CancelFlag::new(),
             events: broadcast::channel(64).0,
             presence,
-            proposal: None,
-            // Clients keep the highest version: start from the clock (microseconds) so that a
-            // game reloaded after a restart or an eviction never goes back to an older number.
-            version: SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64),
+            stored_version: stored.version,
+            local_changes: 0,
+            thinking_elsewhere: stored.leased,
+            publisher: state.publisher.clone(),
+            owner: state.owner.clone(),
         }
+    }
+
+    /// The version clients order states by: the stored version, then the changes since.
+    pub fn version(&self) -> u64 {
+        (u64::try_from(self.stored_version).unwrap_or(0) << LOCAL_BITS) + self.local_changes.min((1 << LOCAL_BITS) - 1)
+    }
+
+    /// Replaces this copy by the database's (another request or process changed the game).
+    fn replace_with(&mut self, stored: StoredGame) -> Result<(), ApiError> {
+        let session = replay(&stored)?;
+        // Whatever this process was thinking about is for a position that no longer stands.
+        if self.thinking {
+            self.cancel_thinking();
+        }
+        self.session = session;
+        self.proposal = stored.proposal.as_ref().and_then(Proposal::from_json);
+        self.thinking_elsewhere = stored.leased;
+        self.row = stored.row;
+        self.stored_version = stored.version;
+        self.local_changes = 0;
+        Ok(())
+    }
+
+    /// A write's outcome: the new stored version, or the error for the client (a write that
+    /// lost a race marks this copy for a reload).
+    fn written(&mut self, state: &AppState, result: Result<i64, StoreError>) -> Result<(), ApiError> {
+        match result {
+            Ok(version) => {
+                self.stored_version = version;
+                self.local_changes = 0;
+                Ok(())
+            }
+            Err(err) => {
+                if matches!(err, StoreError::Stale) {
+                    self.stored_version = -1;
+                }
+                Err(state.write_failed(err))
+            }
+        }
+    }
+
+    /// Applies a versioned write to the database (503 when storage cannot be trusted).
+    async fn write(&mut self, state: &AppState, write: Write<'_>, computer_next: bool) -> Result<(), ApiError> {
+        state.check_writable()?;
+        let result = state.store().write(&self.row.id, self.stored_version, write, computer_next).await;
+        self.written(state, result)
     }
 
     /// The seat a token holds.
@@ -207,9 +313,21 @@ impl LiveGame {
         }
     }
 
-    /// Counts a change and tells every stream.
+    /// Counts a change and tells every stream, and other server processes if it was stored.
     pub fn changed(&mut self, change: Change, seat: Option<usize>) {
-        self.version += 1;
+        if let Some(publisher) = &self.publisher {
+            if !matches!(change, Change::Presence | Change::Connected) {
+                let seat = seat.map_or_else(|| "-".to_string(), |s| s.to_string());
+                let payload = format!("{} {} {} {} {seat}", self.owner, self.row.id, self.stored_version, change.name());
+                let _ = publisher.send(payload);
+            }
+        }
+        self.changed_here(change, seat);
+    }
+
+    /// Counts a change and tells this process's streams only.
+    fn changed_here(&mut self, change: Change, seat: Option<usize>) {
+        self.local_changes += 1;
         let _ = self.events.send(Note { change, seat });
     }
 
@@ -233,14 +351,9 @@ impl LiveGame {
     }
 
     /// Stores the move just played at `ply`, or takes it back and answers 503.
-    pub fn store_move(&mut self, state: &AppState, ply: usize, notation: &str) -> Result<(), ApiError> {
-        let written = state.check_writable().and_then(|()| {
-            state
-                .store()
-                .append_move(&self.row.id, ply, notation, self.computer_to_move())
-                .map_err(|e| state.write_failed(e))
-        });
-        if let Err(err) = written {
+    pub async fn store_move(&mut self, state: &AppState, ply: usize, notation: &str) -> Result<(), ApiError> {
+        let computer_next = self.computer_to_move();
+        if let Err(err) = self.write(state, Write::Move { ply, notation }, computer_next).await {
             self.session.undo();
             return Err(err);
         }
@@ -250,17 +363,15 @@ impl LiveGame {
     }
 
     /// Takes the game back to `ply` moves, in memory and in the database.
-    pub fn take_back_to(&mut self, state: &AppState, ply: usize) -> Result<(), ApiError> {
+    pub async fn take_back_to(&mut self, state: &AppState, ply: usize) -> Result<(), ApiError> {
         self.cancel_thinking();
         let mut undone = Vec::new();
         while self.session.ply() > ply {
             undone.push(self.session.moves().last().cloned().unwrap_or_default());
             self.session.undo();
         }
-        let written = state.check_writable().and_then(|()| {
-            state.store().truncate_moves(&self.row.id, ply, self.computer_to_move()).map_err(|e| state.write_failed(e))
-        });
-        if let Err(err) = written {
+        let computer_next = self.computer_to_move();
+        if let Err(err) = self.write(state, Write::Truncate { ply }, computer_next).await {
             // Put the moves back: the database still has them.
             for notation in undone.iter().rev() {
                 let _ = self.session.play(notation);
@@ -285,12 +396,13 @@ impl LiveGame {
     }
 
     /// Starts a proposal by `seat` (409 if one is pending).
-    pub fn propose(&mut self, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
+    pub async fn propose(&mut self, state: &AppState, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
         if self.proposal.is_some() {
             return Err(ApiError::Conflict("a proposal is already waiting for an answer".into()));
         }
         let waiting_for = self.others(seat);
-        self.proposal = Some(Proposal { kind, by: seat, waiting_for, at_ply: self.session.ply() });
+        let proposal = Proposal { kind, by: seat, waiting_for, at_ply: self.session.ply() };
+        self.store_proposal(state, Some(proposal)).await?;
         let change = match kind {
             ProposalKind::Takeback { .. } => Change::TakebackRequested,
             ProposalKind::Terminate => Change::TerminateProposed,
@@ -301,7 +413,7 @@ impl LiveGame {
 
     /// A takeback request between people: only the requester's own last move (turn), only
     /// if nobody moved since, and never a move that revealed hidden tokens.
-    pub fn request_takeback(&mut self, seat: usize) -> Result<(), ApiError> {
+    pub async fn request_takeback(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
         let ply = self.session.ply();
         let mut to_ply = ply;
         while to_ply > 0 && self.session.mover_of(to_ply - 1) == Some(seat) {
@@ -315,12 +427,29 @@ impl LiveGame {
                 "draws, exchanges and ended turns reveal tokens: they cannot be taken back".into(),
             ));
         }
-        self.propose(ProposalKind::Takeback { to_ply }, seat)
+        self.propose(state, ProposalKind::Takeback { to_ply }, seat).await
+    }
+
+    /// Gives the seats (an open one now taken by a person) and stores them.
+    pub async fn take_seat(&mut self, state: &AppState, seats: Vec<String>) -> Result<(), ApiError> {
+        let computer_next = self.computer_to_move();
+        self.write(state, Write::Seats { seats: &seats }, computer_next).await?;
+        self.row.seats = seats;
+        Ok(())
+    }
+
+    /// Stores a proposal (or its end), then keeps it.
+    async fn store_proposal(&mut self, state: &AppState, proposal: Option<Proposal>) -> Result<(), ApiError> {
+        let json = proposal.as_ref().map(Proposal::to_json);
+        let computer_next = self.computer_to_move();
+        self.write(state, Write::Proposal { proposal: json.as_ref() }, computer_next).await?;
+        self.proposal = proposal;
+        Ok(())
     }
 
     /// `seat` accepts or declines the pending proposal.
-    pub fn answer_proposal(&mut self, state: &AppState, seat: usize, accept: bool) -> Result<(), ApiError> {
-        let Some(proposal) = self.proposal.as_mut() else {
+    pub async fn answer_proposal(&mut self, state: &AppState, seat: usize, accept: bool) -> Result<(), ApiError> {
+        let Some(proposal) = self.proposal.clone() else {
             return Err(ApiError::Conflict("there is no proposal to answer".into()));
         };
         if !proposal.waiting_for.contains(&seat) {
@@ -328,7 +457,7 @@ impl LiveGame {
         }
         let (kind, by, at_ply) = (proposal.kind, proposal.by, proposal.at_ply);
         if !accept {
-            self.proposal = None;
+            self.store_proposal(state, None).await?;
             let change = match kind {
                 ProposalKind::Takeback { .. } => Change::TakebackDeclined,
                 ProposalKind::Terminate => Change::TerminateDeclined,
@@ -336,23 +465,25 @@ impl LiveGame {
             self.changed(change, Some(seat));
             return Ok(());
         }
+        let mut proposal = proposal;
         proposal.waiting_for.retain(|&s| s != seat);
         if !proposal.waiting_for.is_empty() {
+            self.store_proposal(state, Some(proposal)).await?;
             self.changed(Change::ProposalAccepted, Some(seat));
             return Ok(());
         }
         if self.session.ply() != at_ply {
-            self.proposal = None;
+            self.store_proposal(state, None).await?;
             return Err(ApiError::Conflict("the game moved on since the proposal".into()));
         }
         match kind {
             ProposalKind::Takeback { to_ply } => {
-                self.take_back_to(state, to_ply)?;
+                self.take_back_to(state, to_ply).await?;
                 self.changed(Change::Undo, Some(by));
             }
             ProposalKind::Terminate => {
                 let notation = self.session.play("terminate").map_err(ApiError::Illegal)?;
-                self.store_move(state, at_ply, &notation)?;
+                self.store_move(state, at_ply, &notation).await?;
                 self.cancel_thinking();
                 self.changed(Change::Move, Some(by));
             }
@@ -362,7 +493,7 @@ impl LiveGame {
     }
 
     /// `seat` resigns: with two players it loses; with more, it leaves and ranks last.
-    pub fn resign(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+    pub async fn resign(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
         if self.row.resigned.contains(&seat) {
             return Err(ApiError::Conflict("you have resigned already".into()));
         }
@@ -382,17 +513,13 @@ impl LiveGame {
         };
         let ended = (remaining.len() <= 1 || only_computers)
             .then(|| (format!("{} resigned", names.get(seat).map_or("a player", String::as_str)), winners));
-        state.check_writable()?;
-        let computer_next = ended.is_none() && self.computer_to_move();
-        state
-            .store()
-            .set_resigned(
-                &self.row.id,
-                &resigned,
-                ended.as_ref().map(|(r, w)| (r.as_str(), w.as_slice())),
-                computer_next,
-            )
-            .map_err(|e| state.write_failed(e))?;
+        // Passing for the seat that left may make a computer (or another leaver) next.
+        let computer_next = ended.is_none() && {
+            let to_move = self.to_move();
+            to_move.is_some_and(|s| self.is_computer(s) || resigned.contains(&s))
+        };
+        let ended_ref = ended.as_ref().map(|(r, w)| (r.as_str(), w.as_slice()));
+        self.write(state, Write::Resigned { resigned: &resigned, ended: ended_ref }, computer_next).await?;
         self.row.resigned = resigned;
         if let Some((reason, winners)) = ended {
             self.row.ended = Some(reason);
@@ -483,14 +610,14 @@ impl LiveGame {
         }
         let hints = viewer.is_some() && viewer == self.to_move() && self.hints_allowed();
         view["id"] = json!(self.row.id);
-        view["version"] = json!(self.version);
+        view["version"] = json!(self.version());
         view["seats"] = json!(self.row.seats);
         view["players"] = self.players();
         view["people"] = json!(self.people());
         view["options"] = self.row.options.clone();
         view["hints_allowed"] = json!(self.row.hints);
         view["hints"] = json!(hints);
-        view["thinking"] = json!(self.thinking);
+        view["thinking"] = json!(self.thinking || (self.thinking_elsewhere && self.to_move().is_some()));
         view["your_seat"] = json!(viewer);
         view["result"] = result;
         view["proposal"] = match &self.proposal {
@@ -522,7 +649,11 @@ struct Cached {
 pub struct AppState {
     /// The settings it runs with.
     pub config: ServeConfig,
-    store: Mutex<Store>,
+    store: Store,
+    /// This process's name in leases and notifications (random per start).
+    pub owner: Arc<str>,
+    /// Changes to tell other processes (shared databases only).
+    publisher: Option<mpsc::UnboundedSender<String>>,
     games: Mutex<HashMap<String, Cached>>,
     /// The engine workers.
     pub pool: Arc<EnginePool>,
@@ -533,8 +664,10 @@ pub struct AppState {
     touches: AtomicU64,
     /// Games created since start (for `--game-seed`).
     games_created: AtomicU64,
-    /// The database file as opened (device, inode); `None` in memory.
+    /// The database file as opened (device, inode); `None` in memory or with Postgres.
     db_identity: Option<(u64, u64)>,
+    /// What the publisher task sends (taken when it starts).
+    published: Mutex<Option<mpsc::UnboundedReceiver<String>>>,
 }
 
 /// The state as handlers hold it.
@@ -543,13 +676,31 @@ pub type Shared = Arc<AppState>;
 impl AppState {
     /// State over an opened store.
     pub fn new(store: Store, config: ServeConfig) -> Shared {
+        let owner: Arc<str> = Arc::from(random_hex().get(..12).unwrap_or("process"));
+        let publisher = match &store {
+            Store::Postgres(_) => {
+                let (sender, receiver) = mpsc::unbounded_channel();
+                Some((sender, receiver))
+            }
+            Store::Sqlite(_) => None,
+        };
+        let (publisher, published) = match publisher {
+            Some((sender, receiver)) => (Some(sender), Some(receiver)),
+            None => (None, None),
+        };
         // The watchdog stops any job well past the longest thinking time.
         let watchdog = config.max_think + config.max_think / 2 + Duration::from_secs(1);
-        let db_identity = (config.db.as_os_str() != ":memory:").then(|| file_identity(&config.db)).flatten();
+        let db_identity = match config.database() {
+            DatabaseTarget::Sqlite(path) if path.as_os_str() != ":memory:" => file_identity(&path),
+            _ => None,
+        };
         Arc::new(AppState {
             pool: EnginePool::new(config.workers, config.queue, watchdog),
             config,
-            store: Mutex::new(store),
+            store,
+            owner,
+            publisher,
+            published: Mutex::new(published),
             games: Mutex::new(HashMap::new()),
             thinking: AtomicUsize::new(0),
             writable: AtomicBool::new(true),
@@ -576,8 +727,8 @@ impl AppState {
     }
 
     /// The database.
-    pub fn store(&self) -> std::sync::MutexGuard<'_, Store> {
-        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// 503 when the database cannot be trusted with writes.
@@ -608,12 +759,10 @@ impl AppState {
 
     /// A failed write: logged, and 503 for the client.
     pub fn write_failed(&self, err: StoreError) -> ApiError {
-        // Two copies of one game (one evicted while a request still held it) both storing a
-        // move at the same ply: the database's key refuses the second, which lost the race.
-        if let StoreError::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) = &err {
-            if failure.code == rusqlite::ErrorCode::ConstraintViolation {
-                return ApiError::Conflict("the game has moved on: another request moved first".into());
-            }
+        // Another request (another copy of the game, another process) wrote first: the
+        // version or the move's key refused this one, which lost the race.
+        if matches!(err, StoreError::Stale) {
+            return ApiError::Conflict("the game has moved on: another request moved first".into());
         }
         tracing::error!("storage: a write failed: {err}");
         ApiError::Unavailable
@@ -637,16 +786,17 @@ impl AppState {
     }
 
     /// Puts a new game in the database and in memory.
-    pub fn insert_new(
+    pub async fn insert_new(
         &self,
         row: GameRow,
         session: Box<dyn Session>,
     ) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
         self.check_writable()?;
         let id = row.id.clone();
-        let game = LiveGame::new(row, session);
+        let stored = StoredGame { row, moves: Vec::new(), version: 0, proposal: None, leased: false };
+        let game = LiveGame::new(stored, session, self);
         // A computer that moves first must be found again after a restart, like one to move later.
-        self.store().insert_game(&game.row, game.computer_to_move()).map_err(|e| self.write_failed(e))?;
+        self.store().insert_game(&game.row, game.computer_to_move()).await.map_err(|e| self.write_failed(e))?;
         let live = Arc::new(tokio::sync::Mutex::new(game));
         self.remember(&id, live.clone());
         Ok(live)
@@ -696,26 +846,40 @@ impl AppState {
     /// The game, from memory or loaded from the database (its moves replayed); a computer
     /// that is to move starts thinking.
     pub async fn game(self: &Arc<Self>, id: &str) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
-        if let Some(game) = self.cached(id) {
-            return Ok(game);
+        if let Some(live) = self.cached(id) {
+            {
+                let mut game = live.lock().await;
+                self.revalidate(&mut game).await?;
+                schedule(self, &mut game).await;
+            }
+            return Ok(live);
         }
         if id.len() != 32 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(ApiError::NotFound(id.chars().take(64).collect()));
         }
-        let (row, moves) = self.store().load(id)?.ok_or_else(|| ApiError::NotFound(id.to_string()))?;
-        let mut session = new_session(&row.game, &row.options, &row.secret)
-            .map_err(|e| ApiError::Internal(format!("game {id}: stored options refused: {e}")))?;
-        for (ply, notation) in moves.iter().enumerate() {
-            session
-                .play(notation)
-                .map_err(|e| ApiError::Internal(format!("game {id}: stored move {ply} ({notation:?}) refused: {e}")))?;
-        }
-        let live = self.remember(id, Arc::new(tokio::sync::Mutex::new(LiveGame::new(row, session))));
+        let stored = self.store().load(id).await?.ok_or_else(|| ApiError::NotFound(id.to_string()))?;
+        let session = replay(&stored)?;
+        let live = self.remember(id, Arc::new(tokio::sync::Mutex::new(LiveGame::new(stored, session, self))));
         {
             let mut game = live.lock().await;
-            schedule(self, &mut game);
+            schedule(self, &mut game).await;
         }
         Ok(live)
+    }
+
+    /// Brings a cached game up to date with the database when another process may have
+    /// written it (Postgres), or when a write of this copy lost a race.
+    async fn revalidate(&self, game: &mut LiveGame) -> Result<(), ApiError> {
+        if !self.store().is_shared() && game.stored_version >= 0 {
+            return Ok(());
+        }
+        let id = game.row.id.clone();
+        let version = self.store().version(&id).await?.ok_or_else(|| ApiError::NotFound(id.clone()))?;
+        if version != game.stored_version {
+            let stored = self.store().load(&id).await?.ok_or_else(|| ApiError::NotFound(id.clone()))?;
+            game.replace_with(stored)?;
+        }
+        Ok(())
     }
 
     /// The game locked for a change by the seat `token` holds (404 or 403 otherwise).
@@ -728,6 +892,20 @@ impl AppState {
         let seat = game.require_seat(token)?;
         Ok((game, seat))
     }
+}
+
+/// The game a stored row and its moves describe (every move replayed by the rules).
+fn replay(stored: &StoredGame) -> Result<Box<dyn Session>, ApiError> {
+    let row = &stored.row;
+    let id = &row.id;
+    let mut session = new_session(&row.game, &row.options, &row.secret)
+        .map_err(|e| ApiError::Internal(format!("game {id}: stored options refused: {e}")))?;
+    for (ply, notation) in stored.moves.iter().enumerate() {
+        session
+            .play(notation)
+            .map_err(|e| ApiError::Internal(format!("game {id}: stored move {ply} ({notation:?}) refused: {e}")))?;
+    }
+    Ok(session)
 }
 
 /// What plays a seat, from its stored spec: `human`, `open` (a person yet to come) or `computer`.
@@ -765,24 +943,38 @@ fn thinks_long(spec: &PlayerSpec) -> bool {
 }
 
 /// Passes the turns of seats that resigned, then starts the computer's thinking if one is to
-/// move (and is not already thinking).
-pub fn schedule(state: &Shared, game: &mut LiveGame) {
+/// move (and is not already thinking, here or in another process holding the lease).
+pub async fn schedule(state: &Shared, game: &mut LiveGame) {
     while let Some(seat) = game.to_move().filter(|s| game.row.resigned.contains(s)) {
         let Some(pass) = game.session.pass_move() else { break };
         let ply = game.session.ply();
-        if game.session.play(&pass).is_err() || game.store_move(state, ply, &pass).is_err() {
+        if game.session.play(&pass).is_err() || game.store_move(state, ply, &pass).await.is_err() {
             break;
         }
         game.changed(Change::Move, Some(seat));
     }
     let Some(seat) = game.to_move() else { return };
-    if !game.is_computer(seat) || game.thinking {
+    if !game.is_computer(seat) || game.thinking || game.stored_version < 0 {
         return;
     }
     let Ok(spec) = game.row.seats[seat].parse::<PlayerSpec>() else {
         tracing::error!(game = %game.row.id, "stored player spec {:?} is unreadable", game.row.seats[seat]);
         return;
     };
+    // One process thinks for a computer move: the one holding the game's lease.
+    let version = game.stored_version;
+    let lease = state.config.computer_lease;
+    match state.store().take_lease(&game.row.id, version, &state.owner, lease).await {
+        Ok(true) => game.thinking_elsewhere = false,
+        Ok(false) => {
+            game.thinking_elsewhere = true;
+            return;
+        }
+        Err(err) => {
+            tracing::warn!(game = %game.row.id, "cannot take the computer's lease: {err}");
+            return;
+        }
+    }
     let long = thinks_long(&spec);
     game.thinking = true;
     state.thinking.fetch_add(1, Ordering::SeqCst);
@@ -795,10 +987,26 @@ pub fn schedule(state: &Shared, game: &mut LiveGame) {
     tokio::spawn(async move {
         let name = snapshot.game();
         let think = move |slots: &mut crate::engines::Slots| snapshot.computer_move(&spec, slots.slot(name), &caps);
-        let chosen = if long {
-            state.pool.run_long(flag.clone(), think).await
-        } else {
-            state.pool.run(false, flag.clone(), think).await
+        let thinking = async {
+            if long {
+                state.pool.run_long(flag.clone(), think).await
+            } else {
+                state.pool.run(false, flag.clone(), think).await
+            }
+        };
+        tokio::pin!(thinking);
+        // Renew the lease while thinking; losing it (the game moved on) stops the search.
+        let mut renew = tokio::time::interval(lease / 3);
+        renew.tick().await;
+        let chosen = loop {
+            tokio::select! {
+                chosen = &mut thinking => break chosen,
+                _ = renew.tick() => {
+                    if !matches!(state.store().take_lease(&id, version, &state.owner, lease).await, Ok(true)) {
+                        flag.cancel();
+                    }
+                }
+            }
         };
         state.thinking.fetch_sub(1, Ordering::SeqCst);
         let Some(live) = state.cached(&id) else { return };
@@ -811,8 +1019,8 @@ pub fn schedule(state: &Shared, game: &mut LiveGame) {
             game.cancel = CancelFlag::new();
         }
         game.thinking = false;
-        if game.session.ply() != ply || game.to_move() != Some(seat) {
-            schedule(&state, &mut game);
+        if game.session.ply() != ply || game.to_move() != Some(seat) || game.stored_version != version {
+            reschedule(&state, &id);
             return;
         }
         let legal_fallback =
@@ -832,18 +1040,31 @@ pub fn schedule(state: &Shared, game: &mut LiveGame) {
             tracing::error!(game = %id, "the computer found no move to play");
             return;
         };
-        if let Err(err) = game.store_move(&state, ply, &notation) {
-            tracing::error!(game = %id, "the computer's move could not be stored: {err}");
+        if let Err(err) = game.store_move(&state, ply, &notation).await {
+            // Another process moved this game on (a resignation, an undo): its state wins.
+            tracing::info!(game = %id, "the computer's move was not stored: {err}");
+            reschedule(&state, &id);
             return;
         }
         game.changed(Change::Move, Some(seat));
-        schedule(&state, &mut game);
+        reschedule(&state, &id);
+    });
+}
+
+/// Schedules the game again from a task of its own (after a computer move: the next may be
+/// another computer's).
+fn reschedule(state: &Shared, id: &str) {
+    let (state, id) = (state.clone(), id.to_string());
+    tokio::spawn(async move {
+        if let Err(err) = state.game(&id).await {
+            tracing::warn!(game = %id, "cannot continue: {err}");
+        }
     });
 }
 
 /// Loads every game whose computer is to move, so that it resumes thinking.
 pub async fn resume_computers(state: &Shared) {
-    let ids = match state.store().computer_to_move() {
+    let ids = match state.store().computer_to_move().await {
         Ok(ids) => ids,
         Err(err) => {
             tracing::error!("cannot list the games waiting for a computer: {err}");
@@ -860,6 +1081,111 @@ pub async fn resume_computers(state: &Shared) {
     }
 }
 
+/// How often a process looks for computer moves nobody thinks for (their lease expired).
+const TAKEOVER_CHECK: Duration = Duration::from_secs(1);
+
+fn start_sharing(state: &Shared) {
+    // Publisher: one task sends every change, in order.
+    if let Some(mut published) = state.published.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        let weak = Arc::downgrade(state);
+        tokio::spawn(async move {
+            while let Some(payload) = published.recv().await {
+                let Some(state) = weak.upgrade() else { return };
+                if let Store::Postgres(pg) = state.store() {
+                    if let Err(err) = pg.notify(&payload).await {
+                        tracing::warn!("cannot tell other processes about a change: {err}");
+                    }
+                }
+            }
+        });
+    }
+    // Listener: changes made by other processes reach this one's event streams.
+    if let DatabaseTarget::Postgres(url) = state.config.database() {
+        match crate::store::postgres::listen(&url) {
+            Ok(mut heard) => {
+                let weak = Arc::downgrade(state);
+                tokio::spawn(async move {
+                    while let Some(message) = heard.recv().await {
+                        let Some(state) = weak.upgrade() else { return };
+                        match message {
+                            crate::store::postgres::Heard::Payload(payload) => state.heard(&payload).await,
+                            crate::store::postgres::Heard::Connected => state.resync_all().await,
+                        }
+                    }
+                });
+            }
+            Err(err) => tracing::error!("cannot listen for other processes' changes: {err}"),
+        }
+    }
+    // Takeover: computer moves whose lease expired (their process died) are thought here.
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(TAKEOVER_CHECK).await;
+            let Some(state) = weak.upgrade() else { return };
+            resume_computers(&state).await;
+        }
+    });
+}
+
+impl AppState {
+    /// A change another process announced: a cached copy reloads and tells its streams.
+    async fn heard(self: &Arc<Self>, payload: &str) {
+        let mut parts = payload.split(' ');
+        let (Some(owner), Some(id), Some(version), Some(change), Some(seat)) =
+            (parts.next(), parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            tracing::warn!("unreadable change notification {payload:?}");
+            return;
+        };
+        if owner == &*self.owner {
+            return;
+        }
+        let Some(live) = self.cached(id) else { return };
+        let Some(change) = Change::from_name(change) else { return };
+        let seat = seat.parse::<usize>().ok();
+        let version = version.parse::<i64>().unwrap_or(i64::MAX);
+        let mut game = live.lock().await;
+        if version > game.stored_version {
+            match self.store().load(id).await {
+                Ok(Some(stored)) => {
+                    if let Err(err) = game.replace_with(stored) {
+                        tracing::error!(game = %id, "cannot reload: {err:?}");
+                        return;
+                    }
+                }
+                Ok(None) => return,
+                Err(err) => {
+                    // The next request revalidates it.
+                    game.stored_version = -1;
+                    tracing::warn!(game = %id, "cannot reload after another process's change: {err}");
+                    return;
+                }
+            }
+        }
+        if change == Change::Thinking {
+            game.thinking_elsewhere = true;
+        }
+        game.changed_here(change, seat);
+        schedule(self, &mut game).await;
+    }
+
+    /// After the listening connection was (re)made: changes may have been missed, so every
+    /// cached game is brought up to date and its streams get the current state.
+    async fn resync_all(self: &Arc<Self>) {
+        let cached: Vec<_> = {
+            let games = self.games.lock().unwrap_or_else(|e| e.into_inner());
+            games.values().map(|c| c.game.clone()).collect()
+        };
+        for live in cached {
+            let mut game = live.lock().await;
+            if self.revalidate(&mut game).await.is_ok() {
+                game.changed_here(Change::Connected, None);
+            }
+        }
+    }
+}
+
 #[cfg(unix)]
 fn file_identity(path: &std::path::Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
@@ -871,8 +1197,13 @@ fn file_identity(path: &std::path::Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.len().min(1), 0))
 }
 
-/// Starts the background work: evicting idle games, and watching the database file.
+/// Starts the background work: evicting idle games, and watching the database file; with a
+/// shared database, telling other processes about changes, hearing theirs, and taking over
+/// computer moves whose process stopped renewing its lease.
 pub fn start_background(state: &Shared) {
+    if let Store::Postgres(_) = state.store() {
+        start_sharing(state);
+    }
     let weak = Arc::downgrade(state);
     tokio::spawn(async move {
         loop {

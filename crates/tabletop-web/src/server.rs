@@ -271,7 +271,7 @@ impl RunningServer {
 /// Opens the database, resumes the computers that are to move, and serves in the background.
 pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     raise_file_limit();
-    let store = Store::open(&config.db)?;
+    let store = Store::open(&config.database()).await?;
     let backlog = u32::try_from(config.max_connections).unwrap_or(u32::MAX).clamp(1024, 65_535);
     let listener = listen(config.addr, backlog).map_err(|e| ServeError::Bind(config.addr, e))?;
     let addr = listener.local_addr().map_err(|e| ServeError::Bind(config.addr, e))?;
@@ -434,9 +434,9 @@ async fn create_game(
         ended_winners: Vec::new(),
         created: crate::live::now_seconds(),
     };
-    let live = state.insert_new(row, session)?;
+    let live = state.insert_new(row, session).await?;
     let mut game = live.lock().await;
-    crate::live::schedule(&state, &mut game);
+    crate::live::schedule(&state, &mut game).await;
     let base = origin(&state, &headers);
     let id = game.row.id.clone();
     let names = game.session.seat_names();
@@ -470,7 +470,7 @@ async fn create_game(
 }
 
 async fn lobby(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
-    let rows = state.store().lobby(50)?;
+    let rows = state.store().lobby(50).await?;
     let games: Vec<Value> = rows
         .into_iter()
         .map(|(id, game, options, seats, created)| {
@@ -497,8 +497,7 @@ async fn join(State(state): State<Shared>, UrlPath(id): UrlPath<String>) -> Resu
         .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
     let mut seats = game.row.seats.clone();
     seats[seat] = "human".to_string();
-    state.store().take_seat(&id, &seats).map_err(|e| state.write_failed(e))?;
-    game.row.seats = seats;
+    game.take_seat(&state, seats).await?;
     game.changed(Change::SeatTaken, Some(seat));
     let token = game.row.tokens[seat].clone();
     Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
@@ -601,14 +600,14 @@ async fn submit_move(
         // Between people, ending the game (Mathable's terminate) is a proposal the others must accept.
         let mut probe = game.session.boxed_clone();
         if probe.play(&request.notation).map_err(ApiError::Illegal)? == "terminate" {
-            game.propose(ProposalKind::Terminate, seat)?;
+            game.propose(&state, ProposalKind::Terminate, seat).await?;
             return Ok(Json(game.state(Some(seat))));
         }
     }
     let notation = game.session.play(&request.notation).map_err(ApiError::Illegal)?;
-    game.store_move(&state, ply, &notation)?;
+    game.store_move(&state, ply, &notation).await?;
     game.changed(Change::Move, Some(seat));
-    crate::live::schedule(&state, &mut game);
+    crate::live::schedule(&state, &mut game).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -629,7 +628,7 @@ async fn undo(
     }
     state.check_writable()?;
     if game.asks_others(seat) {
-        game.request_takeback(seat)?;
+        game.request_takeback(&state, seat).await?;
         return Ok(Json(game.state(Some(seat))));
     }
     // Against the computer (or only people who resigned): take back the last full round, until
@@ -644,9 +643,9 @@ async fn undo(
     {
         target -= 1;
     }
-    game.take_back_to(&state, target)?;
+    game.take_back_to(&state, target).await?;
     game.changed(Change::Undo, Some(seat));
-    crate::live::schedule(&state, &mut game);
+    crate::live::schedule(&state, &mut game).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -664,8 +663,8 @@ async fn answer_proposal(
     let Json(request) = body.map_err(bad_body)?;
     let (mut game, seat) = state.seated(&id, &request.token).await?;
     state.check_writable()?;
-    game.answer_proposal(&state, seat, request.accept)?;
-    crate::live::schedule(&state, &mut game);
+    game.answer_proposal(&state, seat, request.accept).await?;
+    crate::live::schedule(&state, &mut game).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -680,8 +679,8 @@ async fn resign(
         return Err(ApiError::Illegal("the game is already over".into()));
     }
     state.check_writable()?;
-    game.resign(&state, seat)?;
-    crate::live::schedule(&state, &mut game);
+    game.resign(&state, seat).await?;
+    crate::live::schedule(&state, &mut game).await;
     Ok(Json(game.state(Some(seat))))
 }
 

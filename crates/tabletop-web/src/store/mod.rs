@@ -1,0 +1,335 @@
+//! Where games are kept: one row per game, one row per move, in SQLite (one file, one process:
+//! the default) or PostgreSQL (any number of server processes on one database).
+//!
+//! - [`Store`] is the one interface; [`sqlite`] and [`postgres`] implement it with the same
+//!   schema steps (each in its own dialect).
+//! - Every write names the game's version it was decided on and bumps it; a write on a version
+//!   that moved on (another request, another process) is refused with [`StoreError::Stale`],
+//!   so two moves for one ply can never both be accepted.
+//! - A computer move is thought by whoever holds the game's lease (Postgres: a row update with
+//!   an expiry by the database's clock; SQLite: the one process always holds it).
+//! - Every move is committed before the server answers, and a game is rebuilt by replaying its
+//!   moves.
+
+pub mod postgres;
+pub mod sqlite;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite answered an error.
+    #[error("database: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// PostgreSQL answered an error (or the connection failed).
+    #[error("database: {0}")]
+    Postgres(#[from] tokio_postgres::Error),
+    /// No PostgreSQL connection could be had from the pool.
+    #[error("database connection: {0}")]
+    Pool(String),
+    /// The schema could not be brought up to date.
+    #[error("database schema: {0}")]
+    Migration(String),
+    /// The integrity check found damage.
+    #[error("database {path} is damaged (PRAGMA quick_check: {report}); restore a backup or move it away")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite reported.
+        report: String,
+    },
+    /// A stored value cannot be read back (damaged by hand or by a bug).
+    #[error("stored data of game {id} is damaged: {what}")]
+    Damaged {
+        /// The game.
+        id: String,
+        /// What could not be read.
+        what: String,
+    },
+    /// The game changed since the version a write was decided on (or the move's ply is taken):
+    /// another request, perhaps in another process, came first.
+    #[error("the game has moved on")]
+    Stale,
+}
+
+impl From<rusqlite_migration::Error> for StoreError {
+    fn from(err: rusqlite_migration::Error) -> Self {
+        StoreError::Migration(err.to_string())
+    }
+}
+
+/// What is stored about a game besides its moves.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRow {
+    /// The unguessable id.
+    pub id: String,
+    /// The game's name.
+    pub game: String,
+    /// The options it was created with (public: shown to everyone).
+    pub options: Value,
+    /// What only the server may know (Mathable's bag seed): never shown.
+    pub secret: Value,
+    /// Per seat: the player spec (`human`, `open`, `engine:time=1s`, ...).
+    pub seats: Vec<String>,
+    /// Per seat: its secret token.
+    pub tokens: Vec<String>,
+    /// Whether hints and analysis are allowed between people.
+    pub hints: bool,
+    /// Seats that resigned, in order.
+    pub resigned: Vec<usize>,
+    /// Set when the game ended outside the rules (a resignation): why.
+    pub ended: Option<String>,
+    /// The winners when the game ended outside the rules.
+    pub ended_winners: Vec<usize>,
+    /// Creation time, seconds since the Unix epoch.
+    pub created: i64,
+}
+
+/// A game as loaded: its row, moves, version, pending proposal and whether a lease is held.
+#[derive(Clone, Debug)]
+pub struct StoredGame {
+    /// What is stored besides the moves.
+    pub row: GameRow,
+    /// The moves in order.
+    pub moves: Vec<String>,
+    /// Bumped by every write.
+    pub version: i64,
+    /// The proposal waiting for answers (JSON as the server wrote it), if any.
+    pub proposal: Option<Value>,
+    /// Does some process hold an unexpired lease to think for its computer?
+    pub leased: bool,
+}
+
+/// A game in the lobby: id, game, public options, seats, creation time.
+pub type LobbyGame = (String, String, Value, Vec<String>, i64);
+
+/// Where the server keeps its games, from `--db`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DatabaseTarget {
+    /// A SQLite file (`:memory:` keeps nothing).
+    Sqlite(PathBuf),
+    /// A PostgreSQL connection URL (`postgres://USER@HOST[:PORT]/DB`).
+    Postgres(String),
+}
+
+impl DatabaseTarget {
+    /// Reads `--db`: `postgres://...` or `postgresql://...`, `sqlite:PATH`, or a plain path.
+    ///
+    /// ```
+    /// use tabletop_web::store::DatabaseTarget;
+    /// assert_eq!(DatabaseTarget::parse("games.db"), DatabaseTarget::Sqlite("games.db".into()));
+    /// assert_eq!(DatabaseTarget::parse("sqlite:/tmp/g.db"), DatabaseTarget::Sqlite("/tmp/g.db".into()));
+    /// assert!(matches!(DatabaseTarget::parse("postgres://me@localhost/games"), DatabaseTarget::Postgres(_)));
+    /// ```
+    pub fn parse(text: &str) -> Self {
+        if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            DatabaseTarget::Postgres(text.to_string())
+        } else {
+            DatabaseTarget::Sqlite(PathBuf::from(text.strip_prefix("sqlite:").unwrap_or(text)))
+        }
+    }
+}
+
+/// The database: one of the two backends.
+pub enum Store {
+    /// One SQLite file.
+    Sqlite(sqlite::Store),
+    /// A PostgreSQL database shared by any number of server processes.
+    Postgres(postgres::Store),
+}
+
+/// `serde_json::to_string` of plain values (which cannot fail).
+pub(crate) fn json_text<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Reads a game row's JSON columns (shared by both backends).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn row_from_columns(
+    id: String,
+    game: String,
+    options: &str,
+    seats: &str,
+    tokens: &str,
+    ended: Option<String>,
+    created: i64,
+    secret: &str,
+    hints: bool,
+    resigned: &str,
+    ended_winners: &str,
+) -> Result<GameRow, StoreError> {
+    let damaged = |what: &str| StoreError::Damaged { id: id.clone(), what: what.to_string() };
+    let mut options: Value = serde_json::from_str(options).map_err(|_| damaged("options"))?;
+    let mut secret: Value = serde_json::from_str(secret).map_err(|_| damaged("secret"))?;
+    // Games stored by the first release kept Mathable's seed among the public options.
+    if let Some(seed) = options.as_object_mut().and_then(|o| o.remove("seed")) {
+        if secret.get("seed").is_none() {
+            secret["seed"] = seed;
+        }
+    }
+    let row = GameRow {
+        options,
+        secret,
+        seats: serde_json::from_str(seats).map_err(|_| damaged("seats"))?,
+        tokens: serde_json::from_str(tokens).map_err(|_| damaged("tokens"))?,
+        hints,
+        resigned: serde_json::from_str(resigned).map_err(|_| damaged("resigned"))?,
+        ended_winners: serde_json::from_str(ended_winners).map_err(|_| damaged("ended_winners"))?,
+        ended,
+        created,
+        game,
+        id: id.clone(),
+    };
+    if row.tokens.len() != row.seats.len() {
+        return Err(damaged("tokens"));
+    }
+    Ok(row)
+}
+
+/// Checks that stored moves are numbered 0, 1, 2, ... and keeps their notations.
+pub(crate) fn moves_in_order(id: &str, moves: Vec<(i64, String)>) -> Result<Vec<String>, StoreError> {
+    if moves.iter().enumerate().any(|(i, (ply, _))| *ply != i as i64) {
+        return Err(StoreError::Damaged { id: id.to_string(), what: "move numbers".into() });
+    }
+    Ok(moves.into_iter().map(|(_, notation)| notation).collect())
+}
+
+/// A lobby row with damaged JSON is left out rather than failing the lobby for everyone.
+pub(crate) fn lobby_entry(id: String, game: String, options: &str, seats: &str, created: i64) -> Option<LobbyGame> {
+    let (Ok(mut options), Ok(seats)) =
+        (serde_json::from_str::<Value>(options), serde_json::from_str::<Vec<String>>(seats))
+    else {
+        tracing::warn!(game = %id, "lobby: a game's stored options or seats are damaged");
+        return None;
+    };
+    if let Some(o) = options.as_object_mut() {
+        o.remove("seed");
+    }
+    Some((id, game, options, seats, created))
+}
+
+/// What a versioned write changes besides the version.
+#[derive(Clone, Debug)]
+pub enum Write<'a> {
+    /// Appends the move at `ply` (0-based); ends a pending proposal and the lease.
+    Move {
+        /// Its number.
+        ply: usize,
+        /// Its notation.
+        notation: &'a str,
+    },
+    /// Forgets every move from `ply` on (undo); ends a pending proposal and the lease.
+    Truncate {
+        /// The number of moves kept.
+        ply: usize,
+    },
+    /// The seats that resigned, and the end of the game if it ended; ends a pending proposal.
+    Resigned {
+        /// Seats that resigned, in order.
+        resigned: &'a [usize],
+        /// Why it ended, and who won, if it ended.
+        ended: Option<(&'a str, &'a [usize])>,
+    },
+    /// The seats after an open seat was given to a person.
+    Seats {
+        /// Every seat's spec.
+        seats: &'a [String],
+    },
+    /// A proposal started, changed or ended.
+    Proposal {
+        /// The proposal, or `None` when none is pending.
+        proposal: Option<&'a Value>,
+    },
+}
+
+impl Store {
+    /// Opens (creating and migrating) the database `--db` names.
+    pub async fn open(target: &DatabaseTarget) -> Result<Self, StoreError> {
+        match target {
+            DatabaseTarget::Sqlite(path) => Ok(Store::Sqlite(sqlite::Store::open(path)?)),
+            DatabaseTarget::Postgres(url) => Ok(Store::Postgres(postgres::Store::open(url).await?)),
+        }
+    }
+
+    /// Can other processes write to this database (so cached games must be revalidated)?
+    pub fn is_shared(&self) -> bool {
+        matches!(self, Store::Postgres(_))
+    }
+
+    /// Stores a new game at version 0, and whether a computer is to move first.
+    pub async fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
+        match self {
+            Store::Sqlite(s) => s.insert_game(row, computer_to_move),
+            Store::Postgres(s) => s.insert_game(row, computer_to_move).await,
+        }
+    }
+
+    /// A game and its moves, or `None` if there is no such game.
+    pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        match self {
+            Store::Sqlite(s) => s.load(id),
+            Store::Postgres(s) => s.load(id).await,
+        }
+    }
+
+    /// A game's version, or `None` if there is no such game.
+    pub async fn version(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        match self {
+            Store::Sqlite(s) => s.version(id),
+            Store::Postgres(s) => s.version(id).await,
+        }
+    }
+
+    /// Applies `write` if the game is still at version `expected`, with whether a computer is
+    /// to move after it; answers the new version, or [`StoreError::Stale`].
+    pub async fn write(
+        &self,
+        id: &str,
+        expected: i64,
+        write: Write<'_>,
+        computer_to_move: bool,
+    ) -> Result<i64, StoreError> {
+        match self {
+            Store::Sqlite(s) => s.write(id, expected, write, computer_to_move),
+            Store::Postgres(s) => s.write(id, expected, write, computer_to_move).await,
+        }
+    }
+
+    /// Games with a seat open to anyone, newest first.
+    pub async fn lobby(&self, limit: usize) -> Result<Vec<LobbyGame>, StoreError> {
+        match self {
+            Store::Sqlite(s) => s.lobby(limit),
+            Store::Postgres(s) => s.lobby(limit).await,
+        }
+    }
+
+    /// Games whose computer seat may be to move and that nobody thinks for (to resume them).
+    pub async fn computer_to_move(&self) -> Result<Vec<String>, StoreError> {
+        match self {
+            Store::Sqlite(s) => s.computer_to_move(),
+            Store::Postgres(s) => s.computer_to_move().await,
+        }
+    }
+
+    /// Marks whether a computer is to move in a game (set after loading an older database).
+    pub async fn set_computer_to_move(&self, id: &str, computer_to_move: bool) -> Result<(), StoreError> {
+        match self {
+            Store::Sqlite(s) => s.set_computer_to_move(id, computer_to_move),
+            Store::Postgres(s) => s.set_computer_to_move(id, computer_to_move).await,
+        }
+    }
+
+    /// Takes (or renews) the lease to think for the computer of game `id` at `version` for
+    /// `length`: `false` when another process holds it or the game moved on. With SQLite the one
+    /// process always holds it.
+    pub async fn take_lease(&self, id: &str, version: i64, owner: &str, length: Duration) -> Result<bool, StoreError> {
+        match self {
+            Store::Sqlite(_) => Ok(true),
+            Store::Postgres(s) => s.take_lease(id, version, owner, length).await,
+        }
+    }
+}

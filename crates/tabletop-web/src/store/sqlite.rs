@@ -1,0 +1,284 @@
+//! The SQLite backend: one file, one process (the default).
+//!
+//! The schema is versioned with `rusqlite_migration` (SQLite's `user_version`); the first
+//! migration is the schema of the first release, so databases made by it upgrade in place.
+//! The steps are those of [`super::postgres`], in SQLite's dialect.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite_migration::{Migrations, M};
+use serde_json::Value;
+
+use super::{json_text, GameRow, LobbyGame, StoreError, StoredGame, Write};
+
+/// The database: one connection (SQLite serialises writers anyway).
+pub struct Store {
+    conn: Mutex<Connection>,
+    /// Was this a first-release database (games stored before the schema had versions)? Its
+    /// games never recorded whether a computer is to move.
+    first_release: bool,
+}
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![
+        // The first release's schema (it used CREATE ... IF NOT EXISTS without a version).
+        M::up(
+            "CREATE TABLE IF NOT EXISTS games (
+                id TEXT PRIMARY KEY,
+                game TEXT NOT NULL,
+                options TEXT NOT NULL,
+                seats TEXT NOT NULL,
+                tokens TEXT NOT NULL,
+                ended TEXT,
+                created INTEGER NOT NULL
+            );
+            CREATE TABLE IF NOT EXISTS moves (
+                game_id TEXT NOT NULL REFERENCES games(id),
+                ply INTEGER NOT NULL,
+                notation TEXT NOT NULL,
+                PRIMARY KEY (game_id, ply)
+            );
+            CREATE INDEX IF NOT EXISTS games_by_time ON games(created);",
+        ),
+        // Hidden seeds, hints between people, open seats, resignations, computers to resume.
+        M::up(
+            "ALTER TABLE games ADD COLUMN secret TEXT NOT NULL DEFAULT '{}';
+            ALTER TABLE games ADD COLUMN hints INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE games ADD COLUMN resigned TEXT NOT NULL DEFAULT '[]';
+            ALTER TABLE games ADD COLUMN ended_winners TEXT NOT NULL DEFAULT '[]';
+            ALTER TABLE games ADD COLUMN open_seats INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE games ADD COLUMN computer_to_move INTEGER NOT NULL DEFAULT 0;
+            CREATE INDEX games_open ON games(open_seats) WHERE open_seats > 0;
+            CREATE INDEX games_computer ON games(computer_to_move) WHERE computer_to_move = 1;",
+        ),
+        // Versions (every write names the one it was decided on), stored proposals, leases.
+        M::up(
+            "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE games ADD COLUMN proposal TEXT;
+            ALTER TABLE games ADD COLUMN lease_owner TEXT;
+            ALTER TABLE games ADD COLUMN lease_until INTEGER;",
+        ),
+    ])
+}
+
+impl Store {
+    /// Opens (creating and migrating) the database at `path`, or a throw-away one for `:memory:`.
+    /// An existing file is checked first (`PRAGMA quick_check`): a damaged one is refused.
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
+        let mut conn = Connection::open(path)?;
+        // WAL with NORMAL sync survives a killed process (kill -9) without an fsync per move.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        let report: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
+        if report != "ok" {
+            return Err(StoreError::Corrupt { path: path.to_path_buf(), report });
+        }
+        let unversioned: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let has_games: bool = conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games')",
+            [],
+            |r| r.get(0),
+        )?;
+        migrations().to_latest(&mut conn)?;
+        Ok(Store { conn: Mutex::new(conn), first_release: unversioned == 0 && has_games })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// See [`super::Store::insert_game`].
+    pub fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
+        let open = row.seats.iter().filter(|s| *s == "open").count() as i64;
+        self.conn().execute(
+            "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                row.id,
+                row.game,
+                row.options.to_string(),
+                json_text(&row.seats),
+                json_text(&row.tokens),
+                row.ended,
+                row.created,
+                row.secret.to_string(),
+                row.hints,
+                json_text(&row.resigned),
+                json_text(&row.ended_winners),
+                open,
+                computer_to_move,
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// See [`super::Store::load`].
+    pub fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
+        type Raw = (String, String, String, String, String, Option<String>, i64, String, bool, String, String, i64, Option<String>);
+        let conn = self.conn();
+        let raw: Option<Raw> = conn
+            .query_row(
+                "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal
+                 FROM games WHERE id = ?1",
+                params![id],
+                |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get(1)?,
+                        r.get(2)?,
+                        r.get(3)?,
+                        r.get(4)?,
+                        r.get(5)?,
+                        r.get(6)?,
+                        r.get(7)?,
+                        r.get(8)?,
+                        r.get(9)?,
+                        r.get(10)?,
+                        r.get(11)?,
+                        r.get(12)?,
+                    ))
+                },
+            )
+            .optional()?;
+        let Some((id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal)) =
+            raw
+        else {
+            return Ok(None);
+        };
+        let row = super::row_from_columns(
+            id.clone(),
+            game,
+            &options,
+            &seats,
+            &tokens,
+            ended,
+            created,
+            &secret,
+            hints,
+            &resigned,
+            &ended_winners,
+        )?;
+        let proposal = match proposal {
+            Some(text) => Some(serde_json::from_str(&text).map_err(|_| StoreError::Damaged {
+                id: id.clone(),
+                what: "proposal".into(),
+            })?),
+            None => None,
+        };
+        let mut statement = conn.prepare("SELECT ply, notation FROM moves WHERE game_id = ?1 ORDER BY ply")?;
+        let moves = statement
+            .query_map(params![id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?
+            .collect::<Result<Vec<_>, _>>()?;
+        let moves = super::moves_in_order(&id, moves)?;
+        Ok(Some(StoredGame { row, moves, version, proposal, leased: false }))
+    }
+
+    /// See [`super::Store::version`].
+    pub fn version(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        Ok(self.conn().query_row("SELECT version FROM games WHERE id = ?1", params![id], |r| r.get(0)).optional()?)
+    }
+
+    /// See [`super::Store::write`].
+    pub fn write(&self, id: &str, expected: i64, write: Write<'_>, computer_to_move: bool) -> Result<i64, StoreError> {
+        let conn = self.conn();
+        let tx = conn.unchecked_transaction()?;
+        let bumped = tx.execute(
+            "UPDATE games SET version = version + 1, computer_to_move = ?3 WHERE id = ?1 AND version = ?2",
+            params![id, expected, computer_to_move],
+        )?;
+        if bumped != 1 {
+            return Err(StoreError::Stale);
+        }
+        match write {
+            Write::Move { ply, notation } => {
+                tx.execute(
+                    "INSERT INTO moves (game_id, ply, notation) VALUES (?1, ?2, ?3)",
+                    params![id, ply as i64, notation],
+                )
+                .map_err(stale_if_taken)?;
+                tx.execute("UPDATE games SET proposal = NULL WHERE id = ?1", params![id])?;
+            }
+            Write::Truncate { ply } => {
+                tx.execute("DELETE FROM moves WHERE game_id = ?1 AND ply >= ?2", params![id, ply as i64])?;
+                tx.execute("UPDATE games SET proposal = NULL WHERE id = ?1", params![id])?;
+            }
+            Write::Resigned { resigned, ended } => {
+                let (reason, winners) = match ended {
+                    Some((reason, winners)) => (Some(reason), json_text(&winners)),
+                    None => (None, "[]".to_string()),
+                };
+                tx.execute(
+                    "UPDATE games SET resigned = ?2, ended = ?3, ended_winners = ?4, proposal = NULL WHERE id = ?1",
+                    params![id, json_text(&resigned), reason, winners],
+                )?;
+            }
+            Write::Seats { seats } => {
+                let open = seats.iter().filter(|s| *s == "open").count() as i64;
+                tx.execute(
+                    "UPDATE games SET seats = ?2, open_seats = ?3 WHERE id = ?1",
+                    params![id, json_text(&seats), open],
+                )?;
+            }
+            Write::Proposal { proposal } => {
+                tx.execute(
+                    "UPDATE games SET proposal = ?2 WHERE id = ?1",
+                    params![id, proposal.map(Value::to_string)],
+                )?;
+            }
+        }
+        tx.commit()?;
+        Ok(expected + 1)
+    }
+
+    /// See [`super::Store::lobby`].
+    pub fn lobby(&self, limit: usize) -> Result<Vec<LobbyGame>, StoreError> {
+        let conn = self.conn();
+        let mut statement = conn.prepare(
+            "SELECT id, game, options, seats, created FROM games
+             WHERE open_seats > 0 AND ended IS NULL ORDER BY created DESC, rowid DESC LIMIT ?1",
+        )?;
+        let rows = statement.query_map(params![limit as i64], |r| {
+            Ok((r.get::<_, String>(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get(4)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, game, options, seats, created) = row?;
+            out.extend(super::lobby_entry(id, game, &options, &seats, created));
+        }
+        Ok(out)
+    }
+
+    /// See [`super::Store::computer_to_move`]; after upgrading a first-release database, every
+    /// unfinished game once.
+    pub fn computer_to_move(&self) -> Result<Vec<String>, StoreError> {
+        let query = if self.first_release {
+            "SELECT id FROM games WHERE ended IS NULL ORDER BY created"
+        } else {
+            "SELECT id FROM games WHERE computer_to_move = 1 AND ended IS NULL ORDER BY created"
+        };
+        let conn = self.conn();
+        let mut statement = conn.prepare(query)?;
+        let rows = statement.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<Vec<String>, _>>()?)
+    }
+
+    /// See [`super::Store::set_computer_to_move`].
+    pub fn set_computer_to_move(&self, id: &str, computer_to_move: bool) -> Result<(), StoreError> {
+        self.conn()
+            .execute("UPDATE games SET computer_to_move = ?2 WHERE id = ?1", params![id, computer_to_move])?;
+        Ok(())
+    }
+}
+
+/// A move whose ply is already stored lost a race: the game moved on.
+fn stale_if_taken(err: rusqlite::Error) -> StoreError {
+    match &err {
+        rusqlite::Error::SqliteFailure(failure, _) if failure.code == rusqlite::ErrorCode::ConstraintViolation => {
+            StoreError::Stale
+        }
+        _ => StoreError::Sqlite(err),
+    }
+}
