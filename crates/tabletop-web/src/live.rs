@@ -200,8 +200,6 @@ pub struct LiveGame {
     proposal: Option<Proposal>,
     /// The version in the database this copy matches (every write names it); -1 forces a reload.
     stored_version: i64,
-    /// Changes since then that were not stored (presence, thinking), for clients' versions.
-    local_changes: u64,
     /// Does another server process think for its computer (it holds the lease)?
     thinking_elsewhere: bool,
     /// Changes to tell other server processes about (shared databases only).
@@ -209,9 +207,6 @@ pub struct LiveGame {
     /// This process's name in notifications and leases.
     owner: Arc<str>,
 }
-
-/// Bits of a client version below the stored version (changes not stored since the last write).
-const LOCAL_BITS: u32 = 20;
 
 impl LiveGame {
     fn new(stored: StoredGame, session: Box<dyn Session>, state: &AppState) -> Self {
@@ -225,16 +220,17 @@ impl LiveGame {
             events: broadcast::channel(64).0,
             presence,
             stored_version: stored.version,
-            local_changes: 0,
             thinking_elsewhere: stored.leased,
             publisher: state.publisher.clone(),
             owner: state.owner.clone(),
         }
     }
 
-    /// The version clients order states by: the stored version, then the changes since.
+    /// The version clients order states by: the stored version, the same in every process and
+    /// after every restart. States of one version differ only in what is not stored
+    /// (presence, thinking), so clients take a state unless its version is lower.
     pub fn version(&self) -> u64 {
-        (u64::try_from(self.stored_version).unwrap_or(0) << LOCAL_BITS) + self.local_changes.min((1 << LOCAL_BITS) - 1)
+        u64::try_from(self.stored_version).unwrap_or(0)
     }
 
     /// Replaces this copy by the database's (another request or process changed the game).
@@ -249,7 +245,6 @@ impl LiveGame {
         self.thinking_elsewhere = stored.leased;
         self.row = stored.row;
         self.stored_version = stored.version;
-        self.local_changes = 0;
         Ok(())
     }
 
@@ -259,8 +254,7 @@ impl LiveGame {
         match result {
             Ok(version) => {
                 self.stored_version = version;
-                self.local_changes = 0;
-                Ok(())
+                        Ok(())
             }
             Err(err) => {
                 if matches!(err, StoreError::Stale) {
@@ -313,7 +307,7 @@ impl LiveGame {
         }
     }
 
-    /// Counts a change and tells every stream, and other server processes if it was stored.
+    /// Tells every stream of a change, and other server processes if it was stored.
     pub fn changed(&mut self, change: Change, seat: Option<usize>) {
         if let Some(publisher) = &self.publisher {
             if !matches!(change, Change::Presence | Change::Connected) {
@@ -325,9 +319,8 @@ impl LiveGame {
         self.changed_here(change, seat);
     }
 
-    /// Counts a change and tells this process's streams only.
+    /// Tells this process's streams only.
     fn changed_here(&mut self, change: Change, seat: Option<usize>) {
-        self.local_changes += 1;
         let _ = self.events.send(Note { change, seat });
     }
 

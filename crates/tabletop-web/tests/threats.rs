@@ -19,8 +19,16 @@ use tokio::net::TcpStream;
 type Seen = Vec<(String, String)>;
 
 fn seed_of(db: &std::path::Path, id: &str) -> u64 {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let secret: String = conn.query_row("SELECT secret FROM games WHERE id = ?1", [id], |r| r.get(0)).unwrap();
+    let secret: String = if on_postgres() {
+        let output = std::process::Command::new("psql")
+            .args(["-X", "-At", "-d", &db.to_string_lossy(), "-c", &format!("SELECT secret FROM games WHERE id = '{id}'")])
+            .output()
+            .expect("psql");
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    } else {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.query_row("SELECT secret FROM games WHERE id = ?1", [id], |r| r.get(0)).unwrap()
+    };
     serde_json::from_str::<Value>(&secret).unwrap()["seed"].as_u64().expect("a stored seed")
 }
 
@@ -630,6 +638,9 @@ fn snapshot(db: &std::path::Path) -> std::path::PathBuf {
 /// A computer to move when the server stopped resumes when it starts (moving first, or replying).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_computer_to_move_resumes_after_a_restart() {
+    if skip_unless_sqlite("a_computer_to_move_resumes_after_a_restart") {
+        return;
+    }
     let server = start().await;
     let addr = server.addr;
     let first = create(addr, json!({"game": "reversi", "seats": ["engine:time=2s", "human"]})).await;
@@ -751,6 +762,9 @@ async fn connections_are_capped() {
 /// lost); a corrupted stored move answers 500 with a reason that stays in the log.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn storage_trouble_is_refused_not_blamed_on_the_client() {
+    if skip_unless_sqlite("storage_trouble_is_refused_not_blamed_on_the_client") {
+        return;
+    }
     let server = start_with(tabletop_web::ServeConfig { storage_check: Duration::from_millis(100), ..config() }).await;
     let addr = server.addr;
     let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
@@ -780,6 +794,9 @@ async fn storage_trouble_is_refused_not_blamed_on_the_client() {
 /// server starts, before anyone asks for it (the move appears in the database by itself).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_computer_moving_first_resumes_at_start_without_a_request() {
+    if skip_unless_sqlite("a_computer_moving_first_resumes_at_start_without_a_request") {
+        return;
+    }
     let server = start().await;
     let game = create(server.addr, json!({"game": "reversi", "seats": ["engine:time=300ms", "human"]})).await;
     let copy = snapshot(&server.db);
@@ -887,6 +904,9 @@ async fn the_request_log_never_holds_a_token() {
 /// A file that is not a database is refused at start with a clear error, not served.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_database_is_refused_at_start() {
+    if skip_unless_sqlite("a_damaged_database_is_refused_at_start") {
+        return;
+    }
     let db = tempdir().join("damaged.db");
     std::fs::write(&db, vec![0x5a; 8192]).unwrap();
     let Err(error) = tabletop_web::start(tabletop_web::ServeConfig { db, ..config() }).await else {
@@ -913,6 +933,9 @@ async fn event_streams_outlive_the_header_timeout() {
 /// A database file replaced under the server (a restore, a careless copy) refuses writes too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_replaced_database_refuses_writes() {
+    if skip_unless_sqlite("a_replaced_database_refuses_writes") {
+        return;
+    }
     let server = start_with(tabletop_web::ServeConfig { storage_check: Duration::from_millis(100), ..config() }).await;
     let addr = server.addr;
     let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod pg;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -113,11 +115,35 @@ impl Server {
     }
 }
 
+/// Do these tests run against PostgreSQL (`TABLETOP_TEST_BACKEND=postgres`, as the second pass
+/// of `scripts/test` does) rather than SQLite?
+pub fn on_postgres() -> bool {
+    std::env::var("TABLETOP_TEST_BACKEND").is_ok_and(|b| b == "postgres")
+}
+
+/// For tests of SQLite's own file (snapshots, removal, old schemas): says so and answers
+/// `true` when the suite runs against PostgreSQL, where they do not apply.
+pub fn skip_unless_sqlite(test: &str) -> bool {
+    if on_postgres() {
+        eprintln!("{test}: about SQLite's file, not run against PostgreSQL");
+    }
+    on_postgres()
+}
+
+/// A fresh database of the backend under test: a new SQLite file, or a new Postgres database.
+pub fn fresh_db() -> PathBuf {
+    if on_postgres() {
+        PathBuf::from(pg::fresh_database())
+    } else {
+        tempdir().join("games.db")
+    }
+}
+
 /// The test configuration: port 0, a fresh database, rates high enough never to matter.
 pub fn config() -> tabletop_web::ServeConfig {
     tabletop_web::ServeConfig {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        db: tempdir().join("games.db"),
+        db: fresh_db(),
         create_rate: 100_000,
         hint_rate: 100_000,
         ..tabletop_web::ServeConfig::default()
