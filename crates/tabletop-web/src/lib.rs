@@ -26,10 +26,21 @@ pub use store::Store;
 /// Runs [`serve`] on a new multi-threaded runtime (for the command line), logging to standard
 /// error at `log_level` (`error`, `warn`, `info`, `debug`, or a tracing filter).
 pub fn serve_blocking(config: ServeConfig, log_level: &str) -> Result<(), ServeError> {
-    let filter = tracing_subscriber::EnvFilter::try_new(log_level)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter = log_filter(log_level);
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).try_init();
     let runtime = tokio::runtime::Runtime::new().map_err(ServeError::Serve)?;
     runtime.block_on(serve(config))
+}
+
+/// The server's log filter at `level` (`info`, `debug`, or a full filter): the database
+/// client's own debug lines are kept out unless asked for by name, since they print every
+/// statement's parameters, tokens among them.
+pub fn log_filter(level: &str) -> tracing_subscriber::EnvFilter {
+    let filter = tracing_subscriber::EnvFilter::try_new(level).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    if level.contains("tokio_postgres") {
+        filter
+    } else {
+        filter.add_directive("tokio_postgres=info".parse().expect("a valid directive"))
+    }
 }

@@ -873,7 +873,7 @@ async fn the_request_log_never_holds_a_token() {
     let captured = Captured::default();
     let writer = captured.clone();
     tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
+        .with_env_filter(tabletop_web::log_filter("debug"))
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .try_init()

@@ -4,6 +4,7 @@
 //!   one transaction whose first statement bumps the version only if it is the expected one.
 //! - Schema steps: the same as [`super::sqlite`]'s, in Postgres' dialect, recorded in
 //!   `schema_migrations` and applied under an advisory lock (processes may start together).
+//! - `seq` numbers games in the order they were made (SQLite's `rowid` does it there).
 //! - Leases: `lease_owner` and `lease_until` (milliseconds by the database's clock, so the
 //!   processes' clocks do not matter).
 //! - Live updates: [`Store::notify`] sends on the `tabletop_games` channel (NOTIFY);
@@ -53,7 +54,8 @@ const MIGRATIONS: &[&str] = &[
     "ALTER TABLE games ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
     ALTER TABLE games ADD COLUMN proposal TEXT;
     ALTER TABLE games ADD COLUMN lease_owner TEXT;
-    ALTER TABLE games ADD COLUMN lease_until BIGINT;",
+    ALTER TABLE games ADD COLUMN lease_until BIGINT;
+    ALTER TABLE games ADD COLUMN seq BIGSERIAL;",
 ];
 
 /// The database's clock in milliseconds since the epoch (leases are judged by it alone).
@@ -253,7 +255,7 @@ impl Store {
         let rows = client
             .query(
                 "SELECT id, game, options, seats, created FROM games
-                 WHERE open_seats > 0 AND ended IS NULL ORDER BY created DESC, id LIMIT $1",
+                 WHERE open_seats > 0 AND ended IS NULL ORDER BY created DESC, seq DESC LIMIT $1",
                 &[&limit],
             )
             .await?;
