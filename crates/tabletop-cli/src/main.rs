@@ -58,7 +58,9 @@ struct ServeArgs {
     /// Address to listen on (loopback unless told otherwise).
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: std::net::SocketAddr,
-    /// SQLite database file, created on first start; `:memory:` for throw-away games.
+    /// Where games are kept: a SQLite file (a path or sqlite:PATH, created on first start;
+    /// `:memory:` for throw-away games), or a PostgreSQL URL (postgres://USER@HOST/DB) that any
+    /// number of server processes may share (see docs/DEPLOY.md).
     #[arg(long, default_value = "tabletop.db")]
     db: std::path::PathBuf,
     /// The origin used in invite links (e.g. https://games.example.org); default: the request's Host.

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
-use tabletop_web::store::{GameRow, Store};
+use tabletop_web::store::sqlite::Store;
+use tabletop_web::store::{GameRow, Write as StoreWrite};
 
 /// A running `tabletop serve`, its address and everything it wrote to standard error.
 struct Server {
@@ -146,7 +147,7 @@ fn first_legal(state: &Value) -> String {
 /// The moves the database holds for a game (the server must not be running).
 fn stored_moves(db: &Path, id: &str) -> Vec<String> {
     let store = Store::open(db).expect("the database opens");
-    store.load(id).expect("the game reads back").map(|(_, moves)| moves).unwrap_or_default()
+    store.load(id).expect("the game reads back").map(|game| game.moves).unwrap_or_default()
 }
 
 /// A game against `engine:time=2s` killed while the computer thinks: after a restart on the
@@ -412,7 +413,7 @@ fn a_corrupted_database_is_refused_at_start() {
             };
             store.insert_game(&row, false).unwrap();
             for (ply, mv) in ["5", "1", "9"].iter().enumerate() {
-                store.append_move(&row.id, ply, mv, false).unwrap();
+                store.write(&row.id, ply as i64, StoreWrite::Move { ply, notation: mv }, false).unwrap();
             }
         }
     } // closed: the write-ahead log is folded into the file
@@ -450,7 +451,7 @@ fn a_corrupted_stored_move_answers_500_and_is_logged() {
         assert_eq!(status, 200);
     }
     server.kill();
-    Store::open(&db).unwrap().append_move(&id, 2, "5", false).unwrap(); // square 5 is taken
+    Store::open(&db).unwrap().write(&id, 2, StoreWrite::Move { ply: 2, notation: "5" }, false).unwrap(); // square 5 is taken
     let server = Server::start(&db, &[]);
     let (status, answer) = server.get(&format!("/api/games/{id}"));
     assert_eq!(status, 500, "{answer}");

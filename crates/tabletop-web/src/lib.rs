@@ -37,7 +37,8 @@ pub fn serve_blocking(config: ServeConfig, log_level: &str) -> Result<(), ServeE
 /// client's own debug lines are kept out unless asked for by name, since they print every
 /// statement's parameters, tokens among them.
 pub fn log_filter(level: &str) -> tracing_subscriber::EnvFilter {
-    let filter = tracing_subscriber::EnvFilter::try_new(level).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let filter =
+        tracing_subscriber::EnvFilter::try_new(level).unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     if level.contains("tokio_postgres") {
         filter
     } else {

@@ -22,10 +22,10 @@ use tabletop::PlayerSpec;
 use tokio::sync::{broadcast, mpsc};
 
 use crate::config::ServeConfig;
-use crate::store::DatabaseTarget;
 use crate::engines::EnginePool;
 use crate::server::ApiError;
 use crate::sessions::{new_session, Session};
+use crate::store::DatabaseTarget;
 use crate::store::{GameRow, Store, StoreError, StoredGame, Write};
 
 /// A game untouched this long leaves memory.
@@ -254,7 +254,7 @@ impl LiveGame {
         match result {
             Ok(version) => {
                 self.stored_version = version;
-                        Ok(())
+                Ok(())
             }
             Err(err) => {
                 if matches!(err, StoreError::Stale) {
@@ -312,7 +312,8 @@ impl LiveGame {
         if let Some(publisher) = &self.publisher {
             if !matches!(change, Change::Presence | Change::Connected) {
                 let seat = seat.map_or_else(|| "-".to_string(), |s| s.to_string());
-                let payload = format!("{} {} {} {} {seat}", self.owner, self.row.id, self.stored_version, change.name());
+                let payload =
+                    format!("{} {} {} {} {seat}", self.owner, self.row.id, self.stored_version, change.name());
                 let _ = publisher.send(payload);
             }
         }

@@ -21,7 +21,14 @@ type Seen = Vec<(String, String)>;
 fn seed_of(db: &std::path::Path, id: &str) -> u64 {
     let secret: String = if on_postgres() {
         let output = std::process::Command::new("psql")
-            .args(["-X", "-At", "-d", &db.to_string_lossy(), "-c", &format!("SELECT secret FROM games WHERE id = '{id}'")])
+            .args([
+                "-X",
+                "-At",
+                "-d",
+                &db.to_string_lossy(),
+                "-c",
+                &format!("SELECT secret FROM games WHERE id = '{id}'"),
+            ])
             .output()
             .expect("psql");
         String::from_utf8_lossy(&output.stdout).trim().to_string()

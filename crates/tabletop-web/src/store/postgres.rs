@@ -213,14 +213,20 @@ impl Store {
                 tx.execute("INSERT INTO moves (game_id, ply, notation) VALUES ($1, $2, $3)", &[&id, &ply, &notation])
                     .await
                     .map_err(stale_if_taken)?;
-                tx.execute("UPDATE games SET proposal = NULL, lease_owner = NULL, lease_until = NULL WHERE id = $1", &[&id])
-                    .await?;
+                tx.execute(
+                    "UPDATE games SET proposal = NULL, lease_owner = NULL, lease_until = NULL WHERE id = $1",
+                    &[&id],
+                )
+                .await?;
             }
             Write::Truncate { ply } => {
                 let ply = i32::try_from(ply).map_err(|_| StoreError::Stale)?;
                 tx.execute("DELETE FROM moves WHERE game_id = $1 AND ply >= $2", &[&id, &ply]).await?;
-                tx.execute("UPDATE games SET proposal = NULL, lease_owner = NULL, lease_until = NULL WHERE id = $1", &[&id])
-                    .await?;
+                tx.execute(
+                    "UPDATE games SET proposal = NULL, lease_owner = NULL, lease_until = NULL WHERE id = $1",
+                    &[&id],
+                )
+                .await?;
             }
             Write::Resigned { resigned, ended } => {
                 let (reason, winners) = match ended {
@@ -236,8 +242,11 @@ impl Store {
             }
             Write::Seats { seats } => {
                 let open = seats.iter().filter(|s| *s == "open").count() as i32;
-                tx.execute("UPDATE games SET seats = $2, open_seats = $3 WHERE id = $1", &[&id, &json_text(&seats), &open])
-                    .await?;
+                tx.execute(
+                    "UPDATE games SET seats = $2, open_seats = $3 WHERE id = $1",
+                    &[&id, &json_text(&seats), &open],
+                )
+                .await?;
             }
             Write::Proposal { proposal } => {
                 tx.execute("UPDATE games SET proposal = $2 WHERE id = $1", &[&id, &proposal.map(Value::to_string)])

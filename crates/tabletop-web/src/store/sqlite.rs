@@ -117,7 +117,21 @@ impl Store {
 
     /// See [`super::Store::load`].
     pub fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        type Raw = (String, String, String, String, String, Option<String>, i64, String, bool, String, String, i64, Option<String>);
+        type Raw = (
+            String,
+            String,
+            String,
+            String,
+            String,
+            Option<String>,
+            i64,
+            String,
+            bool,
+            String,
+            String,
+            i64,
+            Option<String>,
+        );
         let conn = self.conn();
         let raw: Option<Raw> = conn
             .query_row(
@@ -143,8 +157,21 @@ impl Store {
                 },
             )
             .optional()?;
-        let Some((id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal)) =
-            raw
+        let Some((
+            id,
+            game,
+            options,
+            seats,
+            tokens,
+            ended,
+            created,
+            secret,
+            hints,
+            resigned,
+            ended_winners,
+            version,
+            proposal,
+        )) = raw
         else {
             return Ok(None);
         };
@@ -162,10 +189,10 @@ impl Store {
             &ended_winners,
         )?;
         let proposal = match proposal {
-            Some(text) => Some(serde_json::from_str(&text).map_err(|_| StoreError::Damaged {
-                id: id.clone(),
-                what: "proposal".into(),
-            })?),
+            Some(text) => Some(
+                serde_json::from_str(&text)
+                    .map_err(|_| StoreError::Damaged { id: id.clone(), what: "proposal".into() })?,
+            ),
             None => None,
         };
         let mut statement = conn.prepare("SELECT ply, notation FROM moves WHERE game_id = ?1 ORDER BY ply")?;
@@ -267,8 +294,7 @@ impl Store {
 
     /// See [`super::Store::set_computer_to_move`].
     pub fn set_computer_to_move(&self, id: &str, computer_to_move: bool) -> Result<(), StoreError> {
-        self.conn()
-            .execute("UPDATE games SET computer_to_move = ?2 WHERE id = ?1", params![id, computer_to_move])?;
+        self.conn().execute("UPDATE games SET computer_to_move = ?2 WHERE id = ?1", params![id, computer_to_move])?;
         Ok(())
     }
 }
