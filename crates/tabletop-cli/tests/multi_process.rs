@@ -1,0 +1,287 @@
+//! Two `tabletop serve` processes on one PostgreSQL database, as behind a load balancer: the
+//! real binary, a real Postgres server (`TABLETOP_TEST_PG`, or one the test starts itself with
+//! `scripts/pg-test-server`), and the database read back to check what the answers claimed.
+//!
+//! - whole games of every game with each request sent to the other process than the last;
+//! - moves for one ply sent to both processes at once: exactly one accepted;
+//! - an event stream on one process sees every move made through the other;
+//! - a computer move whose process is killed (SIGKILL) is completed by the other process.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde_json::{json, Value};
+
+#[path = "../../tabletop-web/tests/support/pg.rs"]
+mod pg;
+
+/// A running `tabletop serve` process.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    /// Starts `tabletop serve` on a free loopback port with the database `url`.
+    fn start(url: &str) -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+            .args(["serve", "--addr", "127.0.0.1:0", "--db", url, "--create-rate", "100000", "--hint-rate", "100000"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("tabletop serve runs");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout is piped")).read_line(&mut line).expect("a first line");
+        let addr = line
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split('/').next())
+            .unwrap_or_else(|| panic!("tabletop serve did not start: {line:?}"))
+            .to_string();
+        Server { child, addr }
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        request(&self.addr, "GET", path, "")
+    }
+
+    fn post(&self, path: &str, body: &Value) -> (u16, Value) {
+        request(&self.addr, "POST", path, &body.to_string())
+    }
+
+    /// SIGKILL: no chance to finish anything.
+    fn kill(mut self) {
+        self.child.kill().expect("kill -9");
+        self.child.wait().expect("the server ends");
+    }
+
+    /// Opens the game's event stream here; each state it sends arrives on the receiver.
+    fn events(&self, id: &str) -> mpsc::Receiver<Value> {
+        let mut stream = TcpStream::connect(&self.addr).expect("connects");
+        // HTTP/1.0: the body is the raw stream, without chunk framing.
+        write!(stream, "GET /api/games/{id}/events HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).expect("sends");
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stream).lines() {
+                let Ok(line) = line else { return };
+                if let Some(data) = line.strip_prefix("data:") {
+                    if let Ok(state) = serde_json::from_str::<Value>(data.trim()) {
+                        if sender.send(state).is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        receiver
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One request on its own connection.
+fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).expect("connects");
+    stream.set_read_timeout(Some(Duration::from_secs(20))).expect("a timeout");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("sends");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("the server answers");
+    let status = text.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let payload = text.split("\r\n\r\n").nth(1).unwrap_or("");
+    let json = match (payload.find('{'), payload.rfind('}')) {
+        (Some(a), Some(b)) => serde_json::from_str(&payload[a..=b]).unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    (status, json)
+}
+
+fn moves_of(state: &Value) -> Vec<String> {
+    state["moves"].as_array().expect("moves").iter().map(|m| m.as_str().expect("a move").to_string()).collect()
+}
+
+/// The moves the database holds for a game, read with `psql`.
+fn stored_moves(url: &str, id: &str) -> Vec<String> {
+    let output = Command::new("psql")
+        .args([
+            "-X",
+            "-At",
+            "-d",
+            url,
+            "-c",
+            &format!("SELECT notation FROM moves WHERE game_id = '{id}' ORDER BY ply"),
+        ])
+        .output()
+        .expect("psql runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).lines().map(str::to_string).collect()
+}
+
+/// Waits for a state with `plies` moves on an event stream.
+fn until_plies(events: &mpsc::Receiver<Value>, plies: usize, what: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match events.recv_timeout(left) {
+            Ok(state) if state["moves"].as_array().map_or(0, Vec::len) >= plies => return state,
+            Ok(_) => {}
+            Err(_) => panic!("{what}: no state with {plies} moves on the other process's stream"),
+        }
+    }
+}
+
+/// Whole games of every game, each request to the other process than the last; the event
+/// stream on B sees every move, whichever process took it; the database holds every
+/// acknowledged move.
+#[test]
+fn whole_games_alternate_between_two_processes() {
+    let url = pg::fresh_database();
+    let servers = [Server::start(&url), Server::start(&url)];
+    let mut rng = ChaCha8Rng::seed_from_u64(16);
+    let games = [
+        json!({"game": "slide", "options": {"size": 3, "empty": 1}, "seats": ["human", "human"]}),
+        json!({"game": "reversi", "seats": ["human", "human"]}),
+        json!({"game": "connect", "options": {"width": 7, "height": 6, "connect": 4}, "seats": ["human", "human"]}),
+        json!({"game": "mathable", "seats": ["human", "human"]}),
+    ];
+    for body in games {
+        let name = body["game"].as_str().unwrap().to_string();
+        let (status, created) = servers[0].post("/api/games", &body);
+        assert_eq!(status, 200, "{created}");
+        let id = created["id"].as_str().unwrap().to_string();
+        let tokens: Vec<String> =
+            created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+        let watched = servers[1].events(&id);
+        let mut acknowledged = Vec::new();
+        let mut request_count = 1usize;
+        let mut over = false;
+        // Slide's sliding phase can last; a few hundred plies show every kind of move.
+        while acknowledged.len() < 300 {
+            // The state, from the process the last request did not go to.
+            let here = &servers[request_count % 2];
+            request_count += 1;
+            let (status, public) = here.get(&format!("/api/games/{id}"));
+            assert_eq!(status, 200, "{public}");
+            // (Mathable shows others an exchange only as "exchanged N tokens".)
+            assert_eq!(moves_of(&public).len(), acknowledged.len(), "{name}: the other process knows every move");
+            if name != "mathable" {
+                assert_eq!(moves_of(&public), acknowledged, "{name}");
+            }
+            let Some(seat) = public["status"]["to_move"].as_u64() else {
+                over = true;
+                break;
+            };
+            let token = &tokens[seat as usize];
+            let here = &servers[request_count % 2];
+            request_count += 1;
+            let (status, mine) = here.get(&format!("/api/games/{id}?token={token}"));
+            assert_eq!(status, 200);
+            let legal: Vec<String> =
+                mine["legal"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();
+            // Mathable: place tiles when one can (ending turns at once would only pass).
+            let placing: Vec<&String> = legal.iter().filter(|m| m.contains('=')).collect();
+            let choice = match placing.choose(&mut rng) {
+                Some(m) if name == "mathable" => (*m).clone(),
+                _ => legal.choose(&mut rng).expect("a legal move").clone(),
+            };
+            let here = &servers[request_count % 2];
+            request_count += 1;
+            let ply = acknowledged.len();
+            let (status, answer) =
+                here.post(&format!("/api/games/{id}/moves"), &json!({"move": choice, "token": token, "ply": ply}));
+            assert_eq!(status, 200, "{name}: move {choice} at ply {ply}: {answer}");
+            assert_eq!(moves_of(&answer).len(), ply + 1, "{name}: {answer}");
+            // Our own record: Mathable shows a player only their own exchanges.
+            acknowledged.push(choice);
+            until_plies(&watched, ply + 1, &name);
+        }
+        if name != "slide" {
+            assert!(over, "{name}: played to the end ({} moves)", acknowledged.len());
+        }
+        assert_eq!(stored_moves(&url, &id), acknowledged, "{name}: every acknowledged move is stored");
+    }
+}
+
+/// Two moves for one ply, one to each process at the same moment: exactly one is accepted and
+/// the other answers 409; both processes then show the same game.
+#[test]
+fn one_ply_two_processes_one_move() {
+    let url = pg::fresh_database();
+    let servers = std::sync::Arc::new([Server::start(&url), Server::start(&url)]);
+    for round in 0..20 {
+        let (status, created) = servers[round % 2].post(
+            "/api/games",
+            &json!({"game": "connect", "options": {"width": 7, "height": 6}, "seats": ["human", "human"]}),
+        );
+        assert_eq!(status, 200);
+        let id = created["id"].as_str().unwrap().to_string();
+        let token = created["tokens"][0].as_str().unwrap().to_string();
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let racers: Vec<_> = (0..2)
+            .map(|side| {
+                let (servers, barrier, id, token) = (servers.clone(), barrier.clone(), id.clone(), token.clone());
+                std::thread::spawn(move || {
+                    let column = if side == 0 { "3" } else { "5" };
+                    barrier.wait();
+                    servers[side]
+                        .post(&format!("/api/games/{id}/moves"), &json!({"move": column, "token": token, "ply": 0}))
+                })
+            })
+            .collect();
+        let mut statuses: Vec<u16> = racers.into_iter().map(|r| r.join().unwrap().0).collect();
+        statuses.sort_unstable();
+        assert_eq!(statuses, [200, 409], "round {round}: exactly one move accepted");
+        let a = moves_of(&servers[0].get(&format!("/api/games/{id}")).1);
+        let b = moves_of(&servers[1].get(&format!("/api/games/{id}")).1);
+        assert_eq!(a.len(), 1, "round {round}");
+        assert_eq!(a, b, "round {round}: both processes show the same game");
+        assert_eq!(stored_moves(&url, &id), a, "round {round}");
+    }
+}
+
+/// A computer thinking in a process that is killed (SIGKILL): the other process takes the
+/// move over once the lease expires, and the game goes on through it.
+#[test]
+fn a_killed_processs_computer_move_is_completed_by_the_other() {
+    let url = pg::fresh_database();
+    let thinker = Server::start(&url);
+    let (status, created) =
+        thinker.post("/api/games", &json!({"game": "reversi", "seats": ["engine:time=2s", "human"]}));
+    assert_eq!(status, 200, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let token = created["tokens"][1].as_str().unwrap().to_string();
+    let (_, state) = thinker.get(&format!("/api/games/{id}"));
+    assert_eq!(state["thinking"], json!(true), "the computer thinks in the first process");
+    let other = Server::start(&url);
+    let watched = other.events(&id);
+    thinker.kill();
+    let started = Instant::now();
+    let moved = until_plies(&watched, 1, "the computer's move after the kill");
+    let waited = started.elapsed();
+    assert_eq!(moves_of(&moved).len(), 1);
+    // Not thought twice: one move stored, and the game continues through the survivor.
+    assert_eq!(stored_moves(&url, &id), moves_of(&moved));
+    let legal = other.get(&format!("/api/games/{id}?token={token}")).1["legal"][0].as_str().unwrap().to_string();
+    let (status, answer) =
+        other.post(&format!("/api/games/{id}/moves"), &json!({"move": legal, "token": token, "ply": 1}));
+    assert_eq!(status, 200, "{answer}");
+    until_plies(&watched, 3, "the computer's next move, in the survivor");
+    let stored = stored_moves(&url, &id);
+    assert!(stored.len() >= 3, "{stored:?}");
+    eprintln!("the survivor moved {waited:?} after the kill (lease 3 s, then a 2 s search)");
+}
