@@ -97,6 +97,14 @@ struct ServeArgs {
     /// repeat. Never on a public server: whoever knows the seed knows every rack.
     #[arg(long, hide_short_help = true)]
     game_seed: Option<u64>,
+    /// Behind a reverse proxy (nginx): count rate limits per client address as the proxy's
+    /// X-Forwarded-For gives it. Never when clients reach the server directly.
+    #[arg(long)]
+    behind_proxy: bool,
+    /// With a shared (PostgreSQL) database: how long a process may think for a computer move
+    /// without renewing its lease; if it dies, another process takes the move over after this.
+    #[arg(long, default_value = "3s", value_parser = parse_think)]
+    computer_lease: std::time::Duration,
 }
 
 /// A thinking time: a duration from 1 ms to 10 minutes.
@@ -380,6 +388,8 @@ fn main() {
                 hint_rate: a.hint_rate,
                 cache_games: a.cache_games as usize,
                 game_seed: a.game_seed,
+                behind_proxy: a.behind_proxy,
+                computer_lease: a.computer_lease,
                 ..defaults
             };
             tabletop_web::serve_blocking(config, &a.log_level).map_err(anyhow::Error::from)

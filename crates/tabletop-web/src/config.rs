@@ -44,6 +44,10 @@ pub struct ServeConfig {
     /// How long a process may think for a computer move without renewing its lease (shared
     /// databases): if it dies, another process takes the move over after this.
     pub computer_lease: Duration,
+    /// Behind a reverse proxy: rate limits count per client address as the proxy's last
+    /// `X-Forwarded-For` entry gives it (never set this when clients reach the server directly:
+    /// they could claim any address).
+    pub behind_proxy: bool,
 }
 
 impl ServeConfig {
@@ -72,6 +76,7 @@ impl Default for ServeConfig {
             storage_check: Duration::from_secs(2),
             game_seed: None,
             computer_lease: Duration::from_secs(3),
+            behind_proxy: false,
         }
     }
 }

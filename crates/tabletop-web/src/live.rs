@@ -957,7 +957,8 @@ pub async fn schedule(state: &Shared, game: &mut LiveGame) {
     };
     // One process thinks for a computer move: the one holding the game's lease.
     let version = game.stored_version;
-    let lease = state.config.computer_lease;
+    // (A lease shorter than a few round trips to the database could not be renewed in time.)
+    let lease = state.config.computer_lease.max(Duration::from_millis(300));
     match state.store().take_lease(&game.row.id, version, &state.owner, lease).await {
         Ok(true) => game.thinking_elsewhere = false,
         Ok(false) => {

@@ -182,6 +182,13 @@ async fn json_errors(response: Response) -> Response {
     Response::from_parts(parts, Body::from(body))
 }
 
+/// The client's address as the reverse proxy saw it: the last `X-Forwarded-For` entry (the one
+/// the proxy itself added; entries before it are whatever the client claimed).
+fn forwarded_client(headers: &axum::http::HeaderMap) -> Option<SocketAddr> {
+    let last = headers.get_all("x-forwarded-for").iter().last()?.to_str().ok()?.rsplit(',').next()?.trim().to_string();
+    last.parse::<std::net::IpAddr>().ok().map(|ip| SocketAddr::new(ip, 0))
+}
+
 /// The router: the page and the API, with its limits.
 pub fn router(state: Shared) -> Router {
     let config = state.config.clone();
@@ -282,6 +289,7 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     let (shutdown, mut stopped) = tokio::sync::watch::channel(false);
     let connections = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
     let header_timeout = config.header_timeout;
+    let behind_proxy = config.behind_proxy;
     let task = tokio::spawn(async move {
         loop {
             let Ok(permit) = connections.clone().acquire_owned().await else { return };
@@ -302,7 +310,8 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
             tokio::spawn(async move {
                 let _permit = permit;
                 let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
-                    request.extensions_mut().insert(ConnectInfo(peer));
+                    let client = if behind_proxy { forwarded_client(request.headers()).unwrap_or(peer) } else { peer };
+                    request.extensions_mut().insert(ConnectInfo(client));
                     app.clone().oneshot(request.map(Body::new))
                 });
                 let connection = hyper::server::conn::http1::Builder::new()

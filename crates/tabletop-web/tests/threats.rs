@@ -954,3 +954,29 @@ async fn a_replaced_database_refuses_writes() {
     assert!(answer.header("retry-after").is_some());
     assert_eq!(state(addr, &game.id, None).await["moves"], json!([]), "nothing acknowledged");
 }
+
+/// Creates a game claiming to come from `forwarded` (an `X-Forwarded-For` header): the status.
+async fn create_as(addr: std::net::SocketAddr, forwarded: &str) -> u16 {
+    let body = json!({"game": "slide", "seats": ["human", "human"]}).to_string();
+    let head = format!(
+        "POST /api/games HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nX-Forwarded-For: {forwarded}\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    raw(addr, format!("{head}{body}").as_bytes()).await.status
+}
+
+/// Behind a reverse proxy (`--behind-proxy`), rate limits count per client as the proxy's last
+/// `X-Forwarded-For` entry names it (what a client writes before it does not count); without
+/// the flag the header is ignored, so a client reaching the server directly cannot dodge them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forwarded_addresses_count_only_behind_a_proxy() {
+    // 6 a minute: a burst of one.
+    let proxied = start_with(tabletop_web::ServeConfig { create_rate: 6, behind_proxy: true, ..config() }).await;
+    assert_eq!(create_as(proxied.addr, "203.0.113.1").await, 200);
+    assert_eq!(create_as(proxied.addr, "203.0.113.1").await, 429, "one client's burst is spent");
+    assert_eq!(create_as(proxied.addr, "203.0.113.2").await, 200, "another client has its own");
+    assert_eq!(create_as(proxied.addr, "198.51.100.9, 203.0.113.1").await, 429, "a claimed first entry does not count");
+    let direct = start_with(tabletop_web::ServeConfig { create_rate: 6, ..config() }).await;
+    assert_eq!(create_as(direct.addr, "203.0.113.1").await, 200);
+    assert_eq!(create_as(direct.addr, "203.0.113.2").await, 429, "without a proxy the header is ignored");
+}
