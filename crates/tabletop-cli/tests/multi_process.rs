@@ -63,9 +63,17 @@ impl Server {
 
     /// Opens the game's event stream here; each state it sends arrives on the receiver.
     fn events(&self, id: &str) -> mpsc::Receiver<Value> {
+        self.events_as(id, None).0
+    }
+
+    /// Opens the game's event stream here as the seat `token` holds (if any); the stream stays
+    /// open until the returned connection is dropped.
+    fn events_as(&self, id: &str, token: Option<&str>) -> (mpsc::Receiver<Value>, TcpStream) {
         let mut stream = TcpStream::connect(&self.addr).expect("connects");
+        let query = token.map_or_else(String::new, |t| format!("?token={t}"));
         // HTTP/1.0: the body is the raw stream, without chunk framing.
-        write!(stream, "GET /api/games/{id}/events HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).expect("sends");
+        write!(stream, "GET /api/games/{id}/events{query} HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).expect("sends");
+        let kept = stream.try_clone().expect("a second handle");
         let (sender, receiver) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stream).lines() {
@@ -79,7 +87,7 @@ impl Server {
                 }
             }
         });
-        receiver
+        (receiver, kept)
     }
 }
 
@@ -284,4 +292,30 @@ fn a_killed_processs_computer_move_is_completed_by_the_other() {
     let stored = stored_moves(&url, &id);
     assert!(stored.len() >= 3, "{stored:?}");
     eprintln!("the survivor moved {waited:?} after the kill (lease 3 s, then a 2 s search)");
+}
+
+/// Who is connected crosses processes: a person whose page is open on one process shows as
+/// connected to someone asking the other, and as gone once the page closes.
+#[test]
+fn presence_crosses_processes() {
+    let url = pg::fresh_database();
+    let servers = [Server::start(&url), Server::start(&url)];
+    let (status, created) = servers[0].post("/api/games", &json!({"game": "reversi", "seats": ["human", "human"]}));
+    assert_eq!(status, 200);
+    let id = created["id"].as_str().unwrap().to_string();
+    let token = created["tokens"][0].as_str().unwrap().to_string();
+    let connected_on_b = || servers[1].get(&format!("/api/games/{id}")).1["players"][0]["connected"] == json!(true);
+    let until = |want: bool, what: &str| {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while connected_on_b() != want {
+            assert!(Instant::now() < deadline, "{what}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    assert!(!connected_on_b(), "nobody's page is open yet");
+    let (_events, connection) = servers[0].events_as(&id, Some(&token));
+    until(true, "the page open on A shows on B");
+    connection.shutdown(std::net::Shutdown::Both).expect("closes");
+    drop(connection);
+    until(false, "the page closed on A shows on B");
 }

@@ -172,6 +172,8 @@ pub struct PresenceGuard {
     presence: Arc<Vec<AtomicUsize>>,
     seat: usize,
     events: broadcast::Sender<Note>,
+    /// Where to tell other processes (shared databases): the publisher, this process, the game.
+    publish: Option<(mpsc::UnboundedSender<String>, Arc<str>, String)>,
 }
 
 impl Drop for PresenceGuard {
@@ -180,7 +182,23 @@ impl Drop for PresenceGuard {
             count.fetch_sub(1, Ordering::SeqCst);
         }
         let _ = self.events.send(Note { change: Change::Presence, seat: Some(self.seat) });
+        if let Some((publisher, owner, id)) = &self.publish {
+            let _ = publisher.send(presence_payload(owner, id, self.seat, &self.presence));
+        }
     }
+}
+
+/// How long another process's report of who is connected counts without being repeated (it
+/// repeats them every [`PRESENCE_REPEAT`]; a process that died stops).
+const PRESENCE_TRUSTED: Duration = Duration::from_secs(25);
+
+/// How often a process repeats who is connected to it, for games someone watches.
+const PRESENCE_REPEAT: Duration = Duration::from_secs(10);
+
+/// The notification of this process's connections to a game: one count per seat.
+fn presence_payload(owner: &str, id: &str, seat: usize, presence: &[AtomicUsize]) -> String {
+    let counts: Vec<String> = presence.iter().map(|c| c.load(Ordering::SeqCst).to_string()).collect();
+    format!("{owner} {id} 0 presence {seat} {}", counts.join(","))
 }
 
 /// A game in memory.
@@ -197,6 +215,8 @@ pub struct LiveGame {
     /// Every change goes to its event streams.
     pub events: broadcast::Sender<Note>,
     presence: Arc<Vec<AtomicUsize>>,
+    /// Connections to other processes, per process: per seat, and when they last said so.
+    presence_elsewhere: HashMap<String, (Vec<usize>, Instant)>,
     proposal: Option<Proposal>,
     /// The version in the database this copy matches (every write names it); -1 forces a reload.
     stored_version: i64,
@@ -219,6 +239,7 @@ impl LiveGame {
             cancel: CancelFlag::new(),
             events: broadcast::channel(64).0,
             presence,
+            presence_elsewhere: HashMap::new(),
             stored_version: stored.version,
             thinking_elsewhere: stored.leased,
             publisher: state.publisher.clone(),
@@ -330,7 +351,20 @@ impl LiveGame {
         let seat = viewer?;
         self.presence.get(seat)?.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change: Change::Presence, seat: Some(seat) });
-        Some(PresenceGuard { presence: self.presence.clone(), seat, events: self.events.clone() })
+        let publish = self.publisher.clone().map(|p| (p, self.owner.clone(), self.row.id.clone()));
+        if let Some((publisher, owner, id)) = &publish {
+            let _ = publisher.send(presence_payload(owner, id, seat, &self.presence));
+        }
+        Some(PresenceGuard { presence: self.presence.clone(), seat, events: self.events.clone(), publish })
+    }
+
+    /// Is someone connected to `seat`, here or (recently said) in another process?
+    fn connected(&self, seat: usize) -> bool {
+        self.presence.get(seat).is_some_and(|c| c.load(Ordering::SeqCst) > 0)
+            || self
+                .presence_elsewhere
+                .values()
+                .any(|(counts, when)| when.elapsed() < PRESENCE_TRUSTED && counts.get(seat).is_some_and(|&c| c > 0))
     }
 
     /// Stops whatever thinks for this position (computer, hints, analyses).
@@ -534,8 +568,7 @@ impl LiveGame {
             .enumerate()
             .map(|(seat, spec)| {
                 let kind = seat_kind(spec);
-                let connected =
-                    kind == "computer" || self.presence.get(seat).is_some_and(|c| c.load(Ordering::SeqCst) > 0);
+                let connected = kind == "computer" || self.connected(seat);
                 json!({
                     "seat": seat, "name": names.get(seat), "kind": kind, "spec": spec,
                     "connected": connected, "resigned": self.row.resigned.contains(&seat),
@@ -1112,6 +1145,22 @@ fn start_sharing(state: &Shared) {
             Err(err) => tracing::error!("cannot listen for other processes' changes: {err}"),
         }
     }
+    // Presence: repeat who is connected here, for the games someone watches.
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(PRESENCE_REPEAT).await;
+            let Some(state) = weak.upgrade() else { return };
+            let Some(publisher) = state.publisher.clone() else { return };
+            let games = state.games.lock().unwrap_or_else(|e| e.into_inner());
+            for (id, cached) in games.iter() {
+                let Ok(game) = cached.game.try_lock() else { continue };
+                if game.presence.iter().any(|c| c.load(Ordering::SeqCst) > 0) {
+                    let _ = publisher.send(presence_payload(&state.owner, id, 0, &game.presence));
+                }
+            }
+        }
+    });
     // Takeover: computer moves whose lease expired (their process died) are thought here.
     let weak = Arc::downgrade(state);
     tokio::spawn(async move {
@@ -1141,6 +1190,15 @@ impl AppState {
         let seat = seat.parse::<usize>().ok();
         let version = version.parse::<i64>().unwrap_or(i64::MAX);
         let mut game = live.lock().await;
+        if change == Change::Presence {
+            let counts: Vec<usize> = parts.next().unwrap_or("").split(',').map(|c| c.parse().unwrap_or(0)).collect();
+            let before = game.presence_elsewhere.insert(owner.to_string(), (counts.clone(), Instant::now()));
+            // A repeat that changes nothing is not news.
+            if before.is_none_or(|(was, when)| was != counts || when.elapsed() >= PRESENCE_TRUSTED) {
+                game.changed_here(change, seat);
+            }
+            return;
+        }
         if version > game.stored_version {
             match self.store().load(id).await {
                 Ok(Some(stored)) => {
