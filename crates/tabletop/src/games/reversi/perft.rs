@@ -78,10 +78,11 @@ struct Entry {
 
 /// The same count, with a table of subtree counts for subtrees of at least 3 plies: many move
 /// orders reach the same position, or one of its 7 symmetric images (mirrors and rotations of
-/// the board have the same perft), so the table is keyed by the canonical form of the position
-/// ([`canonical`](super::symmetry::canonical)) and the remaining depth. The table has 2^`table_bits`
-/// entries (clamped to 4..=30) of 24 bytes in buckets of 4; a new count replaces the
-/// shallowest entry of its bucket (the cheapest to count again), the oldest among equals.
+/// the board have the same perft), so the table is keyed by the canonical form of the
+/// position ([`canonical`]) and the remaining depth. The table has
+/// 2^`table_bits` entries (clamped to 4..=30) of 24 bytes in buckets of 4; a new count
+/// replaces the shallowest entry of its bucket (the cheapest to count again), the oldest among
+/// equals.
 ///
 /// An error when the table cannot be allocated.
 ///
