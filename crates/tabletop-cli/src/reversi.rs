@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use tabletop::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, FfoLine};
-use tabletop::games::reversi::perft::{perft as fast_perft, perft_hashed};
+use tabletop::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
 use tabletop::games::reversi::players::make_player;
 use tabletop::games::reversi::rules::render_board;
 use tabletop::games::reversi::solver::Solver;
@@ -85,6 +85,9 @@ pub struct PerftArgs {
     /// Count every path without the transposition table (plain bulk-counting perft).
     #[arg(long)]
     pub plain: bool,
+    /// The table of subtree counts holds 2^BITS entries of 24 bytes (22: 96 MiB).
+    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_TABLE_BITS, value_parser = clap::value_parser!(u32).range(10..=30))]
+    pub table_bits: u32,
 }
 
 /// Options of `tabletop solve reversi`.
@@ -118,7 +121,8 @@ pub fn perft(args: PerftArgs) -> Result<()> {
     let nodes = if args.plain || args.depth < 8 {
         fast_perft(&position, args.depth)
     } else {
-        perft_hashed(&position, args.depth, 20)
+        tabletop::memory::ensure_available(24 << args.table_bits)?;
+        perft_hashed(&position, args.depth, args.table_bits)?
     };
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
@@ -208,7 +212,7 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         let s = t.elapsed().as_secs_f64();
         println!("perft {depth:>2} plain : {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
         let t = Instant::now();
-        let nodes = perft_hashed(&start, depth, 20);
+        let nodes = perft_hashed(&start, depth, DEFAULT_TABLE_BITS)?;
         let s = t.elapsed().as_secs_f64();
         println!("perft {depth:>2} hashed: {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
     }

@@ -1,7 +1,10 @@
 //! Reversi: conformance suite, perft counts (generic and specialised), notation.
 
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use tabletop::conformance::check_playouts;
-use tabletop::games::reversi::{perft::perft as fast_perft, Reversi, ReversiMove};
+use tabletop::games::reversi::perft::{perft as fast_perft, perft_hashed};
+use tabletop::games::reversi::{Reversi, ReversiMove};
 use tabletop::{perft, Game, Record};
 
 const PERFT: [u64; 14] =
@@ -39,6 +42,54 @@ fn fast_perft_depths_1_to_10() {
     let start = Reversi::new();
     for depth in 1..=10 {
         assert_eq!(fast_perft(&start, depth), PERFT[depth as usize - 1], "depth {depth}");
+    }
+}
+
+#[test]
+fn hashed_perft_depths_1_to_11() {
+    let start = Reversi::new();
+    for depth in 1..=11 {
+        assert_eq!(perft_hashed(&start, depth, 22).unwrap(), PERFT[depth as usize - 1], "depth {depth}");
+    }
+    // A tiny table: buckets overflow and entries are replaced all the time.
+    for depth in 1..=10 {
+        assert_eq!(perft_hashed(&start, depth, 10).unwrap(), PERFT[depth as usize - 1], "small table, depth {depth}");
+    }
+}
+
+#[test]
+fn hashed_perft_depth_12() {
+    assert_eq!(perft_hashed(&Reversi::new(), 12, 20).unwrap(), PERFT[11]);
+}
+
+#[test]
+fn hashed_perft_around_passes_and_game_ends() {
+    // Positions with passes and early ends, and late positions of seeded random games counted
+    // beyond the end of the game: the table must count passes and finished games as the plain
+    // perft does.
+    let mut positions: Vec<Reversi> = [
+        "OOOOOOX-OOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOOO X",
+        "---------------------------XX------XO--------------------------- X",
+    ]
+    .iter()
+    .map(|t| t.parse().unwrap())
+    .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut moves = Vec::new();
+    while positions.len() < 14 {
+        let mut game = Reversi::new();
+        while !game.is_over() && game.open_squares() > rng.gen_range(7..=10) {
+            game.legal_moves(&mut moves);
+            game.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+        }
+        positions.push(game);
+    }
+    for position in &positions {
+        for depth in [1, 2, 3, 4, 5, 7, 9, 12, 14] {
+            let plain = fast_perft(position, depth);
+            assert_eq!(perft_hashed(position, depth, 12).unwrap(), plain, "{position} depth {depth}");
+            assert_eq!(perft(position, depth.min(9)), fast_perft(position, depth.min(9)), "{position}");
+        }
     }
 }
 

@@ -5,8 +5,10 @@
 //!   game-logic operations (turn, discs, open squares, winner, legality, occupant, place, flips,
 //!   pass; undo lives in [`Record`](crate::Record)).
 //! - [`bitboard`]: move generation and flips on two `u64`s.
-//! - [`perft`]: the specialised move-path counter (bulk counting at the last ply).
+//! - [`perft`]: the specialised move-path counter (bulk counting at the last plies, a
+//!   symmetry-reduced table of subtree counts).
 //! - [`solver`]: the exact endgame solver.
+//! - [`symmetry`]: the eight symmetries of the board and the canonical form of a position.
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
 //! - [`eval`] and [`engine`]: the engine's evaluation and search.
 //! - [`tuning`]: self-play, exact labels and the least-squares fit of the weights.
@@ -34,6 +36,7 @@ pub mod perft;
 pub mod players;
 pub mod rules;
 pub mod solver;
+pub mod symmetry;
 pub mod tuning;
 
 pub use rules::{
