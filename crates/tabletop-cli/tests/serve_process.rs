@@ -503,3 +503,30 @@ fn a_hint_refused_for_busy_engines_is_a_warning_not_an_error() {
     assert!(errors.is_empty(), "no ERROR line for refused work: {errors:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// SIGTERM (what systemd, Docker and an upgrade script send) stops the server cleanly: exit
+/// status 0, and the games it acknowledged are all in the database.
+#[test]
+fn sigterm_stops_the_server_cleanly() {
+    let dir = temp_dir("sigterm");
+    let db = dir.join("games.db");
+    let mut server = Server::start(&db, &[]);
+    let (id, tokens, _) =
+        create(&server, json!({"game": "slide", "options": {"size": 3, "empty": 1}, "seats": ["human", "human"]}));
+    let (status, _) =
+        server.post(&format!("/api/games/{id}/moves"), &json!({"move": "5", "token": tokens[0], "ply": 0}));
+    assert_eq!(status, 200);
+    let pid = server.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().expect("kill runs").success());
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = server.child.try_wait().expect("waits") {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "still running 10 s after SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "a clean exit: {status:?}\n{}", server.log());
+    assert_eq!(stored_moves(&db, &id), ["5"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -348,12 +348,28 @@ fn raise_file_limit() {
 
 /// Serves until interrupted; prints the address to open.
 pub async fn serve(config: ServeConfig) -> Result<(), ServeError> {
-    let db = config.db.clone();
+    let db = config.database().to_string();
     let server = start(config).await?;
-    println!("tabletop is serving on http://{}/ (database {})", server.addr, db.display());
-    let _ = tokio::signal::ctrl_c().await;
+    println!("tabletop is serving on http://{}/ (database {db})", server.addr);
+    stop_signal().await;
+    tracing::info!("stopping: no new connections");
     server.shutdown().await;
     Ok(())
+}
+
+/// Ctrl-C, or SIGTERM (what systemd, Docker and Kubernetes send to stop a process).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        if let Ok(mut term) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// Why the server could not start or stopped.

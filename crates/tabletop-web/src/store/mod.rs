@@ -134,6 +134,31 @@ impl DatabaseTarget {
     }
 }
 
+impl std::fmt::Display for DatabaseTarget {
+    /// The file, or the URL without its password (it is printed and logged).
+    ///
+    /// ```
+    /// use tabletop_web::store::DatabaseTarget;
+    /// let url = DatabaseTarget::parse("postgres://games:s3cret@db.example.org/games");
+    /// assert_eq!(url.to_string(), "postgres://games:***@db.example.org/games");
+    /// ```
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DatabaseTarget::Sqlite(path) => write!(f, "{}", path.display()),
+            DatabaseTarget::Postgres(url) => {
+                let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+                match rest.split_once('@') {
+                    Some((user, host)) => {
+                        let user = user.split_once(':').map_or(user.to_string(), |(name, _)| format!("{name}:***"));
+                        write!(f, "{scheme}://{user}@{host}")
+                    }
+                    None => write!(f, "{scheme}://{rest}"),
+                }
+            }
+        }
+    }
+}
+
 /// The database: one of the two backends.
 pub enum Store {
     /// One SQLite file.
