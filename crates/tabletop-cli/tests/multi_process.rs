@@ -319,3 +319,47 @@ fn presence_crosses_processes() {
     drop(connection);
     until(false, "the page closed on A shows on B");
 }
+
+/// The database drops every connection of both processes (a restart, a failover, an operator's
+/// `pg_terminate_backend`): requests meanwhile answer 503 at worst, never 500; then moves work
+/// again through both processes and the event streams (their listening connection made anew)
+/// still see every move.
+#[test]
+fn dropped_database_connections_are_survived() {
+    let url = pg::fresh_database();
+    let servers = [Server::start(&url), Server::start(&url)];
+    let (status, created) = servers[0].post("/api/games", &json!({"game": "connect", "seats": ["human", "human"]}));
+    assert_eq!(status, 200);
+    let id = created["id"].as_str().unwrap().to_string();
+    let tokens: Vec<String> =
+        created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    let watched = servers[1].events(&id);
+    until_plies(&watched, 0, "connected");
+    let database = url.rsplit('/').next().unwrap().to_string();
+    let kill_connections = format!(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}' AND pid <> pg_backend_pid()"
+    );
+    let admin = pg::server_url();
+    let mut ply = 0;
+    for round in 0..3 {
+        pg::psql(&admin, &kill_connections);
+        // Keep trying the next move through alternating processes: 503 is fine, 500 is not.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let server = &servers[(ply + round) % 2];
+            let (status, answer) = server.post(
+                &format!("/api/games/{id}/moves"),
+                &json!({"move": ((ply % 7) + 1).to_string(), "token": tokens[ply % 2], "ply": ply}),
+            );
+            assert!(status == 200 || status == 503, "round {round}: {status} {answer}");
+            if status == 200 {
+                break;
+            }
+            assert!(Instant::now() < deadline, "round {round}: moves still refused 10 s after the drop");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        ply += 1;
+        until_plies(&watched, ply, "the other process's stream after the drop");
+    }
+    assert_eq!(stored_moves(&url, &id).len(), ply);
+}

@@ -74,7 +74,19 @@ pub enum ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
-        ApiError::Internal(err.to_string())
+        match err {
+            StoreError::Stale => ApiError::Conflict("the game has moved on: another request moved first".into()),
+            // The database is out of reach (restarting, connections dropped): try again later.
+            StoreError::Pool(_) => {
+                tracing::warn!("storage: {err}");
+                ApiError::Unavailable
+            }
+            StoreError::Postgres(ref pg) if pg.is_closed() || pg.code().is_none() => {
+                tracing::warn!("storage: {err}");
+                ApiError::Unavailable
+            }
+            other => ApiError::Internal(other.to_string()),
+        }
     }
 }
 
