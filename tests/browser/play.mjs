@@ -6,6 +6,7 @@
 // Run by scripts/test (after `cargo test`, which builds target/debug/tabletop), or alone:
 //   node tests/browser/play.mjs [name-filter]
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { startServer, launch, person, shot, noSidewaysScroll, unnamedControls, myTurn, waitPly, ply, isOver, confirm, clickMove, PHONE, DESKTOP } from "./lib.mjs";
 
 const tests = [];
@@ -166,7 +167,8 @@ test("resign against the computer is shown as a loss", async ({ browser, base })
 
 // The creator starts a game against "A friend"; the friend opens the invite link in another
 // browser and a third browser opens the watch link.
-async function inviteGame(browser, base, game, { hints = false, setup, phone = false } = {}) {
+// `otherBase`: the friend and the watcher open their links on another server process.
+async function inviteGame(browser, base, game, { hints = false, setup, phone = false, otherBase } = {}) {
   const a = await person(browser);
   await a.goto(base);
   await a.click(`label:has(#game-${game})`);
@@ -179,9 +181,13 @@ async function inviteGame(browser, base, game, { hints = false, setup, phone = f
   const label = await a.locator("#invites .link-label").first().textContent();
   assert.match(label, /Send this to your opponent: they play (White|Orange|O|Player 2)/, label);
   await shot(a, `${game}-invite`);
-  const inviteUrl = await invite.inputValue();
+  let inviteUrl = await invite.inputValue();
   assert.match(inviteUrl, /\/game\/[0-9a-f]+#seat=[0-9a-f]+$/);
-  const watchUrl = await a.inputValue("#watch-link");
+  let watchUrl = await a.inputValue("#watch-link");
+  if (otherBase) {
+    const elsewhere = (url) => { const u = new URL(url); return otherBase + u.pathname.slice(1) + u.hash; };
+    [inviteUrl, watchUrl] = [elsewhere(inviteUrl), elsewhere(watchUrl)];
+  }
   const b = await person(browser, phone ? PHONE : DESKTOP);
   await b.goto(inviteUrl);
   await b.waitForFunction(() => window.tabletop.state && window.tabletop.tokens.some(Boolean));
@@ -489,6 +495,32 @@ test("live: the page reconnects by itself after a server restart and shows the c
     assert.match(await page.textContent("#status"), /Your move \(O\)/);
   } finally {
     second.server.kill();
+  }
+});
+
+test("two server processes on one PostgreSQL database: the friend and the watcher on the other process play live", async ({ browser }) => {
+  const admin = process.env.TABLETOP_TEST_PG;
+  assert.ok(admin, "TABLETOP_TEST_PG names a PostgreSQL server (scripts/test starts one)");
+  const name = `browser_${process.pid}_${Date.now()}`;
+  execFileSync("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", admin, "-c", `CREATE DATABASE ${name}`]);
+  const url = admin.replace(/\/[^/]*$/, `/${name}`);
+  const [one, two] = [await startServer({ db: url }), await startServer({ db: url })];
+  try {
+    const pages = await inviteGame(browser, one.base, "connect", { otherBase: two.base });
+    const { a, b, c } = pages;
+    assert.ok(b.url().startsWith(two.base) && c.url().startsWith(two.base), "the friend and the watcher are on the second process");
+    assert.match(await a.textContent("#status"), /Your move/);
+    await playLive(pages);
+    for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 5000 });
+    const [ra, rb] = [await a.textContent("#result"), await b.textContent("#result")];
+    if (!/Draw/.test(ra)) assert.ok(/You won/.test(ra) !== /You won/.test(rb), `one winner: ${ra} / ${rb}`);
+    for (const p of [a, b, c]) assert.deepEqual(await p.evaluate(() => window.tabletop.replayMismatches()), []);
+    await shot(a, "two-processes-creator");
+    await shot(b, "two-processes-friend");
+    for (const p of [a, b, c]) assert.deepEqual(p.errors || [], []);
+  } finally {
+    one.server.kill();
+    two.server.kill();
   }
 });
 

@@ -95,6 +95,8 @@ impl Store {
         let tx = client.transaction().await?;
         // Two processes starting together: the second waits, then finds nothing to do.
         tx.execute("SELECT pg_advisory_xact_lock(727384)", &[]).await?;
+        // (No "already exists, skipping" notice in every start's log.)
+        tx.batch_execute("SET LOCAL client_min_messages = warning").await?;
         tx.batch_execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY)").await?;
         let done: i32 = tx.query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[]).await?.get(0);
         let done = usize::try_from(done).map_err(|_| StoreError::Migration(format!("schema version {done}")))?;
