@@ -509,6 +509,8 @@ test("two server processes on one PostgreSQL database: the friend and the watche
     const pages = await inviteGame(browser, one.base, "connect", { otherBase: two.base });
     const { a, b, c } = pages;
     assert.ok(b.url().startsWith(two.base) && c.url().startsWith(two.base), "the friend and the watcher are on the second process");
+    // The friend's page (second process) shows the creator (first process) online.
+    await b.waitForFunction(() => window.tabletop.state.players[0].connected, null, { timeout: 3000 });
     assert.match(await a.textContent("#status"), /Your move/);
     await playLive(pages);
     for (const p of [a, b, c]) await p.locator("#result:not([hidden])").waitFor({ timeout: 5000 });

@@ -318,6 +318,18 @@ fn presence_crosses_processes() {
     connection.shutdown(std::net::Shutdown::Both).expect("closes");
     drop(connection);
     until(false, "the page closed on A shows on B");
+    // A page open on A before B ever loaded the game: B learns of it when it loads the game.
+    let (status, created) = servers[0].post("/api/games", &json!({"game": "reversi", "seats": ["human", "human"]}));
+    assert_eq!(status, 200);
+    let id = created["id"].as_str().unwrap().to_string();
+    let token = created["tokens"][0].as_str().unwrap().to_string();
+    let (events, _connection) = servers[0].events_as(&id, Some(&token));
+    events.recv_timeout(Duration::from_secs(5)).expect("the page on A is connected");
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while servers[1].get(&format!("/api/games/{id}")).1["players"][0]["connected"] != json!(true) {
+        assert!(Instant::now() < deadline, "B learns of the page on A within 3 s of loading the game");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
 
 /// The database drops every connection of both processes (a restart, a failover, an operator's

@@ -195,6 +195,9 @@ const PRESENCE_TRUSTED: Duration = Duration::from_secs(25);
 /// How often a process repeats who is connected to it, for games someone watches.
 const PRESENCE_REPEAT: Duration = Duration::from_secs(10);
 
+/// The notification of a process that loaded a game: who is connected to it elsewhere?
+const PRESENCE_ASK: &str = "presence_ask";
+
 /// The notification of this process's connections to a game: one count per seat.
 fn presence_payload(owner: &str, id: &str, seat: usize, presence: &[AtomicUsize]) -> String {
     let counts: Vec<String> = presence.iter().map(|c| c.load(Ordering::SeqCst).to_string()).collect();
@@ -886,6 +889,9 @@ impl AppState {
         }
         let stored = self.store().load(id).await?.ok_or_else(|| ApiError::NotFound(id.to_string()))?;
         let session = replay(&stored)?;
+        if let Some(publisher) = &self.publisher {
+            let _ = publisher.send(format!("{} {id} 0 {PRESENCE_ASK} -", self.owner));
+        }
         let live = self.remember(id, Arc::new(tokio::sync::Mutex::new(LiveGame::new(stored, session, self))));
         {
             let mut game = live.lock().await;
@@ -1186,6 +1192,16 @@ impl AppState {
             return;
         }
         let Some(live) = self.cached(id) else { return };
+        if change == PRESENCE_ASK {
+            // Another process just loaded the game: tell it who is connected here.
+            let game = live.lock().await;
+            if let Some(publisher) =
+                game.publisher.as_ref().filter(|_| game.presence.iter().any(|c| c.load(Ordering::SeqCst) > 0))
+            {
+                let _ = publisher.send(presence_payload(&self.owner, id, 0, &game.presence));
+            }
+            return;
+        }
         let Some(change) = Change::from_name(change) else { return };
         let seat = seat.parse::<usize>().ok();
         let version = version.parse::<i64>().unwrap_or(i64::MAX);

@@ -197,7 +197,8 @@ async fn json_errors(response: Response) -> Response {
 /// The client's address as the reverse proxy saw it: the last `X-Forwarded-For` entry (the one
 /// the proxy itself added; entries before it are whatever the client claimed).
 fn forwarded_client(headers: &axum::http::HeaderMap) -> Option<SocketAddr> {
-    let last = headers.get_all("x-forwarded-for").iter().next_back()?.to_str().ok()?.rsplit(',').next()?.trim().to_string();
+    let last =
+        headers.get_all("x-forwarded-for").iter().next_back()?.to_str().ok()?.rsplit(',').next()?.trim().to_string();
     last.parse::<std::net::IpAddr>().ok().map(|ip| SocketAddr::new(ip, 0))
 }
 
