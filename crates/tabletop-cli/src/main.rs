@@ -1,5 +1,6 @@
 //! The `tabletop` command: a thin front end that translates between people and the library.
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 mod common;
@@ -198,9 +199,19 @@ enum BenchGame {
 /// Options of `tabletop bench serve`.
 #[derive(clap::Args)]
 struct ServeBenchArgs {
-    /// Games played at once.
-    #[arg(long, default_value_t = 200)]
-    games: usize,
+    /// Games played at once (default 200 on the server in this process, 400 with --targets).
+    #[arg(long)]
+    games: Option<usize>,
+    /// Server processes already running (e.g. `tabletop serve --db postgres://...` twice), as
+    /// http://HOST:PORT separated by commas: game k is created on target k % n, its move i goes
+    /// to target i % n, and each move's event is timed on the next target's stream (cross-process
+    /// with two targets or more); then every game is read back from every target.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["abuse", "db"])]
+    targets: Vec<String>,
+    /// The database of the server run in this process: a PostgreSQL URL (postgres://USER@HOST/DB)
+    /// or a SQLite file (default: a temporary SQLite file).
+    #[arg(long, conflicts_with = "abuse")]
+    db: Option<String>,
     /// Moves per game at most.
     #[arg(long, default_value_t = 40)]
     moves: usize,
@@ -239,6 +250,17 @@ struct ServeBenchArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+}
+
+/// What a `--db` value is, without its credentials (a PostgreSQL URL loses everything before `@`).
+fn describe_db(db: &str) -> String {
+    match tabletop_web::store::DatabaseTarget::parse(db) {
+        tabletop_web::store::DatabaseTarget::Postgres(url) => {
+            let place = url.rsplit('@').next().unwrap_or("").split('?').next().unwrap_or("");
+            format!("PostgreSQL ({place})")
+        }
+        tabletop_web::store::DatabaseTarget::Sqlite(path) => format!("SQLite ({})", path.display()),
+    }
 }
 
 fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
@@ -296,18 +318,39 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    let default_games = if args.targets.is_empty() { 200 } else { 400 };
     let settings = tabletop_web::bench::LoadSettings {
-        games: args.games,
+        games: args.games.unwrap_or(default_games),
         max_moves: args.moves,
         max_time: std::time::Duration::from_secs(args.seconds.unwrap_or(30)),
         think: std::time::Duration::from_millis(args.think_ms),
     };
-    let report = tabletop_web::bench::load_benchmark_blocking(settings, &db);
+    let (report, against) = if args.targets.is_empty() {
+        let (db, against) = match &args.db {
+            Some(url) => (std::path::PathBuf::from(url), describe_db(url)),
+            None => (db, "a temporary SQLite file".to_string()),
+        };
+        (
+            tabletop_web::bench::load_benchmark_blocking(settings, &db),
+            format!("one server in this process on {against}"),
+        )
+    } else {
+        let targets = args
+            .targets
+            .iter()
+            .map(|t| tabletop_web::bench::target_addr(t))
+            .collect::<Result<Vec<_>, _>>()
+            .context("--targets")?;
+        let plural = if targets.len() == 1 { "" } else { "s" };
+        let against = format!("{} server{plural}: {}", targets.len(), args.targets.join(", "));
+        (tabletop_web::bench::load_benchmark_targets_blocking(settings, &targets), against)
+    };
     let _ = std::fs::remove_dir_all(&dir);
     let report = report?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
+        println!("against {against}");
         println!(
             "{} games at once: {} moves in {:.2} s = {:.0} moves/s; move latency p50 {:.2} ms, p99 {:.2} ms; lost {}",
             report.games,
@@ -318,13 +361,25 @@ fn bench_serve(args: ServeBenchArgs) -> anyhow::Result<()> {
             report.p99_ms,
             report.lost
         );
+        let at = if report.cross_process {
+            "cross-process events (at another server than the one taking the move)"
+        } else {
+            "events at the other seat"
+        };
         println!(
-            "events at the other seat: {} measured, {} missing; delay after the acknowledgement p50 {:.2} ms, p99 {:.2} ms",
+            "{at}: {} measured, {} missing; delay after the acknowledgement p50 {:.2} ms, p99 {:.2} ms",
             report.events, report.events_missing, report.event_p50_ms, report.event_p99_ms
         );
+        println!("moves refused with 409: {}; games stopped by other errors: {}", report.refused, report.errors);
+        if let Some(error) = &report.first_error {
+            println!("first error: {error}");
+        }
     }
     if report.lost > 0 {
         anyhow::bail!("{} acknowledged moves are missing from the database", report.lost);
+    }
+    if report.refused > 0 || report.errors > 0 {
+        anyhow::bail!("{} moves refused with 409, {} games stopped by errors", report.refused, report.errors);
     }
     if report.events_missing > 0 {
         anyhow::bail!("{} moves never reached the other seat's event stream", report.events_missing);
