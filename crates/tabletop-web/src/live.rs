@@ -1123,13 +1123,16 @@ fn start_sharing(state: &Shared) {
     if let Some(mut published) = state.published.lock().unwrap_or_else(|e| e.into_inner()).take() {
         let weak = Arc::downgrade(state);
         tokio::spawn(async move {
-            while let Some(payload) = published.recv().await {
+            let mut batch = Vec::new();
+            // What queued while the last batch was sent goes in one round trip.
+            while published.recv_many(&mut batch, 256).await > 0 {
                 let Some(state) = weak.upgrade() else { return };
                 if let Store::Postgres(pg) = state.store() {
-                    if let Err(err) = pg.notify(&payload).await {
-                        tracing::warn!("cannot tell other processes about a change: {err}");
+                    if let Err(err) = pg.notify_all(&batch).await {
+                        tracing::warn!("cannot tell other processes about {} change(s): {err}", batch.len());
                     }
                 }
+                batch.clear();
             }
         });
     }
@@ -1141,10 +1144,14 @@ fn start_sharing(state: &Shared) {
                 tokio::spawn(async move {
                     while let Some(message) = heard.recv().await {
                         let Some(state) = weak.upgrade() else { return };
-                        match message {
-                            crate::store::postgres::Heard::Payload(payload) => state.heard(&payload).await,
-                            crate::store::postgres::Heard::Connected => state.resync_all().await,
-                        }
+                        // Each in a task of its own: one game's reload never holds up another's
+                        // (a game's lock orders those of one game; a reload fetches the latest).
+                        tokio::spawn(async move {
+                            match message {
+                                crate::store::postgres::Heard::Payload(payload) => state.heard(&payload).await,
+                                crate::store::postgres::Heard::Connected => state.resync_all().await,
+                            }
+                        });
                     }
                 });
             }

@@ -198,6 +198,23 @@ impl Store {
         computer_to_move: bool,
     ) -> Result<i64, StoreError> {
         let mut client = self.client().await?;
+        if let Write::Move { ply, notation } = write {
+            // The hot path in one statement (one round trip, atomic by itself): the version
+            // bump and the move, or nothing when the version moved on or the ply is taken.
+            let ply = i32::try_from(ply).map_err(|_| StoreError::Stale)?;
+            let inserted = client
+                .execute(
+                    "WITH bumped AS (
+                        UPDATE games SET version = version + 1, computer_to_move = $3, proposal = NULL,
+                               lease_owner = NULL, lease_until = NULL
+                        WHERE id = $1 AND version = $2 RETURNING id)
+                     INSERT INTO moves (game_id, ply, notation) SELECT id, $4, $5 FROM bumped",
+                    &[&id, &expected, &computer_to_move, &ply, &notation],
+                )
+                .await
+                .map_err(stale_if_taken)?;
+            return if inserted == 1 { Ok(expected + 1) } else { Err(StoreError::Stale) };
+        }
         let tx = client.transaction().await?;
         // The row lock taken here serialises every writer of this game until commit.
         let bumped = tx
@@ -309,10 +326,15 @@ impl Store {
         Ok(client.execute(&query, &[&id, &version, &owner, &length]).await? == 1)
     }
 
-    /// Tells every process listening (this one too) about a change.
-    pub async fn notify(&self, payload: &str) -> Result<(), StoreError> {
+    /// Tells every process listening (this one too) about changes, in order, in one round trip.
+    pub async fn notify_all(&self, payloads: &[String]) -> Result<(), StoreError> {
         let client = self.client().await?;
-        client.execute("SELECT pg_notify($1, $2)", &[&CHANNEL, &payload]).await?;
+        client
+            .execute(
+                "SELECT pg_notify($1, payload) FROM unnest($2::text[]) WITH ORDINALITY AS p(payload, n) ORDER BY n",
+                &[&CHANNEL, &payloads],
+            )
+            .await?;
         Ok(())
     }
 }
