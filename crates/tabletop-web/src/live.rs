@@ -336,8 +336,12 @@ impl LiveGame {
         if let Some(publisher) = &self.publisher {
             if !matches!(change, Change::Presence | Change::Connected) {
                 let seat = seat.map_or_else(|| "-".to_string(), |s| s.to_string());
-                let payload =
+                let mut payload =
                     format!("{} {} {} {} {seat}", self.owner, self.row.id, self.stored_version, change.name());
+                // A move carries its notation, so that other processes apply it without a reload.
+                if let (Change::Move, Some(notation)) = (change, self.session.moves().last()) {
+                    payload = format!("{payload} {notation}");
+                }
                 let _ = publisher.send(payload);
             }
         }
@@ -1222,7 +1226,23 @@ impl AppState {
             }
             return;
         }
-        if version > game.stored_version {
+        // The next move, as the other process played it: applied here as it is (the rules
+        // check it again); anything else, or a gap, reloads the game from the database.
+        let mut applied = false;
+        if change == Change::Move && version == game.stored_version + 1 {
+            if let Some(notation) = parts.next() {
+                if game.session.play(notation).is_ok() {
+                    if game.thinking {
+                        game.cancel_thinking();
+                    }
+                    game.stored_version = version;
+                    game.proposal = None;
+                    game.thinking_elsewhere = false;
+                    applied = true;
+                }
+            }
+        }
+        if !applied && version > game.stored_version {
             match self.store().load(id).await {
                 Ok(Some(stored)) => {
                     if let Err(err) = game.replace_with(stored) {
