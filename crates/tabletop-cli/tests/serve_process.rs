@@ -530,3 +530,26 @@ fn sigterm_stops_the_server_cleanly() {
     assert_eq!(stored_moves(&db, &id), ["5"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Several processes started at once on a new SQLite file all start (the schema's steps are
+/// applied once; the losers of that race find nothing left to do) rather than one failing on
+/// "duplicate column".
+#[test]
+fn processes_started_together_on_a_new_file_all_start() {
+    for round in 0..3 {
+        let dir = temp_dir(&format!("together-{round}"));
+        let db = dir.join("games.db");
+        let starting: Vec<_> = (0..4)
+            .map(|_| {
+                let db = db.clone();
+                std::thread::spawn(move || Server::try_start(&db, &[]).map(|s| s.addr.clone()).map_err(|(_, log)| log))
+            })
+            .collect();
+        for started in starting {
+            if let Err(log) = started.join().unwrap() {
+                panic!("round {round}: a process did not start: {log}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -26,7 +26,7 @@ pub enum StoreError {
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// PostgreSQL answered an error (or the connection failed).
-    #[error("database: {0}")]
+    #[error("database: {}", with_causes(.0))]
     Postgres(#[from] tokio_postgres::Error),
     /// No PostgreSQL connection could be had from the pool.
     #[error("database connection: {0}")]
@@ -165,6 +165,21 @@ pub enum Store {
     Sqlite(sqlite::Store),
     /// A PostgreSQL database shared by any number of server processes.
     Postgres(postgres::Store),
+}
+
+/// An error and its causes, `outer: inner: ...` (the database client's own text is often just
+/// "db error", with the server's message in its source).
+pub(crate) fn with_causes(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let more = cause.to_string();
+        if !text.contains(&more) {
+            text = format!("{text}: {more}");
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// `serde_json::to_string` of plain values (which cannot fail).

@@ -66,8 +66,8 @@ pub struct Store {
     pool: Pool,
 }
 
-fn pool_error(err: impl std::fmt::Display) -> StoreError {
-    StoreError::Pool(err.to_string())
+fn pool_error(err: impl std::error::Error) -> StoreError {
+    StoreError::Pool(super::with_causes(&err))
 }
 
 impl Store {

@@ -82,7 +82,16 @@ impl Store {
             [],
             |r| r.get(0),
         )?;
-        migrations().to_latest(&mut conn)?;
+        // Two processes started together on a new file both find steps to apply; the one that
+        // loses the race fails on the winner's work, then finds nothing left to do.
+        let mut attempt = 0;
+        while let Err(err) = migrations().to_latest(&mut conn) {
+            attempt += 1;
+            if attempt > 5 {
+                return Err(err.into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50 * attempt));
+        }
         Ok(Store { conn: Mutex::new(conn), first_release: unversioned == 0 && has_games })
     }
 
