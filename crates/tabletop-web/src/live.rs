@@ -339,8 +339,9 @@ impl LiveGame {
                 let mut payload =
                     format!("{} {} {} {} {seat}", self.owner, self.row.id, self.stored_version, change.name());
                 // A move carries its notation, so that other processes apply it without a reload.
-                if let (Change::Move, Some(notation)) = (change, self.session.moves().last()) {
-                    payload = format!("{payload} {notation}");
+                let moves = self.session.moves();
+                if let (Change::Move, Some(notation)) = (change, moves.last()) {
+                    payload = format!("{payload} {} {notation}", moves.len() - 1);
                 }
                 let _ = publisher.send(payload);
             }
@@ -1230,7 +1231,8 @@ impl AppState {
         // check it again); anything else, or a gap, reloads the game from the database.
         let mut applied = false;
         if change == Change::Move && version == game.stored_version + 1 {
-            if let Some(notation) = parts.next() {
+            let ply = parts.next().and_then(|p| p.parse::<usize>().ok());
+            if let (Some(notation), true) = (parts.next(), ply == Some(game.session.ply())) {
                 if game.session.play(notation).is_ok() {
                     if game.thinking {
                         game.cancel_thinking();

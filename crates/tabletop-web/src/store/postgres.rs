@@ -144,7 +144,16 @@ impl Store {
 
     /// See [`super::Store::load`].
     pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let client = self.client().await?;
+        let mut client = self.client().await?;
+        // One snapshot for the row and the moves: a move committed between two plain reads
+        // would give moves newer than the version (and a process applying the next move's
+        // notification on top would play it twice).
+        let client = client
+            .build_transaction()
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .await?;
         let query = format!(
             "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal,
                     lease_owner IS NOT NULL AND lease_until > {NOW_MS}
@@ -180,6 +189,7 @@ impl Store {
             .map(|m| Ok((i64::from(m.try_get::<_, i32>(0)?), m.try_get::<_, String>(1)?)))
             .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
         let moves = super::moves_in_order(id, moves)?;
+        client.commit().await?;
         Ok(Some(StoredGame { row, moves, version, proposal, leased: leased.unwrap_or(false) }))
     }
 
