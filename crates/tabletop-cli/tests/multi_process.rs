@@ -375,3 +375,20 @@ fn dropped_database_connections_are_survived() {
     }
     assert_eq!(stored_moves(&url, &id).len(), ply);
 }
+
+/// A database that cannot be used stops the start with the server's own reason (not just "db
+/// error"), and the URL's password is never printed.
+#[test]
+fn a_missing_database_is_refused_with_the_servers_reason() {
+    let admin = pg::server_url();
+    let missing = admin.rsplit_once('/').map(|(base, _)| format!("{base}/no_such_database")).unwrap();
+    let with_password = missing.replacen("postgres@", "postgres:hunter2@", 1);
+    let output = Command::new(env!("CARGO_BIN_EXE_tabletop"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--db", &with_password])
+        .output()
+        .expect("tabletop serve runs");
+    assert!(!output.status.success(), "a database that does not exist is not served");
+    let said = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(said.contains("\"no_such_database\" does not exist"), "the server's reason: {said}");
+    assert!(!said.contains("hunter2"), "no password: {said}");
+}
