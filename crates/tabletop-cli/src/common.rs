@@ -139,39 +139,3 @@ pub fn run_match_cli<G: Game>(
     }
     Ok(tally)
 }
-
-/// The largest saved game or position file read (a Mathable save is a few kilobytes).
-pub const SAVE_MAX_BYTES: u64 = 1 << 20;
-
-/// Reads a text file of at most `max` bytes: a larger file (or an endless one such as
-/// `/dev/zero`) is an error instead of a read that never ends.
-pub fn read_capped(path: &std::path::Path, max: u64) -> Result<String> {
-    let bytes = read_capped_bytes(path, max)?;
-    String::from_utf8(bytes).map_err(|_| anyhow::anyhow!("{} is not UTF-8 text", path.display()))
-}
-
-/// Reads a file of at most `max` bytes (see [`read_capped`]).
-pub fn read_capped_bytes(path: &std::path::Path, max: u64) -> Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    let mut bytes = Vec::new();
-    file.take(max + 1).read_to_end(&mut bytes).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    if bytes.len() as u64 > max {
-        bail!("{} is larger than {} KiB", path.display(), max / 1024);
-    }
-    Ok(bytes)
-}
-
-/// Reads a duration option (`500ms`, `2s`, `1.5s`): finite, not negative.
-pub fn parse_duration_arg(text: &str) -> std::result::Result<std::time::Duration, String> {
-    tabletop::player_spec::parse_duration(text).ok_or_else(|| format!("{text:?} is not a duration such as 500ms or 2s"))
-}
-
-/// Checks a `--threads` option: at least 1, at most four times the cores.
-pub fn check_threads(threads: usize) -> Result<usize> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads == 0 || threads > 4 * cores {
-        bail!("--threads {threads}: give 1 to {} (4 x {cores} cores)", 4 * cores);
-    }
-    Ok(threads)
-}

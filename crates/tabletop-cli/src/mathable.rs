@@ -4,70 +4,17 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use tabletop::games::mathable::bench::{midgame_positions, time_placements, time_turns};
 use tabletop::games::mathable::engine::EnginePlayer;
-use tabletop::games::mathable::matches::play_match;
 use tabletop::games::mathable::players::from_spec;
 use tabletop::games::mathable::text::{self, Bracketed, Grid, Shade};
-use tabletop::games::mathable::{
-    Layout, Mathable, MathableMove, Operations, Preset, SaveState, Settings, TokenSet, Tokens,
-};
-use tabletop::{Game, Player, PlayerSpec, Record, Seat, Status};
+use tabletop::games::mathable::{Mathable, MathableMove, Preset, SaveState, Tokens};
+use tabletop::tools::mathable::{load_state, GameOptions};
+use tabletop::{Game, Player, PlayerSpec, Record, Seat};
 
 use crate::common::{paint, use_color, Input};
 use crate::play::{seat_players, seat_specs, Presenter, Table};
-
-/// The game settings every Mathable command takes: a preset and overrides of its parts.
-#[derive(Args, Clone, Debug)]
-pub struct GameOptions {
-    /// Preset: classic (the official rules, the default), junior, simple (no special squares,
-    /// no bonus, no end-of-game deductions).
-    #[arg(long, default_value = "classic")]
-    preset: Preset,
-    /// Number of players, 2 to 4.
-    #[arg(long)]
-    players: Option<u8>,
-    /// Board size N (even, 8 to 14).
-    #[arg(long)]
-    size: Option<u8>,
-    /// Rack size R (4 to 8).
-    #[arg(long)]
-    rack: Option<u8>,
-    /// Token set: classic (106) or junior (60).
-    #[arg(long)]
-    tokens: Option<TokenSet>,
-    /// Special squares: official or plain.
-    #[arg(long)]
-    layout: Option<Layout>,
-    /// Operations: all or addsub.
-    #[arg(long)]
-    operations: Option<Operations>,
-    /// Bonus for placing a full rack in one turn (0 = none).
-    #[arg(long)]
-    bonus: Option<u16>,
-    /// End-of-game deductions of the tokens left on the racks (true/false).
-    #[arg(long)]
-    deductions: Option<bool>,
-}
-
-impl GameOptions {
-    fn settings(&self, seed: u64) -> Result<Settings> {
-        let mut s = Settings::preset(self.preset);
-        s.players = self.players.unwrap_or(s.players);
-        s.size = self.size.unwrap_or(s.size);
-        s.rack = self.rack.unwrap_or(s.rack);
-        s.tokens = self.tokens.unwrap_or(s.tokens);
-        s.layout = self.layout.unwrap_or(s.layout);
-        s.operations = self.operations.unwrap_or(s.operations);
-        s.bonus = self.bonus.unwrap_or(s.bonus);
-        s.deductions = self.deductions.unwrap_or(s.deductions);
-        s.seed = seed;
-        s.validate()?;
-        Ok(s)
-    }
-}
 
 /// Options of `tabletop play mathable`.
 #[derive(Args)]
@@ -92,44 +39,6 @@ pub struct PlayArgs {
     /// No colours.
     #[arg(long)]
     no_color: bool,
-}
-
-/// Options of `tabletop match mathable`.
-#[derive(Args)]
-pub struct MatchArgs {
-    #[command(flatten)]
-    game: GameOptions,
-    /// Player A then player B (default engine vs greedy).
-    #[arg(long = "player", value_name = "SPEC")]
-    players_specs: Vec<PlayerSpec>,
-    /// Number of games; game 2i and 2i+1 share a bag seed with the seats swapped.
-    #[arg(long, default_value_t = 20)]
-    games: usize,
-    /// Seed of the first pair's bag.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Print one JSON object instead of a table.
-    #[arg(long)]
-    json: bool,
-    /// Print one line per game.
-    #[arg(long)]
-    verbose: bool,
-}
-
-/// Options of `tabletop bench mathable`.
-#[derive(Args)]
-pub struct BenchArgs {
-    /// Mid-game positions to time (classic 14x14 after 10 greedy turns each).
-    #[arg(long, default_value_t = 20)]
-    positions: u64,
-    /// Engine spec for the computer-turn timing.
-    #[arg(long, default_value = "engine")]
-    engine: PlayerSpec,
-}
-
-fn load_state(path: &std::path::Path) -> Result<(Mathable, Vec<String>)> {
-    let text = crate::common::read_capped(path, crate::common::SAVE_MAX_BYTES)?;
-    SaveState::read(&text).with_context(|| format!("cannot load {}", path.display()))
 }
 
 const SPECIAL_COLOR: u8 = 244;
@@ -516,154 +425,4 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let color = presenter.color;
     let mut table = Table::new(&mut presenter, seats, game, color).document_mode(args.document);
     table.run(&mut Input::new())
-}
-
-// ---------------------------------------------------------------------------------------------
-// Matches
-
-pub fn run_match(args: MatchArgs) -> Result<()> {
-    let specs: [PlayerSpec; 2] = match args.players_specs.as_slice() {
-        [] => [PlayerSpec::named("engine"), PlayerSpec::named("greedy")],
-        [a] => [a.clone(), PlayerSpec::named("greedy")],
-        [a, b] => [a.clone(), b.clone()],
-        _ => bail!("a match takes at most two --player options"),
-    };
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
-    let base = args.game.settings(args.seed)?;
-    if base.players != 2 {
-        bail!("a match is played by two players (--players 2)");
-    }
-    let mut a = from_spec(&specs[0], 1001)?;
-    let mut b = from_spec(&specs[1], 2002)?;
-    let r = play_match(&base, args.games, a.as_mut(), b.as_mut(), |g| {
-        if args.verbose {
-            eprintln!(
-                "game {:>3} seed {:>4}: A(seat {}) {:>4} - B {:>4} ({})",
-                g.number + 1,
-                g.seed,
-                g.a_seat + 1,
-                g.end.score(Seat(g.a_seat as u8)),
-                g.end.score(Seat(1 - g.a_seat as u8)),
-                g.end.end_cause().map_or("", |c| c.as_str())
-            );
-        }
-    })?;
-    if args.json {
-        let out = serde_json::json!({
-            "game": "mathable",
-            "players": [specs[0].to_string(), specs[1].to_string()],
-            "games": args.games,
-            "wins": [r.sides[0].wins, r.sides[1].wins],
-            "draws": r.draws,
-            "average_points": [r.average_points(0), r.average_points(1)],
-            "points_ratio": r.points_ratio(),
-            "max_move_seconds": [r.sides[0].max_think, r.sides[1].max_think],
-            "seconds": r.seconds,
-        });
-        println!("{out}");
-    } else {
-        println!("{} games of mathable ({} preset, seeds {}..)", args.games, args.game.preset, args.seed);
-        for (p, label) in [(0, "A"), (1, "B")] {
-            println!(
-                "  {label} {:<24} wins {:>4} ({:5.1}%)  avg points {:7.1}  avg move {:6.1} ms  max move {:6.1} ms",
-                specs[p].to_string(),
-                r.sides[p].wins,
-                100.0 * r.sides[p].wins as f64 / args.games as f64,
-                r.average_points(p),
-                r.average_move_ms(p),
-                1000.0 * r.sides[p].max_think
-            );
-        }
-        println!("  draws {}; A's points / B's points = {:.3}; {:.0} s", r.draws, r.points_ratio(), r.seconds);
-    }
-    Ok(())
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bench and moves
-
-pub fn bench(args: BenchArgs) -> Result<()> {
-    let positions = midgame_positions(args.positions.max(1), 10);
-    for turns in [10, 20] {
-        let set = if turns == 10 { positions.clone() } else { midgame_positions(args.positions.max(1), turns) };
-        if set.is_empty() {
-            continue;
-        }
-        let t = time_placements(&set, 20_000);
-        println!(
-            "placement generation, {} classic 14x14 positions after {turns} turns ({:.0} tokens on the board): \
-             {:.2} us per call, {:.1} placements (target <= 20 us)",
-            set.len(),
-            t.tokens,
-            t.per_call.as_secs_f64() * 1e6,
-            t.placements
-        );
-    }
-    let mut engine = from_spec(&args.engine, 3)?;
-    let (mean, worst) = time_turns(engine.as_mut(), &positions);
-    println!(
-        "computer turn ({}): {:.1} ms on average, {:.1} ms at most (target <= 1000 ms)",
-        args.engine,
-        mean.as_secs_f64() * 1000.0,
-        worst.as_secs_f64() * 1000.0
-    );
-    Ok(())
-}
-
-/// `tabletop moves mathable --state FILE [--best]`: the placements with their points, and the
-/// engine's choice of whole turn.
-pub fn list_placements(game: &Mathable, best: bool, json: bool) -> Result<()> {
-    let Status::ToMove(seat) = game.status() else {
-        bail!("the game is over");
-    };
-    let mut placements = game.placements();
-    placements.sort_by(|a, b| b.points.cmp(&a.points).then(a.cell.cmp(&b.cell)).then(a.token.cmp(&b.token)));
-    let best = if best {
-        let mut engine = EnginePlayer::new(1);
-        let (moves, plan) = engine.best_turn(game);
-        Some((moves, plan))
-    } else {
-        None
-    };
-    if json {
-        let list: Vec<_> = placements
-            .iter()
-            .map(|p| serde_json::json!({"cell": p.cell.to_string(), "token": p.token, "points": p.points}))
-            .collect();
-        let mut out = serde_json::json!({
-            "to_move": seat.index() + 1,
-            "rack": game.rack(seat).as_slice(),
-            "placements": list,
-        });
-        if let Some((moves, plan)) = best {
-            out["best"] = serde_json::json!({
-                "moves": moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
-                "points": plan.points,
-                "bonus": plan.bonus,
-            });
-        }
-        println!("{out}");
-    } else {
-        println!(
-            "Player {} to move, rack {}: {} valid placements",
-            seat.index() + 1,
-            game.rack(seat),
-            placements.len()
-        );
-        for p in &placements {
-            println!("  {} {:<3} +{}", p.cell, p.token, p.points);
-        }
-        if let Some((moves, plan)) = best {
-            let text: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-            println!(
-                "Engine's turn: {} ({} points{})",
-                text.join(" "),
-                plan.points,
-                if plan.bonus > 0 { format!(" + bonus {}", plan.bonus) } else { String::new() }
-            );
-        }
-    }
-    Ok(())
 }

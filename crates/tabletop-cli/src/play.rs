@@ -9,7 +9,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use tabletop::player_spec::{assign_seats, SeatError};
 use tabletop::{Analyze, Game, Player, PlayerSpec, Record, Seat, Status};
 
-use crate::common::{read_capped, Input, SAVE_MAX_BYTES};
+use tabletop::tools::{read_capped, SAVE_MAX_BYTES};
+
+use crate::common::Input;
 
 /// What a game adds to the shared loop.
 pub trait Presenter<G: Analyze> {

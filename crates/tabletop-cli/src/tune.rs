@@ -50,7 +50,7 @@ pub fn reversi(args: ReversiArgs) -> Result<()> {
     let weights: &'static Weights = match &args.weights {
         None => Weights::builtin(),
         Some(path) => {
-            let text = crate::common::read_capped(path, 1 << 20)?;
+            let text = tabletop::tools::read_capped(path, 1 << 20)?;
             let weights = Weights::parse(&text).with_context(|| format!("bad weight file {}", path.display()))?;
             // Lives until the program ends, like the built-in weights; the engine needs 'static.
             Box::leak(Box::new(weights))

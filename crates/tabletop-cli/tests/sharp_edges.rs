@@ -128,6 +128,9 @@ fn weight_files_and_numeric_options_are_checked() {
     refused(&run, "--ridge -1");
     let run = tabletop(&["match", "slide", "--opening-min", "100", "--opening-max", "2", "--games", "2"], "");
     refused(&run, "--opening-min 100 is more than --opening-max 2");
+    // A bad FFO range is refused before the benchmark's minutes of perft.
+    let run = tabletop(&["bench", "reversi", "--ffo", "60-70"], "");
+    refused(&run, "--ffo \"60-70\": give a range such as 40-49");
     let run = tabletop(&["analyze", "reversi", "--time", "NaN"], "");
     assert!(!run.ok && run.stderr.contains("not a duration"), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(&dir);

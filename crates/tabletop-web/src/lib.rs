@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod command;
 pub mod config;
 pub mod engines;
 pub mod live;

@@ -33,6 +33,8 @@ pub mod player_spec;
 pub mod players;
 pub mod record;
 pub mod search;
+#[cfg(feature = "cli")]
+pub mod tools;
 
 /// The examples of docs/ORIGINS.md (the origin documents' operations), run as doctests.
 #[cfg(doctest)]

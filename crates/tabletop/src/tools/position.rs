@@ -4,13 +4,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
-use tabletop::games::connect::Connect;
-use tabletop::games::mathable::{Mathable, SaveState};
-use tabletop::{Analyze, Game, Record, Status};
 
-use crate::common::{parse_duration_arg, read_capped, SAVE_MAX_BYTES};
+use super::{bail, parse_duration_arg, read_capped, Context, ToolResult, SAVE_MAX_BYTES};
+use crate::games::connect::Connect;
+use crate::games::mathable::{Mathable, SaveState};
+use crate::{Analyze, Game, Record, Status};
 
 /// The position options of each game.
 #[derive(Subcommand)]
@@ -39,14 +38,16 @@ pub struct Output {
 /// `--position` for Slide.
 #[derive(Args)]
 pub struct SlidePosition {
+    /// The board size and empty squares.
     #[command(flatten)]
-    variant: crate::slide::VariantArgs,
+    pub variant: super::slide::VariantArgs,
     /// The configuration string, column by column (`b`, `o`, `g`; `:b`/`:o` sets the side to
     /// move in the slide phase). Default: the empty board.
     #[arg(long)]
-    position: Option<String>,
+    pub position: Option<String>,
+    /// The output options.
     #[command(flatten)]
-    out: Output,
+    pub out: Output,
 }
 
 /// `--position` for Reversi.
@@ -55,21 +56,24 @@ pub struct ReversiPosition {
     /// 64 characters row by row from a1 (`X` black, `O` white, `-` empty), a space, and the side
     /// to move (`X` or `O`). Default: the start.
     #[arg(long, allow_hyphen_values = true)]
-    position: Option<String>,
+    pub position: Option<String>,
+    /// The output options.
     #[command(flatten)]
-    out: Output,
+    pub out: Output,
 }
 
 /// `--position` for Connect-N.
 #[derive(Args)]
 pub struct ConnectPosition {
+    /// The board size.
     #[command(flatten)]
-    size: crate::connect::SizeArgs,
+    pub size: super::connect::SizeArgs,
     /// The columns played from the empty board, 1-based (`4453`). Default: the empty board.
     #[arg(long)]
-    position: Option<String>,
+    pub position: Option<String>,
+    /// The output options.
     #[command(flatten)]
-    out: Output,
+    pub out: Output,
 }
 
 /// `--position` or `--state` for Mathable.
@@ -77,38 +81,40 @@ pub struct ConnectPosition {
 pub struct MathablePosition {
     /// The saved game itself (JSON, as `save` writes it).
     #[arg(long, conflicts_with = "state")]
-    position: Option<String>,
+    pub position: Option<String>,
     /// A file holding a saved game.
     #[arg(long)]
-    state: Option<PathBuf>,
+    pub state: Option<PathBuf>,
     /// `moves`: add the engine's choice of whole turn.
     #[arg(long)]
-    best: bool,
+    pub best: bool,
+    /// The output options.
     #[command(flatten)]
-    out: Output,
+    pub out: Output,
 }
 
 impl MathablePosition {
-    fn game(&self) -> Result<Mathable> {
+    /// The saved game given, read and validated.
+    pub fn game(&self) -> ToolResult<Mathable> {
         let (text, source) = match (&self.position, &self.state) {
             (Some(text), _) => (text.clone(), "--position".to_string()),
             (None, Some(path)) => (read_capped(path, SAVE_MAX_BYTES)?, path.display().to_string()),
-            (None, None) => anyhow::bail!("give the position: --position JSON or --state FILE"),
+            (None, None) => bail!("give the position: --position JSON or --state FILE"),
         };
         Ok(SaveState::read(&text).with_context(|| format!("cannot load {source}"))?.0)
     }
 }
 
-/// `tabletop moves GAME`.
-pub fn moves(game: PositionGame) -> Result<()> {
+/// Runs `tabletop moves GAME`.
+pub fn moves(game: PositionGame) -> ToolResult {
     match game {
         PositionGame::Slide(a) => list_moves(&a.variant.position(a.position.as_deref())?, &a.out),
-        PositionGame::Reversi(a) => list_moves(&crate::reversi::parse_position(a.position.as_deref())?, &a.out),
+        PositionGame::Reversi(a) => list_moves(&super::reversi::parse_position(a.position.as_deref())?, &a.out),
         PositionGame::Connect(a) => list_moves(&connect_position(&a.size, a.position.as_deref())?, &a.out),
         PositionGame::Mathable(a) => {
             let game = a.game()?;
             if a.state.is_some() || a.best {
-                crate::mathable::list_placements(&game, a.best, a.out.json)
+                super::mathable::list_placements(&game, a.best, a.out.json)
             } else {
                 list_moves(&game, &a.out)
             }
@@ -116,17 +122,17 @@ pub fn moves(game: PositionGame) -> Result<()> {
     }
 }
 
-/// `tabletop analyze GAME`.
-pub fn analyze(game: PositionGame) -> Result<()> {
+/// Runs `tabletop analyze GAME`.
+pub fn analyze(game: PositionGame) -> ToolResult {
     match game {
         PositionGame::Slide(a) => print_analysis(&a.variant.position(a.position.as_deref())?, &a.out),
-        PositionGame::Reversi(a) => print_analysis(&crate::reversi::parse_position(a.position.as_deref())?, &a.out),
+        PositionGame::Reversi(a) => print_analysis(&super::reversi::parse_position(a.position.as_deref())?, &a.out),
         PositionGame::Connect(a) => print_analysis(&connect_position(&a.size, a.position.as_deref())?, &a.out),
         PositionGame::Mathable(a) => print_analysis(&a.game()?, &a.out),
     }
 }
 
-fn connect_position(size: &crate::connect::SizeArgs, text: Option<&str>) -> Result<Connect> {
+fn connect_position(size: &super::connect::SizeArgs, text: Option<&str>) -> ToolResult<Connect> {
     let v = size.variant()?;
     Connect::from_notation(&v, text.unwrap_or("").trim())
         .with_context(|| format!("bad position {:?}", text.unwrap_or("")))
@@ -142,7 +148,7 @@ fn to_move<G: Game>(position: &G) -> Option<usize> {
 
 /// Prints the legal moves: one line (`N legal moves: a b c`) or JSON
 /// `{"game", "to_move", "moves": [...]}`.
-fn list_moves<G: Game>(position: &G, out: &Output) -> Result<()> {
+fn list_moves<G: Game>(position: &G, out: &Output) -> ToolResult {
     let mut moves = Vec::new();
     position.legal_moves(&mut moves);
     let names: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
@@ -159,10 +165,10 @@ fn list_moves<G: Game>(position: &G, out: &Output) -> Result<()> {
 
 /// Prints every legal move's value, best first: a table, or JSON
 /// `{"game", "to_move", "moves": [{"move", "score", "exact", "value"}], "depth"}`.
-fn print_analysis<G: Analyze>(position: &G, out: &Output) -> Result<()> {
+fn print_analysis<G: Analyze>(position: &G, out: &Output) -> ToolResult {
     let analysis = G::analyze(&Record::new(position.clone()), out.time);
     if out.json {
-        let mut json = serde_json::to_value(&analysis)?;
+        let mut json = serde_json::to_value(&analysis).map_err(super::invalid)?;
         json["game"] = G::NAME.into();
         json["to_move"] = to_move(position).into();
         println!("{json}");

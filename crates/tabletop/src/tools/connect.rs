@@ -1,0 +1,466 @@
+//! `tabletop perft/solve/bench/book connect`: Connect-N's tools.
+
+use std::io::{BufRead, Write};
+use std::time::{Duration, Instant};
+
+use super::{bail, check_threads, invalid, read_capped_bytes, Context, ToolError, ToolResult};
+use crate::games::connect::book::Book;
+use crate::games::connect::engine::Engine;
+use crate::games::connect::solver::Solver;
+use crate::games::connect::{Connect, ConnectVariant};
+use crate::{perft as count_paths, Game, Player};
+
+/// Board size options shared by every connect command.
+#[derive(clap::Args, Clone, Debug)]
+pub struct SizeArgs {
+    /// A preset: connect3 (4x3, line 3), connect4-6x4, connect4 (7x6, the default), or WxH/N.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Number of columns (3 to 9).
+    #[arg(long)]
+    pub width: Option<usize>,
+    /// Number of rows (3 to 9; width * (height + 1) at most 64).
+    #[arg(long)]
+    pub height: Option<usize>,
+    /// Line length to win (3 to 6).
+    #[arg(long)]
+    pub connect: Option<usize>,
+}
+
+impl SizeArgs {
+    /// The variant: the preset (default connect4) with any of width/height/connect overridden.
+    pub fn variant(&self) -> ToolResult<ConnectVariant> {
+        let base: ConnectVariant = match &self.preset {
+            Some(p) => p.parse().map_err(|e| ToolError::invalid("--preset", e))?,
+            None => ConnectVariant::connect4(),
+        };
+        if self.width.is_none() && self.height.is_none() && self.connect.is_none() {
+            return Ok(base);
+        }
+        ConnectVariant::new(
+            self.width.unwrap_or(base.width()),
+            self.height.unwrap_or(base.height()),
+            self.connect.unwrap_or(base.line()),
+        )
+        .map_err(|e| ToolError::Invalid(e.to_string()))
+    }
+}
+
+/// Options of `tabletop bench connect`.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Only these sets (e.g. Test_L3_R1); default all five.
+    #[arg(long = "set")]
+    pub sets: Vec<String>,
+    /// Directory of the benchmark sets.
+    #[arg(long)]
+    pub data: Option<String>,
+    /// Transposition table entries (8 bytes each) for the sets.
+    #[arg(long, default_value_t = 1 << 22)]
+    pub table: usize,
+    /// Also solve the empty 7x6 board (long).
+    #[arg(long)]
+    pub empty: bool,
+    /// Threads for the empty-board solve.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Table entries for the empty-board solve (8 bytes each; 256 MB by default: 1 GB or
+    /// more gives no fewer nodes and is slower, its probes missing the TLB).
+    #[arg(long, default_value_t = 1 << 25)]
+    pub empty_table: usize,
+    /// Weak solve of the empty board (sign only).
+    #[arg(long)]
+    pub weak: bool,
+    /// Skip the benchmark sets.
+    #[arg(long)]
+    pub no_sets: bool,
+    /// Solve this position (a column sequence) instead of the empty board with --empty.
+    #[arg(long, default_value = "")]
+    pub position: String,
+    /// Print the nodes and time of every null-window test of the --empty solve.
+    #[arg(long)]
+    pub trace: bool,
+    /// Also play the acceptance matches: the engine as X against random (50 games) and
+    /// level 3 (20 games), timing every move.
+    #[arg(long)]
+    pub matches: bool,
+}
+
+/// Runs `tabletop bench connect`: the benchmark sets (every score checked), the acceptance
+/// matches and the empty board, as asked.
+pub fn bench(args: BenchArgs) -> ToolResult {
+    use crate::games::connect::bench::{default_data_dir, pons_ms, solve_set, SETS};
+    let v = ConnectVariant::connect4();
+    if !args.no_sets {
+        let dir = args
+            .data
+            .clone()
+            .map(std::path::PathBuf::from)
+            .or_else(default_data_dir)
+            .unwrap_or_else(|| "../shared/data/connect".into());
+        let names: Vec<&str> = if args.sets.is_empty() {
+            SETS.iter().map(|s| s.0).collect()
+        } else {
+            args.sets.iter().map(|s| s.as_str()).collect()
+        };
+        println!("7x6 strong solve, one thread, table {} MB reused across positions", (args.table * 8) >> 20);
+        println!(
+            "{:<12} {:>6} {:>12} {:>14} {:>12} {:>8}",
+            "set", "lines", "mean ms", "mean nodes", "Pons ms", "ratio"
+        );
+        let mut solver = checked_solver(v, args.table, "--table")?;
+        for name in names {
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+            let r = solve_set(&mut solver, &text).with_context(|| name.to_string())?;
+            r.wrong.iter().for_each(|w| eprintln!("{name}: {w}"));
+            let (ms, pons) = (r.mean_ms(), pons_ms(name));
+            println!(
+                "{:<12} {:>6} {:>12.4} {:>14.1} {:>12} {:>8}",
+                name,
+                r.positions,
+                ms,
+                r.mean_nodes(),
+                pons.map(|p| format!("{p}")).unwrap_or_default(),
+                pons.map(|p| format!("{:.2}x", p / ms)).unwrap_or_default()
+            );
+            if !r.wrong.is_empty() {
+                bail!("{} wrong scores in {name}", r.wrong.len());
+            }
+        }
+    }
+    if args.matches {
+        use crate::games::connect::engine::{first_player_match, LevelPlayer};
+        let mut engine = Engine::new(v, Duration::from_secs(1));
+        let mut random = crate::players::RandomPlayer::new(2024);
+        let mut level3 = LevelPlayer::new(3, 2024);
+        let opponents: [(&str, &mut dyn Player<Connect>, u32); 2] =
+            [("random:seed=2024", &mut random, 50), ("connect:level=3,seed=2024", &mut level3, 20)];
+        for (name, opponent, games) in opponents {
+            let start = Instant::now();
+            let r = first_player_match(&mut engine, opponent, games);
+            println!(
+                "engine (X, 1 s/move) vs {name}: {} wins, {} draws, {} losses in {games} games; slowest move {} ms; \
+                 {} of {} engine moves heuristic, {} from unproven book entries; {:.1} s",
+                r.wins,
+                r.draws,
+                r.losses,
+                r.slowest.as_millis(),
+                r.heuristic_moves,
+                r.engine_moves,
+                r.unproven_moves,
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
+    if args.empty {
+        println!(
+            "7x6 position '{}': {} solve, {} thread(s), table {} MB ...",
+            args.position,
+            if args.weak { "weak" } else { "strong" },
+            args.threads,
+            (args.empty_table * 8) >> 20
+        );
+        check_threads(args.threads)?;
+        let mut solver = checked_solver(v, args.empty_table, "--empty-table")?;
+        solver.set_trace(args.trace);
+        let p = Connect::from_notation(&v, &args.position).map_err(invalid)?;
+        let start = Instant::now();
+        let (score, nodes) = solver.solve_parallel(&p, args.threads, args.weak);
+        let t = start.elapsed();
+        println!(
+            "position '{}': score {score}, {nodes} nodes, {:.1} s (empty board: Pons 8 min / 3.1e9 nodes; \
+             Steininger 20 s)",
+            args.position,
+            t.as_secs_f64()
+        );
+    }
+    Ok(())
+}
+
+/// Options of `tabletop perft connect`.
+#[derive(clap::Args)]
+pub struct PerftArgs {
+    /// The board size.
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// Depth in plies.
+    #[arg(long, default_value_t = 8)]
+    pub depth: u32,
+    /// Start from this column sequence instead of the empty board.
+    #[arg(long)]
+    pub position: Option<String>,
+}
+
+/// Options of `tabletop solve connect`.
+#[derive(clap::Args)]
+pub struct SolveArgs {
+    /// The board size.
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// The position (a column sequence such as 4453); without it, positions are read from
+    /// standard input, one per line (Pons' benchmark format: anything after a space is ignored).
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Only the sign of the score (-1, 0, +1).
+    #[arg(long)]
+    pub weak: bool,
+    /// Append the nodes searched and the microseconds taken.
+    #[arg(long)]
+    pub stats: bool,
+    /// The score of every column instead (`-` for unplayable columns).
+    #[arg(long)]
+    pub all_moves: bool,
+    /// One JSON object per line.
+    #[arg(long)]
+    pub json: bool,
+    /// Transposition table entries (8 bytes each).
+    #[arg(long, default_value_t = 1 << 24)]
+    pub table: usize,
+    /// Threads (lazy SMP on a shared table).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+}
+
+/// Runs `tabletop perft connect`: the paths to each depth, with their times.
+pub fn perft(args: PerftArgs) -> ToolResult {
+    let v = args.size.variant()?;
+    let p = Connect::from_notation(&v, args.position.as_deref().unwrap_or("")).map_err(invalid)?;
+    for d in 1..=args.depth {
+        let start = Instant::now();
+        let n = count_paths(&p, d);
+        println!("depth {d:>2}: {n:>14}  ({:.3} s)", start.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
+
+/// Solves one position and prints its line; an unreadable position is an error (the caller
+/// reports it once, with its line number).
+fn solve_line(solver: &mut Solver, args: &SolveArgs, seq: &str, out: &mut impl Write) -> ToolResult {
+    let v = solver.variant();
+    let p = Connect::from_notation(&v, seq).with_context(|| format!("bad position {seq:?}"))?;
+    solver.reset_nodes();
+    let start = Instant::now();
+    let mut json = serde_json::json!({ "position": seq });
+    let mut text = seq.to_string();
+    if args.all_moves {
+        let moves: Vec<Option<i32>> =
+            solver.solve_moves(&p).into_iter().map(|s| s.map(|s| if args.weak { s.signum() } else { s })).collect();
+        for m in &moves {
+            text.push(' ');
+            text.push_str(&m.map(|s| s.to_string()).unwrap_or_else(|| "-".to_string()));
+        }
+        json["moves"] = serde_json::json!(moves);
+    } else {
+        let score = if args.threads > 1 {
+            solver.solve_parallel(&p, args.threads, args.weak).0
+        } else if args.weak {
+            solver.solve_weak(&p)
+        } else {
+            solver.solve(&p)
+        };
+        text.push_str(&format!(" {score}"));
+        json["score"] = serde_json::json!(score);
+    }
+    let micros = start.elapsed().as_micros() as u64;
+    if args.stats {
+        text.push_str(&format!(" {} {micros}", solver.nodes()));
+        json["nodes"] = serde_json::json!(solver.nodes());
+        json["micros"] = serde_json::json!(micros);
+    }
+    if args.json {
+        writeln!(out, "{json}")?;
+    } else {
+        writeln!(out, "{text}")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// A solver with a table of `entries` entries (checked against the memory available); errors
+/// name the option.
+fn checked_solver(v: ConnectVariant, entries: usize, option: &str) -> ToolResult<Solver> {
+    Solver::try_new_checked(v, entries).with_context(|| format!("{option} {entries}"))
+}
+
+/// Runs `tabletop solve connect`: `--position`, or every line of standard input (bad lines
+/// are reported on standard error with their numbers; the others are solved).
+pub fn solve(args: SolveArgs) -> ToolResult {
+    let v = args.size.variant()?;
+    check_threads(args.threads)?;
+    let mut solver = checked_solver(v, args.table, "--table")?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if let Some(seq) = &args.position {
+        return solve_line(&mut solver, &args, seq.trim(), &mut out);
+    }
+    let (mut failed, mut total) = (0usize, 0usize);
+    for (number, line) in std::io::stdin().lock().lines().enumerate() {
+        let line = line.with_context(|| format!("line {}", number + 1))?;
+        // Pons' format: the position, then anything after a space; a blank line is the empty board.
+        let seq = line.split_whitespace().next().unwrap_or("");
+        total += 1;
+        if let Err(e) = solve_line(&mut solver, &args, seq, &mut out) {
+            if matches!(e, ToolError::Io { .. }) {
+                return Err(e);
+            }
+            eprintln!("error: line {}: {e:#}", number + 1);
+            failed += 1;
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {total} lines could not be solved");
+    }
+    Ok(())
+}
+
+/// Options of `tabletop book connect`.
+#[derive(clap::Args)]
+pub struct BookArgs {
+    /// The board size.
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// Positions with up to this many stones.
+    #[arg(long, default_value_t = 12)]
+    pub plies: usize,
+    /// Which side the book plays: first (X), second (O) or both.
+    #[arg(long, default_value = "first")]
+    pub side: String,
+    /// The book file (default connect-book.bin); an existing file is resumed. With --report:
+    /// the book to report on (default: the shipped 7x6 book).
+    #[arg(long)]
+    pub output: Option<String>,
+    /// Worker threads sharing one table.
+    #[arg(long, default_value_t = 2)]
+    pub threads: usize,
+    /// Table entries (8 bytes each).
+    #[arg(long, default_value_t = 1 << 26)]
+    pub table: usize,
+    /// Time the solver may spend on one position; past it the heuristic search's move is
+    /// stored as "not proven".
+    #[arg(long, default_value_t = 3.0)]
+    pub position_seconds: f64,
+    /// Depth of the heuristic search for unproven positions.
+    #[arg(long, default_value_t = 10)]
+    pub heuristic_depth: u32,
+    /// Stop (and save, to resume later) after this many seconds.
+    #[arg(long)]
+    pub max_seconds: Option<u64>,
+    /// Try again to prove the unproven entries (deepest first), keeping each stored move when
+    /// it is optimal.
+    #[arg(long)]
+    pub reprove: bool,
+    /// Only report what the book (`--output`, or the shipped 7x6 book) holds, ply by ply.
+    #[arg(long)]
+    pub report: bool,
+}
+
+/// Runs `tabletop book connect`: builds or resumes a book file, or reports on one.
+pub fn book(args: BookArgs) -> ToolResult {
+    use crate::games::connect::book::{Book, BookSide};
+    use crate::games::connect::build::{build, coverage, BuildEvent, BuildSettings};
+    use crate::games::connect::solver::Table;
+
+    let v = args.size.variant()?;
+    if args.report {
+        let b = match &args.output {
+            Some(path) => read_book(path)?,
+            None => Book::standard(),
+        };
+        println!("{} positions ({} proven), {} bytes", b.len(), b.proven(), b.to_bytes().len());
+        for r in coverage(&b) {
+            println!(
+                "{:?} player to move, ply {}: {} positions needed, {} in the book, {} proven",
+                r.side, r.ply, r.needed, r.held, r.proven
+            );
+        }
+        if let Some((col, score)) = b.lookup(&Connect::new(v)) {
+            println!("empty board: column {col}, score {}", score.map_or("not proven".into(), |s| s.to_string()));
+        }
+        return Ok(());
+    }
+    let sides: Vec<BookSide> = match args.side.as_str() {
+        "first" | "x" | "X" => vec![BookSide::First],
+        "second" | "o" | "O" => vec![BookSide::Second],
+        "both" => vec![BookSide::First, BookSide::Second],
+        other => bail!("--side {other:?}: choose first, second or both"),
+    };
+    check_threads(args.threads)?;
+    if args.plies > v.cells() {
+        bail!("--plies {}: a {v} board has {} cells", args.plies, v.cells());
+    }
+    if !(args.position_seconds.is_finite() && args.position_seconds > 0.0 && args.position_seconds <= 1e6) {
+        bail!("--position-seconds {}: give a number of seconds above 0", args.position_seconds);
+    }
+    let output = args.output.clone().unwrap_or_else(|| "connect-book.bin".to_string());
+    let book = if std::path::Path::new(&output).exists() {
+        let b = read_book(&output)?;
+        if b.variant() != v {
+            bail!("{output} is a book for {}, not {v}", b.variant());
+        }
+        println!("resuming {output} ({} positions)", b.len());
+        b
+    } else {
+        Book::new(v).map_err(invalid)?
+    };
+    let save = |b: &Book| -> ToolResult {
+        let tmp = format!("{output}.tmp");
+        std::fs::write(&tmp, b.to_bytes()).with_context(|| format!("cannot write {tmp}"))?;
+        std::fs::rename(&tmp, &output).with_context(|| format!("cannot write {output}"))
+    };
+    let started = Instant::now();
+    let settings = BuildSettings {
+        sides,
+        plies: args.plies,
+        threads: args.threads,
+        position_time: Duration::from_secs_f64(args.position_seconds),
+        heuristic_depth: args.heuristic_depth,
+        deadline: args.max_seconds.map(|s| started + Duration::from_secs(s)),
+        reprove: args.reprove,
+    };
+    let table = Table::try_for(v, args.table).with_context(|| format!("--table {}", args.table))?;
+    let bar = std::sync::Mutex::new(indicatif::ProgressBar::hidden());
+    let (b, complete) = build(book, &settings, std::sync::Arc::new(table), &|event| -> ToolResult {
+        let mut bar = bar.lock().expect("bar lock");
+        match event {
+            BuildEvent::Ply { ply, positions } => {
+                *bar = indicatif::ProgressBar::new(positions as u64).with_style(
+                    indicatif::ProgressStyle::with_template(&format!(
+                        "ply {ply:>2} {{bar:40}} {{pos}}/{{len}} positions [{{elapsed_precise}}, eta {{eta}}]"
+                    ))
+                    .expect("valid template"),
+                );
+            }
+            BuildEvent::Position => bar.inc(1),
+            BuildEvent::Checkpoint(b) => save(b)?,
+            BuildEvent::PlyDone(b) => {
+                bar.finish();
+                save(b)?;
+            }
+        }
+        Ok(())
+    })
+    .map_err(invalid)?;
+    save(&b)?;
+    println!(
+        "{} {}: {} positions ({} proven) up to ply {}, {} bytes, {:.1} s{}",
+        if complete { "built" } else { "stopped (resume with the same command)" },
+        output,
+        b.len(),
+        b.proven(),
+        b.plies(),
+        b.to_bytes().len(),
+        started.elapsed().as_secs_f64(),
+        if complete { "" } else { " this run" }
+    );
+    Ok(())
+}
+
+/// The largest book file read (the shipped 7x6 book to ply 12 is 105 KB).
+const BOOK_MAX_BYTES: u64 = 64 << 20;
+
+/// Reads and checks a book file.
+fn read_book(path: &str) -> ToolResult<Book> {
+    let bytes = read_capped_bytes(std::path::Path::new(path), BOOK_MAX_BYTES)?;
+    Book::from_bytes(&bytes).with_context(|| format!("cannot read the book {path}"))
+}

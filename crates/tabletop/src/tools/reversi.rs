@@ -1,0 +1,268 @@
+//! `tabletop perft/solve/bench reversi`: Reversi's tools.
+
+use std::time::{Duration, Instant};
+
+use super::{bail, Context, ToolError, ToolResult};
+use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, FfoLine};
+use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
+use crate::games::reversi::solver::Solver;
+use crate::games::reversi::{Reversi, ReversiMove};
+
+/// Options of `tabletop bench reversi`.
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    /// Skip perft 12 (about 4 s).
+    #[arg(long)]
+    pub quick: bool,
+    /// Skip the FFO endgames.
+    #[arg(long)]
+    pub no_ffo: bool,
+    /// The FFO positions to solve: 40-49, 50-59 (26-34 empties, minutes each) or 40-59.
+    #[arg(long, value_name = "RANGE", default_value = "40-49")]
+    pub ffo: String,
+    /// Solve only the first N FFO positions of the range.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub ffo_count: usize,
+    /// Skip perft.
+    #[arg(long)]
+    pub no_perft: bool,
+    /// Skip the midgame depth benchmark.
+    #[arg(long)]
+    pub no_midgame: bool,
+    /// The endgame solver's transposition table holds 2^BITS entries.
+    #[arg(long, value_name = "BITS", default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=28))]
+    pub table_bits: u32,
+}
+
+/// Options of `tabletop perft reversi`.
+#[derive(clap::Args)]
+pub struct PerftArgs {
+    /// Depth in plies.
+    pub depth: u32,
+    /// Start from this position (OBF form) instead of the initial one.
+    #[arg(long, value_name = "POS", allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Count every path without the transposition table (plain bulk-counting perft).
+    #[arg(long)]
+    pub plain: bool,
+    /// The table of subtree counts holds 2^BITS entries of 24 bytes (22: 96 MiB).
+    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_TABLE_BITS, value_parser = clap::value_parser!(u32).range(10..=30))]
+    pub table_bits: u32,
+}
+
+/// Options of `tabletop solve reversi`.
+#[derive(clap::Args)]
+pub struct SolveArgs {
+    /// The position (OBF form: 64 squares X/O/- from a1 to h8, a space, X or O to move).
+    #[arg(long, value_name = "POS", allow_hyphen_values = true)]
+    pub position: String,
+    /// Give the exact score of every legal move.
+    #[arg(long)]
+    pub all_moves: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The position of `--position` (OBF form), or the start.
+pub fn parse_position(text: Option<&str>) -> ToolResult<Reversi> {
+    match text {
+        None => Ok(Reversi::new()),
+        Some(t) => t.parse::<Reversi>().with_context(|| format!("bad position {t:?}")),
+    }
+}
+
+/// Runs `tabletop perft reversi`: the paths to a depth, with the table of subtree counts from depth 8.
+pub fn perft(args: PerftArgs) -> ToolResult {
+    let position = parse_position(args.position.as_deref())?;
+    if args.depth > 20 {
+        bail!("depth {} is too deep: at most 20", args.depth);
+    }
+    let start = Instant::now();
+    let nodes = if args.plain || args.depth < 8 {
+        fast_perft(&position, args.depth)
+    } else {
+        crate::memory::ensure_available(24 << args.table_bits)?;
+        perft_hashed(&position, args.depth, args.table_bits)?
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        println!("{}", serde_json::json!({"game": "reversi", "depth": args.depth, "nodes": nodes, "seconds": seconds}));
+    } else {
+        println!(
+            "perft {}: {nodes} nodes in {seconds:.3} s ({:.1} M nodes/s)",
+            args.depth,
+            nodes as f64 / seconds.max(1e-9) / 1e6
+        );
+    }
+    Ok(())
+}
+
+/// Runs `tabletop solve reversi`: the exact score (and best moves, or every move's score).
+pub fn solve(args: SolveArgs) -> ToolResult {
+    let position = parse_position(Some(&args.position))?;
+    if position.is_over() {
+        bail!(
+            "the game is over in this position (score {} for the side to move)",
+            position.final_score(position.side_to_move())
+        );
+    }
+    if position.open_squares() > 36 {
+        bail!("{} empty squares is too many to solve exactly (at most 36)", position.open_squares());
+    }
+    let mut solver = Solver::new(22);
+    let start = Instant::now();
+    let (score, best, nodes, all) = if args.all_moves {
+        let all = solver.solve_all(&position);
+        let score = all[0].1;
+        let best: Vec<ReversiMove> = all.iter().filter(|m| m.1 == score).map(|m| m.0).collect();
+        (score, best, solver.nodes(), Some(all))
+    } else {
+        let s = solver.solve(&position);
+        (s.score, s.best.into_iter().collect(), s.nodes, None)
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        let mut out = serde_json::json!({
+            "game": "reversi",
+            "position": position.to_string(),
+            "score": score,
+            "best": best.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            "nodes": nodes,
+            "seconds": seconds,
+        });
+        if let Some(all) = &all {
+            out["moves"] = all.iter().map(|(m, s)| serde_json::json!({"move": m.to_string(), "score": s})).collect();
+        }
+        println!("{out}");
+    } else {
+        let best: Vec<String> = best.iter().map(|m| m.to_string()).collect();
+        println!(
+            "{} to move: score {score:+} with {} ({nodes} nodes, {seconds:.2} s)",
+            position.side_to_move(),
+            best.join(" or ")
+        );
+        if let Some(all) = all {
+            for (m, s) in all {
+                println!("  {m:<5} {s:+}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The shared FFO files, by their first position's number.
+const FFO_FILES: [(usize, &str); 2] = [
+    (40, concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-40-49.obf")),
+    (50, concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-50-59.obf")),
+];
+
+/// The FFO positions of a range such as `40-49` (within #40-#59), numbered.
+fn ffo_lines(range: &str) -> ToolResult<Vec<(usize, FfoLine)>> {
+    let bad = || ToolError::Invalid(format!("--ffo {range:?}: give a range such as 40-49, 50-59 or 40-59"));
+    let (from, to) = range.split_once('-').ok_or_else(bad)?;
+    let (from, to): (usize, usize) = (from.trim().parse().map_err(|_| bad())?, to.trim().parse().map_err(|_| bad())?);
+    if !(40..=59).contains(&from) || !(from..=59).contains(&to) {
+        return Err(bad());
+    }
+    let mut lines = Vec::new();
+    for (first, file) in FFO_FILES {
+        if to < first || from > first + 9 {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+        for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
+            if (from..=to).contains(&(first + i)) {
+                lines.push((first + i, line.parse().with_context(|| format!("FFO line {}", i + 1))?));
+            }
+        }
+    }
+    Ok(lines)
+}
+
+/// Runs `tabletop bench reversi`: perft, the FFO endgames (each checked against the file),
+/// exact solves at 20 empties and the midgame depth reached in 1 s.
+pub fn bench(args: BenchArgs) -> ToolResult {
+    // The positions are read first, so a bad --ffo is refused before minutes of perft.
+    let lines = if args.no_ffo { Vec::new() } else { ffo_lines(&args.ffo)? };
+    println!("Reversi benchmarks (one thread)");
+    let start = Reversi::new();
+    let depths: &[u32] = if args.no_perft {
+        &[]
+    } else if args.quick {
+        &[11]
+    } else {
+        &[11, 12]
+    };
+    for &depth in depths {
+        let t = Instant::now();
+        let nodes = fast_perft(&start, depth);
+        let s = t.elapsed().as_secs_f64();
+        println!("perft {depth:>2} plain : {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
+        let t = Instant::now();
+        let nodes = perft_hashed(&start, depth, DEFAULT_TABLE_BITS)?;
+        let s = t.elapsed().as_secs_f64();
+        println!("perft {depth:>2} hashed: {nodes:>12} leaves in {s:7.3} s  {:8.1} M leaves/s", nodes as f64 / s / 1e6);
+    }
+    if !args.no_ffo {
+        println!("FFO endgames #{} (exact solve, best move checked against the file):", args.ffo);
+        let (mut total_time, mut total_nodes, mut wrong) = (0.0, 0u64, 0);
+        let mut solver = Solver::new(args.table_bits);
+        for (number, line) in lines.into_iter().take(args.ffo_count) {
+            let r = solve_ffo(&mut solver, &line);
+            let (sol, s) = (&r.solution, r.elapsed.as_secs_f64());
+            total_time += s;
+            total_nodes += sol.nodes;
+            wrong += usize::from(!r.ok);
+            println!(
+                "  #{}: {:>2} empties  score {:+3} best {}  {:>11} nodes {:7.2} s {:6.1} M nodes/s  {}",
+                number,
+                line.position.open_squares(),
+                sol.score,
+                sol.best.map(|m| m.to_string()).unwrap_or_default(),
+                sol.nodes,
+                s,
+                sol.nodes as f64 / s / 1e6,
+                if r.ok { "ok" } else { "WRONG" }
+            );
+        }
+        println!("  total: {total_nodes} nodes in {total_time:.2} s");
+        if wrong > 0 {
+            bail!("{wrong} FFO positions solved wrongly");
+        }
+    }
+    if args.no_midgame {
+        return Ok(());
+    }
+    println!("Exact solve at 20 empties (positions from classic:depth=4 self-play after seeded openings):");
+    let mut solver = Solver::new(22);
+    let (mut within, count) = (0, 8);
+    for position in endgame_positions(count) {
+        solver.clear();
+        let t = Instant::now();
+        let sol = solver.solve(&position);
+        let s = t.elapsed().as_secs_f64();
+        within += (s <= 1.0) as u32;
+        let best = sol.best.map(|m| m.to_string()).unwrap_or_default();
+        println!("  {position}  score {:+3} best {best}  {:>10} nodes {s:6.2} s", sol.score, sol.nodes);
+    }
+    println!("  {within} of {count} solved within 1 s");
+    println!("Midgame search depth reached in 1 s (engine, exact solve off):");
+    for position in midgame_positions(4) {
+        let mut engine = crate::games::reversi::engine::Engine::new(Some(Duration::from_secs(1)), None);
+        let a = engine.analyse(&position);
+        println!(
+            "  {position}  {} empties: depth {:>2}, {:>9} nodes in {:.2} s, best {} ({})",
+            position.open_squares(),
+            a.depth,
+            a.nodes,
+            a.elapsed.as_secs_f64(),
+            a.best,
+            a.describe()
+        );
+    }
+    Ok(())
+}
