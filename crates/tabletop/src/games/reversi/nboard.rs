@@ -331,6 +331,8 @@ impl Drop for Running {
 /// The [`Player`] trait has no way to report failure, so when the engine cannot be started,
 /// exits, times out or answers an illegal move, the player says why on standard error and plays
 /// the first legal move instead (never a panic); a failed engine is restarted for the next move.
+/// A process using it should not die of `SIGPIPE` when the engine exits (Rust programs ignore
+/// it unless told otherwise; `tabletop` keeps it ignored when an `nboard` player is in play).
 ///
 /// ```no_run
 /// use std::time::Duration;
