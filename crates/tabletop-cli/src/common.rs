@@ -144,7 +144,7 @@ pub fn run_match_cli_with<G: Game>(
     let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |record, t| {
         if let (Some(file), None) = (out.as_mut(), write_error.as_ref()) {
             // Game 2i has A in seat 0, game 2i + 1 has B there (see arena::run_match).
-            let seats = if played % 2 == 0 { [&names[0], &names[1]] } else { [&names[1], &names[0]] };
+            let seats = if played.is_multiple_of(2) { [&names[0], &names[1]] } else { [&names[1], &names[0]] };
             let text = write_game(record, [seats[0].as_str(), seats[1].as_str()]);
             if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
                 write_error = Some(e);

@@ -18,7 +18,7 @@ fn tmp(name: &str) -> String {
 #[test]
 fn nboard_engine_answers_a_scripted_session() {
     let after: Record<Reversi> = GAME.parse::<GgfGame>().unwrap().to_record().unwrap();
-    let position = after.current().clone();
+    let position = *after.current();
     let script = format!(
         "nboard 2\nset depth 3\nset contempt 0\nset game {GAME}\nping 1\ngo\nhint 2\nthis is garbage\nset game (;nonsense\n\
          move z9\nping 2\nlearn\nanalyze\n"
@@ -53,7 +53,7 @@ fn nboard_engine_answers_a_scripted_session() {
     let script = format!("nboard 2\nset depth 2\nset game {GAME}\nmove {}/0.5/1.0\nping 3\ngo\n", answer[0]);
     let run = common::tabletop(&["nboard"], &script);
     assert!(run.ok, "{}", run.stderr);
-    let mut next = position.clone();
+    let mut next = position;
     next.play(best).unwrap();
     let line = run.stdout.lines().find(|l| l.starts_with("=== ")).unwrap();
     let reply: ReversiMove = line[4..].split('/').next().unwrap().parse().unwrap();

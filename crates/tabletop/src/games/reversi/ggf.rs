@@ -134,7 +134,7 @@ impl GgfGame {
             date: None,
             result,
             time: None,
-            start: record.start().clone(),
+            start: *record.start(),
             moves,
         }
     }
@@ -142,7 +142,7 @@ impl GgfGame {
     /// Replays the game: a record from the start position with every move played (passes the
     /// file omits are inserted; a pass after the end is ignored).
     pub fn to_record(&self) -> Result<Record<Reversi>, GgfError> {
-        let mut record = Record::new(self.start.clone());
+        let mut record = Record::new(self.start);
         let mut legal = Vec::new();
         for (i, m) in self.moves.iter().enumerate() {
             let fail = |reason: String| GgfError::Move { number: i + 1, text: m.tag_text(), reason };
@@ -420,7 +420,7 @@ mod tests {
         let mut moves = Vec::new();
         pos.legal_moves(&mut moves);
         if moves == [ReversiMove::Pass] {
-            let mut record = Record::new(pos.clone());
+            let mut record = Record::new(pos);
             record.play(ReversiMove::Pass).unwrap();
             let text = GgfGame::from_record(&record, "a", "b").to_string();
             assert!(text.contains("W[PA]"), "{text}");

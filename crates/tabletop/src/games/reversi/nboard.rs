@@ -75,7 +75,7 @@ fn side_value(engine: &mut Engine, position: &Reversi) -> (f64, u32, bool) {
     let mut moves = Vec::new();
     position.legal_moves(&mut moves);
     if moves == [ReversiMove::Pass] {
-        let mut next = position.clone();
+        let mut next = *position;
         next.play_unchecked(ReversiMove::Pass);
         let (v, d, exact) = side_value(engine, &next);
         return (-v, d, exact);
@@ -118,7 +118,7 @@ impl<E: Write> Session<E> {
     }
 
     fn go(&mut self, out: &mut impl Write) -> io::Result<()> {
-        let position = self.record.current().clone();
+        let position = *self.record.current();
         if position.is_over() {
             self.note("go: the game is over");
             return writeln!(out, "status the game is over");
@@ -136,7 +136,7 @@ impl<E: Write> Session<E> {
     }
 
     fn hint(&mut self, count: usize, out: &mut impl Write) -> io::Result<()> {
-        let position = self.record.current().clone();
+        let position = *self.record.current();
         if position.is_over() {
             self.note("hint: the game is over");
             return writeln!(out, "status the game is over");
@@ -161,7 +161,7 @@ impl<E: Write> Session<E> {
             let share = self.settings.max_time / moves.len().max(1) as u32;
             self.set_limits(self.depth.saturating_sub(1).max(1), share);
             for &mv in &moves {
-                let mut next = position.clone();
+                let mut next = position;
                 next.play_unchecked(mv);
                 let (v, d, _) = side_value(&mut self.engine, &next);
                 lines.push((-v, format!("search {} {:+.2} 0 {}", move_text(mv), -v, d + 1)));
@@ -478,7 +478,7 @@ mod tests {
 
     /// The position after the game above.
     fn after_game() -> Reversi {
-        GAME.parse::<GgfGame>().unwrap().to_record().unwrap().current().clone()
+        *GAME.parse::<GgfGame>().unwrap().to_record().unwrap().current()
     }
 
     #[test]
