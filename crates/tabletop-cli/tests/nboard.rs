@@ -112,6 +112,29 @@ fn nboard_player_plays_a_match_against_the_engine_and_games_are_written_as_ggf()
             record.moves()
         );
     }
+    // `tabletop nboard` at depth 2 is the engine at depth 2: the same games, move for move.
+    let same = tmp("same.ggf");
+    let run = common::tabletop(
+        &[
+            "match",
+            "reversi",
+            "--player",
+            "engine:depth=2",
+            "--player",
+            "engine:depth=2",
+            "--games",
+            "2",
+            "--games-out",
+            &same,
+        ],
+        "",
+    );
+    assert!(run.ok, "{}", run.stderr);
+    let engine_games = GgfGame::parse_all(&std::fs::read_to_string(&same).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&same);
+    for (a, b) in games.iter().zip(&engine_games) {
+        assert_eq!(a.moves, b.moves);
+    }
     let wins = summary["wins"][0].as_u64().unwrap() + summary["wins"][1].as_u64().unwrap();
     assert_eq!(wins + summary["draws"].as_u64().unwrap(), 2);
     assert!(!run.stderr.contains("instead"), "no fallback move was needed: {}", run.stderr);
