@@ -2,11 +2,11 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tabletop::arena::{run_match as run_arena, MatchSettings, Tally};
-use tabletop::{Game, Player, PlayerSpec};
+use tabletop::{Game, Player, PlayerSpec, Record};
 
 /// Reads commands line by line from standard input, terminal or not, so games can be scripted.
 pub struct Input {
@@ -73,6 +73,10 @@ pub struct MatchOptions {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Write every game played to FILE (GGF, one game a line, for Reversi when FILE ends .ggf;
+    /// otherwise the saved-game text of each game, separated by blank lines).
+    #[arg(long, value_name = "FILE")]
+    pub games_out: Option<std::path::PathBuf>,
 }
 
 impl MatchOptions {
@@ -108,6 +112,18 @@ pub fn run_match_cli<G: Game>(
     openings: std::ops::RangeInclusive<usize>,
     make: impl Fn(&PlayerSpec, u64) -> Result<Box<dyn Player<G>>>,
 ) -> Result<Tally> {
+    run_match_cli_with(start, options, openings, make, |record, _| format!("{}\n", record.to_text()))
+}
+
+/// [`run_match_cli`], writing each game to `--games-out` as `write_game` formats it (given the
+/// record and the specs in seat order).
+pub fn run_match_cli_with<G: Game>(
+    start: &G,
+    options: &MatchOptions,
+    openings: std::ops::RangeInclusive<usize>,
+    make: impl Fn(&PlayerSpec, u64) -> Result<Box<dyn Player<G>>>,
+    write_game: impl Fn(&Record<G>, [&str; 2]) -> String,
+) -> Result<Tally> {
     let specs = options.specs()?;
     let (mut a, mut b) = (make(&specs[0], 0)?, make(&specs[1], 1)?);
     let settings = options.settings(openings)?;
@@ -117,11 +133,31 @@ pub fn run_match_cli<G: Game>(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} [{elapsed_precise}, eta {eta}]")
             .expect("valid template"),
     );
-    let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |_, t| {
+    let mut out = match &options.games_out {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?,
+        )),
+        None => None,
+    };
+    let mut played = 0usize;
+    let mut write_error = None;
+    let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |record, t| {
+        if let (Some(file), None) = (out.as_mut(), write_error.as_ref()) {
+            // Game 2i has A in seat 0, game 2i + 1 has B there (see arena::run_match).
+            let seats = if played.is_multiple_of(2) { [&names[0], &names[1]] } else { [&names[1], &names[0]] };
+            let text = write_game(record, [seats[0].as_str(), seats[1].as_str()]);
+            if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
+                write_error = Some(e);
+            }
+        }
+        played += 1;
         bar.set_message(format!("A {} - B {} - draws {}", t.wins[0], t.wins[1], t.draws));
         bar.inc(1);
     });
     bar.finish_and_clear();
+    if let (Some(e), Some(path)) = (write_error, &options.games_out) {
+        bail!("cannot write {}: {e}", path.display());
+    }
     if options.json {
         let out = serde_json::json!({
             "game": G::NAME,

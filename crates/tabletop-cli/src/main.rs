@@ -50,6 +50,8 @@ enum Command {
     Tune(TuneGame),
     /// Serve the web page and JSON API (games kept in SQLite).
     Serve(tabletop_web::command::ServeArgs),
+    /// Be a Reversi engine for Othello GUIs: the NBoard protocol on standard input and output.
+    Nboard(reversi::NboardArgs),
 }
 
 #[derive(Subcommand)]
@@ -124,7 +126,13 @@ enum TuneGame {
 
 fn main() {
     let cli = Cli::parse();
-    if !matches!(cli.command, Command::Serve(_)) {
+    // An NBoard engine's closed pipe must be an error the player handles, not the end of tabletop.
+    let runs_engines = match &cli.command {
+        Command::Match(MatchGame::Reversi(a)) => a.options.players.iter().any(|s| s.name == "nboard"),
+        Command::Play(PlayGame::Reversi(a)) => a.players.iter().any(|s| s.contains("nboard")),
+        _ => false,
+    };
+    if !matches!(cli.command, Command::Serve(_)) && !runs_engines {
         end_quietly_on_closed_pipe();
     }
     if let Err(err) = run(cli.command) {
@@ -158,6 +166,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Moves(g) => tools::position::moves(g)?,
         Command::Analyze(g) => tools::position::analyze(g)?,
         Command::Tune(TuneGame::Reversi(a)) => tune::reversi(a)?,
+        Command::Nboard(a) => reversi::nboard(a)?,
         Command::Serve(a) => tabletop_web::command::serve(a)?,
     }
     Ok(())

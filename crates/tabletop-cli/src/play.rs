@@ -71,6 +71,11 @@ pub trait Presenter<G: Analyze> {
     fn save_text(&self, _record: &Record<G>) -> Option<String> {
         None
     }
+    /// The text to save to `file` (a format chosen by its name, e.g. Reversi's `.ggf`); by
+    /// default [`Presenter::save_text`].
+    fn save_text_for(&self, _file: &str, record: &Record<G>) -> Option<String> {
+        self.save_text(record)
+    }
     /// Reads the game's own save format (see [`Presenter::save_text`]); `None` when the game
     /// has none.
     fn load_text(&mut self, _text: &str) -> Option<Result<Record<G>>> {
@@ -363,7 +368,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
 
     /// Saves the game: the presenter's format or [`Record::to_text`].
     fn save(&self, file: &str) -> Result<()> {
-        let text = self.presenter.save_text(&self.record).unwrap_or_else(|| self.record.to_text());
+        let text = self.presenter.save_text_for(file, &self.record).unwrap_or_else(|| self.record.to_text());
         std::fs::write(file, text).with_context(|| format!("cannot write {file}"))
     }
 

@@ -1,21 +1,27 @@
-//! `tabletop ... reversi`: terminal play, matches, perft, the endgame solver and benchmarks.
+//! `tabletop ... reversi`: terminal play (with GGF saves), matches and the NBoard engine.
+
+use std::time::Duration;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use tabletop::games::reversi::players::make_player;
+use tabletop::games::reversi::ggf::GgfGame;
+use tabletop::games::reversi::nboard::{serve, Settings as NboardSettings};
+use tabletop::games::reversi::players::make_local_player;
 use tabletop::games::reversi::rules::render_board;
 use tabletop::games::reversi::{Color, Reversi, ReversiMove};
+use tabletop::tools::parse_duration_arg;
 use tabletop::tools::reversi::parse_position;
 use tabletop::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
-use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::common::{paint, run_match_cli_with, use_color, Input, MatchOptions};
 use crate::play::{seat_players, seat_specs, Presenter, Table};
 
 /// Options of `tabletop play reversi`.
 #[derive(Args)]
 pub struct PlayArgs {
     /// Who plays a side: `SEAT=SPEC` with the seat black (b, x, 1; moves first) or white (w,
-    /// o, 2), and SPEC `human`, `engine`, `engine:time=2s`, `classic:depth=8` or `random`. A
+    /// o, 2), and SPEC `human`, `engine`, `engine:time=2s`, `classic:depth=8`, `random` or
+    /// `nboard:cmd="COMMAND",depth=N` (an external NBoard engine). A
     /// bare SPEC is for the computer's side. Default: black=human, white=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     pub players: Vec<String>,
@@ -45,7 +51,34 @@ pub struct MatchArgs {
 }
 
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    run_match_cli(&Reversi::new(), &args.options, 4..=8, |spec, i| Ok(make_player(spec, i + 1)?))?;
+    let ggf = args.options.games_out.as_ref().is_some_and(|p| is_ggf(&p.to_string_lossy()));
+    let make = |spec: &PlayerSpec, i| Ok(make_local_player(spec, i + 1)?);
+    run_match_cli_with(&Reversi::new(), &args.options, 4..=8, make, |record, [black, white]| {
+        if ggf {
+            format!("{}\n", GgfGame::from_record(record, black, white))
+        } else {
+            format!("{}\n", record.to_text())
+        }
+    })?;
+    Ok(())
+}
+
+fn is_ggf(file: &str) -> bool {
+    file.to_ascii_lowercase().ends_with(".ggf")
+}
+
+/// Options of `tabletop nboard`.
+#[derive(Args)]
+pub struct NboardArgs {
+    /// The most time one move or hint may take, whatever depth the GUI sets.
+    #[arg(long, default_value = "5s", value_parser = parse_duration_arg)]
+    pub max_time: Duration,
+}
+
+/// `tabletop nboard`: the Reversi engine for Othello GUIs, over standard input and output.
+pub fn nboard(args: NboardArgs) -> Result<()> {
+    let settings = NboardSettings { max_time: args.max_time, ..NboardSettings::default() };
+    serve(std::io::stdin().lock(), std::io::stdout().lock(), std::io::stderr(), &settings)?;
     Ok(())
 }
 
@@ -78,7 +111,16 @@ impl Presenter<Reversi> for ReversiPresenter {
     }
 
     fn make_player(&self, spec: &PlayerSpec, _seat: TSeat, seed: u64) -> Result<Box<dyn Player<Reversi>>> {
-        Ok(make_player(spec, seed)?)
+        Ok(make_local_player(spec, seed)?)
+    }
+
+    fn save_text_for(&self, file: &str, record: &Record<Reversi>) -> Option<String> {
+        is_ggf(file).then(|| format!("{}\n", GgfGame::from_record(record, "Black", "White")))
+    }
+
+    fn load_text(&mut self, text: &str) -> Option<Result<Record<Reversi>>> {
+        let ggf = text.trim_start().starts_with("(;");
+        ggf.then(|| Ok(text.parse::<GgfGame>()?.to_record()?))
     }
 
     fn board(&self, record: &Record<Reversi>, color: bool) -> String {

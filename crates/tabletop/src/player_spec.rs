@@ -161,24 +161,83 @@ impl FromStr for PlayerSpec {
         }
         let mut settings = BTreeMap::new();
         if let Some(rest) = rest {
-            for pair in rest.split(',') {
-                let (k, v) = pair.split_once('=').ok_or_else(|| SpecError::Syntax(text.to_string()))?;
-                let (k, v) = (k.trim(), v.trim());
-                if !valid_word(k) || v.is_empty() {
+            for (k, v) in split_settings(rest).ok_or_else(|| SpecError::Syntax(text.to_string()))? {
+                if !valid_word(&k) || v.is_empty() {
                     return Err(SpecError::Syntax(text.to_string()));
                 }
-                settings.insert(k.to_ascii_lowercase(), v.to_string());
+                settings.insert(k.to_ascii_lowercase(), v);
             }
         }
         Ok(PlayerSpec { name: name.to_ascii_lowercase(), settings })
     }
 }
 
+/// Splits `key=value,key=value` into trimmed pairs. A value may be double-quoted, so that it can
+/// hold commas, spaces and `=` (`cmd="engine --level=3, fast"`); inside the quotes `\"` is a
+/// quote and `\\` a backslash. `None` when a pair has no `=` or a quote is not closed.
+fn split_settings(text: &str) -> Option<Vec<(String, String)>> {
+    let mut pairs = Vec::new();
+    let mut chars = text.chars();
+    loop {
+        let mut key = String::new();
+        loop {
+            match chars.next()? {
+                '=' => break,
+                ',' => return None,
+                c => key.push(c),
+            }
+        }
+        let rest = chars.as_str().trim_start();
+        chars = rest.chars();
+        let mut value = String::new();
+        let more = if rest.starts_with('"') {
+            chars.next();
+            loop {
+                match chars.next()? {
+                    '"' => break,
+                    '\\' => value.push(chars.next()?),
+                    c => value.push(c),
+                }
+            }
+            // Only spaces may follow the closing quote, before the next pair or the end.
+            loop {
+                match chars.next() {
+                    None => break false,
+                    Some(',') => break true,
+                    Some(c) if c.is_whitespace() => {}
+                    Some(_) => return None,
+                }
+            }
+        } else {
+            let mut more = false;
+            for c in chars.by_ref() {
+                if c == ',' {
+                    more = true;
+                    break;
+                }
+                value.push(c);
+            }
+            value = value.trim().to_string();
+            more
+        };
+        pairs.push((key.trim().to_string(), value));
+        if !more {
+            return Some(pairs);
+        }
+    }
+}
+
 impl fmt::Display for PlayerSpec {
+    /// `name:key=value,...`; values with commas, quotes or spaces at either end are quoted.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name)?;
         for (i, (k, v)) in self.settings.iter().enumerate() {
-            write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+            write!(f, "{}{k}=", if i == 0 { ':' } else { ',' })?;
+            if v.contains([',', '"']) || v.starts_with(char::is_whitespace) || v.ends_with(char::is_whitespace) {
+                write!(f, "\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))?;
+            } else {
+                f.write_str(v)?;
+            }
         }
         Ok(())
     }
@@ -280,4 +339,28 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
         return None;
     }
     Some(Duration::from_secs_f64(value * scale))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_values_carry_commands_with_spaces_commas_quotes_and_equals() {
+        let spec: PlayerSpec = r#"nboard:cmd="/path/tabletop nboard --x=1,2",depth=2"#.parse().unwrap();
+        assert_eq!(spec.settings["cmd"], "/path/tabletop nboard --x=1,2");
+        assert_eq!(spec.settings["depth"], "2");
+        let back: PlayerSpec = spec.to_string().parse().unwrap();
+        assert_eq!(back, spec);
+        let spec: PlayerSpec = r#"nboard:depth=2, cmd = "say \"hi\" \\ there" "#.parse().unwrap();
+        assert_eq!(spec.settings["cmd"], r#"say "hi" \ there"#);
+        assert_eq!(spec.to_string(), r#"nboard:cmd="say \"hi\" \\ there",depth=2"#);
+        assert_eq!(spec.to_string().parse::<PlayerSpec>().unwrap(), spec);
+        // What a shell leaves of --player nboard:cmd="/bin/x nboard",depth=2 (no quotes).
+        let spec: PlayerSpec = "nboard:cmd=/bin/x nboard --level=3,depth=2".parse().unwrap();
+        assert_eq!(spec.settings["cmd"], "/bin/x nboard --level=3");
+        for bad in [r#"nboard:cmd="open"#, r#"nboard:cmd="a"b"#, "nboard:cmd=a,", "nboard:cmd", r#"nboard:cmd="""#] {
+            assert!(bad.parse::<PlayerSpec>().is_err(), "{bad}");
+        }
+    }
 }

@@ -42,6 +42,14 @@ proptest! {
     }
 
     #[test]
+    fn player_specs_with_any_values_round_trip(name in "[a-z]{1,8}", pairs in proptest::collection::btree_map("[a-z]{1,6}", "\\PC{1,16}", 1..4)) {
+        // Values with commas, quotes, spaces or '=' (commands for nboard:cmd=) are quoted.
+        let spec = PlayerSpec { name, settings: pairs };
+        let back: PlayerSpec = spec.to_string().parse().unwrap();
+        prop_assert_eq!(back, spec);
+    }
+
+    #[test]
     fn player_spec_parser_never_panics(text in "\\PC{0,30}") {
         let _ = text.parse::<PlayerSpec>();
     }

@@ -12,7 +12,11 @@
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
 //! - [`eval`] and [`engine`]: the engine's evaluation and search.
 //! - [`tuning`]: self-play, exact labels and the least-squares fit of the weights.
-//! - [`players`]: the player table (`engine`, `classic`, `random`) for specs.
+//! - [`ggf`]: GGF game records (read and write, to and from a [`Record`](crate::Record)).
+//! - [`nboard`]: the NBoard protocol: the engine side ([`nboard::serve`]) and a player that
+//!   drives any NBoard engine ([`nboard::NboardPlayer`]).
+//! - [`players`]: the player tables (`engine`, `classic`, `random`; `nboard` for local front
+//!   ends only) for specs.
 //! - [`bench`]: the FFO endgame lines and the benchmarks' seeded positions.
 //!
 //! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
@@ -32,6 +36,8 @@ pub mod classic;
 pub mod conformance;
 pub mod engine;
 pub mod eval;
+pub mod ggf;
+pub mod nboard;
 pub mod perft;
 pub mod players;
 pub mod rules;

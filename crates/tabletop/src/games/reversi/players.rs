@@ -1,7 +1,13 @@
-//! The players Reversi offers, by name: `engine` (default), `classic`, `random`.
+//! The players Reversi offers, by name: `engine` (default), `classic`, `random` ([`PLAYERS`],
+//! [`make_player`]: safe for any front end), and `nboard` (an external NBoard engine run as a
+//! process: [`LOCAL_PLAYERS`], [`make_local_player`], for the terminal front end only, never for
+//! requests from the network).
+
+use std::time::Duration;
 
 use super::classic::ClassicPlayer;
 use super::engine::EnginePlayer;
+use super::nboard::NboardPlayer;
 use super::rules::Reversi;
 use crate::game::Player;
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
@@ -22,7 +28,43 @@ pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind { name: "random", settings: &["seed"], help: "a uniformly random legal move" },
 ];
 
-/// Builds the player a spec names; `seed` seeds random players that set no seed themselves.
+/// [`PLAYERS`] and `nboard`, which starts a process: for local front ends (the terminal).
+pub const LOCAL_PLAYERS: &[PlayerKind] = &[
+    PLAYERS[0],
+    PLAYERS[1],
+    PLAYERS[2],
+    PlayerKind {
+        name: "nboard",
+        settings: &["cmd", "depth", "timeout"],
+        help: "an external NBoard engine: cmd=\"COMMAND\" (run by sh -c), depth=N (default 8), timeout per move (default 60s)",
+    },
+];
+
+/// Builds any player of [`LOCAL_PLAYERS`]: those of [`make_player`], and `nboard`.
+///
+/// ```
+/// use tabletop::games::reversi::players::{make_local_player, make_player};
+/// let spec = r#"nboard:cmd="tabletop nboard",depth=4"#.parse().unwrap();
+/// assert_eq!(make_local_player(&spec, 1).unwrap().describe(), r#"nboard:cmd="tabletop nboard",depth=4"#);
+/// assert!(make_player(&spec, 1).is_err());
+/// assert!(make_local_player(&"nboard:depth=4".parse().unwrap(), 1).is_err());
+/// ```
+pub fn make_local_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Reversi>>, SpecError> {
+    let kind = spec.check(LOCAL_PLAYERS)?;
+    if kind.name != "nboard" {
+        return make_player(spec, seed);
+    }
+    let command = spec.settings.get("cmd").ok_or_else(|| SpecError::BadValue {
+        key: "cmd".to_string(),
+        value: String::new(),
+        expected: "the engine's command, e.g. nboard:cmd=\"edax -q\"".to_string(),
+    })?;
+    let depth = spec.get_in_range("depth", 1..=60)?.unwrap_or(8) as u32;
+    let timeout = spec.get_duration("timeout")?.unwrap_or(Duration::from_secs(60));
+    Ok(Box::new(NboardPlayer::new(command, depth, timeout)))
+}
+
+/// Builds the player a spec names (only [`PLAYERS`]: never one that starts a process); `seed` seeds random players that set no seed themselves.
 ///
 /// ```
 /// use tabletop::games::reversi::players::make_player;
