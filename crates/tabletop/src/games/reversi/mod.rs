@@ -11,6 +11,7 @@
 //! - [`symmetry`]: the eight symmetries of the board and the canonical form of a position.
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
 //! - [`eval`] and [`engine`]: the engine's evaluation and search.
+//! - [`levels`]: the ten levels of play for people (`engine:level=1..10`, by number or name).
 //! - [`tuning`]: self-play, exact labels and the least-squares fit of the weights.
 //! - [`players`]: the player table (`engine`, `classic`, `random`) for specs.
 //! - [`bench`]: the FFO endgame lines and the benchmarks' seeded positions.
@@ -32,6 +33,7 @@ pub mod classic;
 pub mod conformance;
 pub mod engine;
 pub mod eval;
+pub mod levels;
 pub mod perft;
 pub mod players;
 pub mod rules;
