@@ -668,18 +668,20 @@ impl Adapter<Reversi> for ReversiAdapter {
         record: &Record<Reversi>,
         spec: &PlayerSpec,
         slot: &mut EngineSlot,
-        _caps: &Caps,
+        caps: &Caps,
     ) -> Result<ReversiMove, String> {
         if spec.name == "engine" && (spec.settings.contains_key("level") || spec.settings.contains_key("seed")) {
             // A level on the worker's engine; its draws among near-equal moves are seeded by the
             // position and the ply (or the spec's seed), so a replayed game gets the same moves.
-            let level = reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
+            let mut level = *reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
+            // Never past this server's longest thinking time (the search keeps its last depth).
+            level.time_cap = Some(level.time_cap.map_or(caps.max_think, |t| t.min(caps.max_think)));
             let seed = spec.get_u64("seed").map_err(|e| e.to_string())?.unwrap_or(0)
                 ^ record.current().hash()
                 ^ record.moves().len() as u64;
             let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
             let player = slot_player(slot, "engine".into(), reversi_engine)?;
-            return Ok(reversi_levels::choose(player.engine(), level, record.current(), &mut rng));
+            return Ok(reversi_levels::choose(player.engine(), &level, record.current(), &mut rng));
         }
         if spec.name == "engine" {
             // One engine per worker, its tables reused; the spec sets its limits for this move.
@@ -699,7 +701,7 @@ impl Adapter<Reversi> for ReversiAdapter {
         if spec.name == "engine" {
             // Checked without building an engine (its tables are tens of megabytes).
             if spec.settings.contains_key("level") || spec.settings.contains_key("seed") {
-                // A level's time cap is within any server's: the longest is 1 s.
+                // A level's time is capped by the server's longest thinking time when it plays.
                 reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
             }
             spec.get_duration("time").map_err(|e| e.to_string())?;
