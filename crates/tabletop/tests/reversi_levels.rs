@@ -38,8 +38,8 @@ fn levels_are_numbered_one_to_ten_and_get_stronger() {
         assert_eq!(Level::parse(&level.name.to_ascii_uppercase()).unwrap(), level);
     }
     for pair in LEVELS.windows(2) {
+        // A deeper level may draw among more moves (level 3), but never sees less.
         assert!(pair[1].depth >= pair[0].depth && pair[1].solve_empties >= pair[0].solve_empties);
-        assert!(pair[1].margin <= pair[0].margin);
     }
     assert_eq!(LEVELS[9].margin, 0, "the top level never draws among moves");
     let names: Vec<&str> = LEVELS.iter().map(|l| l.name).collect();
