@@ -82,6 +82,30 @@ test("reversi: defaults are valid and a whole game is played against the compute
   await shot(page, "reversi-computer");
 });
 
+test("reversi: the computer's levels are offered by name; a level picked by name answers a move", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#game-reversi)");
+  const select = page.getByLabel("Computer strength");
+  const labels = await select.locator("option").allTextContents();
+  assert.deepEqual(labels.slice(0, 10), ["Beginner (level 1)", "Novice (level 2)", "Casual (level 3)", "Intermediate (level 4)",
+    "Club (level 5)", "Advanced (level 6)", "Expert (level 7)", "Master (level 8)", "Grandmaster (level 9)", "Maximum (level 10)"]);
+  assert.equal(await select.inputValue(), "engine:level=3", "a person starts at Casual");
+  await select.selectOption({ label: "Club (level 5)" });
+  await shot(page, "reversi-level-start");
+  await Promise.all([page.waitForURL(/\/game\/[0-9a-f]+$/), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  assert.equal(await page.evaluate(() => window.tabletop.state.players[1].spec), "engine:level=5");
+  await page.locator(".player .presence.computer", { hasText: "Club (level 5)" }).waitFor();
+  await page.getByRole("button", { name: /^f5, legal move/ }).click();
+  await waitPly(page, 2, 30000);
+  const [mine, reply] = await page.evaluate(() => window.tabletop.state.moves.slice(0, 2));
+  assert.equal(mine, "f5");
+  assert.ok(["d6", "f4", "f6"].includes(reply), `the computer answered with a legal move, not ${reply}`);
+  await myTurn(page);
+  await shot(page, "reversi-level-club");
+});
+
 test("connect: defaults, played to the end against the perfect computer; digits drop pieces", async ({ browser, base }) => {
   const page = await person(browser);
   await startWithDefaults(page, base, "connect");

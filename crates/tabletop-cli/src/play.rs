@@ -33,6 +33,10 @@ pub trait Presenter<G: Analyze> {
     fn prompt(&self, record: &Record<G>) -> String;
     /// How to type a move, for `help`.
     fn move_help(&self, position: &G) -> String;
+    /// The computer players offered, in words, for the intro and `help` (Reversi's levels).
+    fn computers(&self) -> Option<String> {
+        None
+    }
     /// The message for input that is not a legal move.
     fn refusal(&self, _record: &Record<G>, reason: &str) -> String {
         format!("{reason}.")
@@ -182,6 +186,9 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
         text.push_str(&format!(
             "Change who plays with --player SEAT=SPEC, e.g. --player {example}=human or --player {example}=engine:time=2s.\n"
         ));
+        if let Some(computers) = self.presenter.computers() {
+            text.push_str(&format!("{computers}\n"));
+        }
         text.push_str(&format!("Type {}; or {COMMANDS}.", self.presenter.move_help(&self.start)));
         text
     }
@@ -260,6 +267,9 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             match word.as_str() {
                 "" => {}
                 "help" | "?" => {
+                    if let Some(computers) = self.presenter.computers() {
+                        println!("{computers}");
+                    }
                     println!("Type {}; or {COMMANDS}.", self.presenter.move_help(self.record.current()));
                 }
                 "quit" | "exit" | "q" => {

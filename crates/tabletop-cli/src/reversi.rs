@@ -5,6 +5,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use clap::Args;
 use tabletop::games::reversi::ggf::GgfGame;
+use tabletop::games::reversi::levels::Level;
 use tabletop::games::reversi::nboard::{serve, Settings as NboardSettings};
 use tabletop::games::reversi::players::make_local_player;
 use tabletop::games::reversi::rules::render_board;
@@ -20,9 +21,10 @@ use crate::play::{seat_players, seat_specs, Presenter, Table};
 #[derive(Args)]
 pub struct PlayArgs {
     /// Who plays a side: `SEAT=SPEC` with the seat black (b, x, 1; moves first) or white (w,
-    /// o, 2), and SPEC `human`, `engine`, `engine:time=2s`, `classic:depth=8`, `random` or
-    /// `nboard:cmd="COMMAND",depth=N` (an external NBoard engine). A
-    /// bare SPEC is for the computer's side. Default: black=human, white=engine.
+    /// o, 2), and SPEC `human`, `engine`, `engine:time=2s`, `engine:level=N` (N 1..10 or its
+    /// name: beginner, novice, casual, intermediate, club, advanced, expert, master, grandmaster,
+    /// maximum), `classic:depth=8`, `random` or `nboard:cmd="COMMAND",depth=N` (an external
+    /// NBoard engine). A bare SPEC is for the computer's side. Default: black=human, white=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     pub players: Vec<String>,
     /// Short for --player: who is human, black (default), white, both or none.
@@ -97,6 +99,10 @@ impl Presenter<Reversi> for ReversiPresenter {
         "Reversi: black (X) moves first; place a disc to outflank the other side's discs, which turn over; \
          most discs at the end wins."
             .to_string()
+    }
+
+    fn computers(&self) -> Option<String> {
+        Some(format!("Computer levels: {} (e.g. --player white=engine:level=club).", Level::names()))
     }
 
     fn seat_name(&self, seat: TSeat) -> String {

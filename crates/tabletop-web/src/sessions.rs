@@ -11,7 +11,7 @@ use tabletop::games::connect::solver::Solver as ConnectSolver;
 use tabletop::games::connect::{Column, Connect, ConnectVariant, Side as ConnectSide};
 use tabletop::games::mathable::{players::from_spec as mathable_player, Mathable, MathableMove, Settings, Square};
 use tabletop::games::reversi::{engine::EnginePlayer as ReversiEnginePlayer, players::make_player as reversi_player};
-use tabletop::games::reversi::{Color, Reversi, ReversiMove};
+use tabletop::games::reversi::{levels as reversi_levels, Color, Reversi, ReversiMove};
 use tabletop::games::slide::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
 use tabletop::games::slide::{Cell, Slide, SlideMove, SlideVariant};
 use tabletop::{Analyze, EndReason, Game, Outcome, Player, PlayerKind, PlayerSpec, Record, Seat, Status};
@@ -668,8 +668,21 @@ impl Adapter<Reversi> for ReversiAdapter {
         record: &Record<Reversi>,
         spec: &PlayerSpec,
         slot: &mut EngineSlot,
-        _caps: &Caps,
+        caps: &Caps,
     ) -> Result<ReversiMove, String> {
+        if spec.name == "engine" && (spec.settings.contains_key("level") || spec.settings.contains_key("seed")) {
+            // A level on the worker's engine; its draws among near-equal moves are seeded by the
+            // position and the ply (or the spec's seed), so a replayed game gets the same moves.
+            let mut level = *reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
+            // Never past this server's longest thinking time (the search keeps its last depth).
+            level.time_cap = Some(level.time_cap.map_or(caps.max_think, |t| t.min(caps.max_think)));
+            let seed = spec.get_u64("seed").map_err(|e| e.to_string())?.unwrap_or(0)
+                ^ record.current().hash()
+                ^ record.moves().len() as u64;
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+            let player = slot_player(slot, "engine".into(), reversi_engine)?;
+            return Ok(reversi_levels::choose(player.engine(), &level, record.current(), &mut rng));
+        }
         if spec.name == "engine" {
             // One engine per worker, its tables reused; the spec sets its limits for this move.
             let time = spec.get_duration("time").map_err(|e| e.to_string())?;
@@ -687,6 +700,10 @@ impl Adapter<Reversi> for ReversiAdapter {
     fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
         if spec.name == "engine" {
             // Checked without building an engine (its tables are tens of megabytes).
+            if spec.settings.contains_key("level") || spec.settings.contains_key("seed") {
+                // A level's time is capped by the server's longest thinking time when it plays.
+                reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
+            }
             spec.get_duration("time").map_err(|e| e.to_string())?;
             spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?;
             let bytes = tabletop::games::reversi::engine::Engine::MEMORY_BYTES;

@@ -438,3 +438,25 @@ async fn a_game_seed_makes_bags_repeat() {
     let random: Vec<Value> = [first_rack(None).await, first_rack(None).await, first_rack(None).await].into();
     assert!(random.iter().any(|r| *r != random[0]), "three random bags dealt the same rack: {random:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reversi_levels_are_accepted_by_number_and_name_and_unknown_ones_refused() {
+    let dir = tempdir();
+    let addr = start(&dir.join("levels.db")).await;
+    for seat in ["engine:level=1", "engine:level=Club", "engine:level=maximum", "engine:level=2,seed=9"] {
+        let body = json!({"game": "reversi", "seats": ["human", seat]}).to_string();
+        let (status, created) = request(addr, "POST", "/api/games", Some(&body)).await;
+        assert_eq!(status, 200, "{seat}: {created}");
+    }
+    for (seat, says) in [
+        ("engine:level=11", "1 beginner, 2 novice"),
+        ("engine:level=wizard", "10 maximum"),
+        ("engine:level=3,time=1s", "a level sets its own depth and time"),
+        ("engine:seed=3", "a seed only with a level"),
+    ] {
+        let body = json!({"game": "reversi", "seats": ["human", seat]}).to_string();
+        let (status, err) = request(addr, "POST", "/api/games", Some(&body)).await;
+        assert_eq!(status, 400, "{seat}: {err}");
+        assert!(err["error"].as_str().unwrap().contains(says), "{seat}: {err}");
+    }
+}

@@ -79,7 +79,7 @@ function showStart() {
     const strength = $("strength");
     const keep = strength.dataset.game === game.info.name ? strength.value : null;
     strength.replaceChildren(...game.info.computers.map(([spec, label]) => el("option", { value: spec, text: label })));
-    strength.value = keep || game.info.computers[0][0];
+    strength.value = keep || game.info.defaultComputer || game.info.computers[0][0];
     strength.dataset.game = game.info.name;
     $("strength-row").hidden = opponent !== "computer";
     $("hints-row").hidden = opponent === "computer";
@@ -391,11 +391,13 @@ function render() {
   const scoreList = game.scores ? game.scores(board, s, nameOf) : null;
   $("players").replaceChildren(...s.players.map((p) => {
     const you = page.tokens[p.seat] ? (mySeats().length > 1 ? " (this screen)" : " (you)") : "";
-    const kind = p.kind === "computer" ? "computer" : p.kind === "open" ? "open seat" : you ? "" : p.connected ? "online" : "offline";
+    // A computer is named by the start page's label for its spec when it has one ("Club (level 5)").
+    const known = p.kind === "computer" && game.info.computers.find(([spec]) => spec === p.spec);
+    const kind = p.kind === "computer" ? (known ? `computer: ${known[1]}` : "computer") : p.kind === "open" ? "open seat" : you ? "" : p.connected ? "online" : "offline";
     const li = el("li", { class: "player" + (seat === p.seat && !over ? " to-move" : "") + (p.resigned ? " resigned" : "") },
       el("span", { class: "swatch seat" + p.seat + " " + s.game, "aria-hidden": "true" }),
       el("strong", { text: p.name + you }),
-      kind ? el("span", { class: "presence " + kind.replace(" ", "-"), text: kind }) : null,
+      kind ? el("span", { class: "presence " + (p.kind === "computer" ? "computer" : kind.replace(" ", "-")), text: kind }) : null,
       scoreList && scoreList[p.seat] ? el("span", { class: "score", text: scoreList[p.seat].replace(p.name + " ", "") }) : null,
       p.resigned ? el("span", { class: "presence", text: "resigned" }) : null);
     return li;

@@ -387,6 +387,62 @@ impl Player<Reversi> for EnginePlayer {
     }
 }
 
+/// What the levels of play ([`levels`](super::levels)) need from the engine.
+impl Engine {
+    /// The value of every legal move of `position` for the side to move, searched `depth`
+    /// plies deep (at least 1) with a full window, in the order of the legal moves: hundredths
+    /// of a disc, or `WON` plus the disc difference once proved. A position with no placement
+    /// gives `[(Pass, 0)]`. A cancelled search returns the moves searched so far.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let values = Engine::new(None, Some(1)).move_values(&Reversi::new(), 2);
+    /// assert_eq!(values.len(), 4);
+    /// // The opening is symmetric: the four first moves are worth the same.
+    /// assert!(values.iter().all(|v| v.1 == values[0].1));
+    /// ```
+    pub fn move_values(&mut self, position: &Reversi, depth: u32) -> Vec<(ReversiMove, i32)> {
+        let (p, o) = position.player_opponent();
+        let m = moves(p, o);
+        if m == 0 {
+            return vec![(ReversiMove::Pass, 0)];
+        }
+        self.nodes = 0;
+        self.stopped = false;
+        self.deadline = None;
+        let mut values = Vec::new();
+        for sq in Bits(m) {
+            let f = flips(p, o, sq);
+            let v = -self.pvs(o & !f, p | f | (1 << sq), depth.clamp(1, 60) - 1, -WON - 65, WON + 65);
+            if self.stopped {
+                break;
+            }
+            if let Some(square) = Square::from_index(sq) {
+                values.push((ReversiMove::Place(square), v));
+            }
+        }
+        values
+    }
+
+    /// The exact score and a best move of `position` from the engine's endgame solver, within
+    /// the engine's time budget if it has one; `None` if the time ran out.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let pos: Reversi = "XXXXXXXXXXOOOOXXXXOOOOXXXOOOOXXXXOOOXXXXXOOXXXXX--O----X--XXXX-- X".parse().unwrap();
+    /// let (best, score) = Engine::new(None, Some(1)).solve_exact(&pos).unwrap();
+    /// assert!(pos.legal_placements().iter().any(|s| best.to_string() == s.to_string()));
+    /// assert!(score.abs() <= 64);
+    /// ```
+    pub fn solve_exact(&mut self, position: &Reversi) -> Option<(ReversiMove, i32)> {
+        self.solver.set_deadline(self.time.map(|t| Instant::now() + t));
+        let solution = self.solver.solve_window(position, -64, 64);
+        self.solver.set_deadline(None);
+        let solution = solution?;
+        Some((solution.best.unwrap_or(ReversiMove::Pass), solution.score))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@
 //! - [`symmetry`]: the eight symmetries of the board and the canonical form of a position.
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
 //! - [`eval`] and [`engine`]: the engine's evaluation and search.
+//! - [`levels`]: the ten levels of play for people (`engine:level=1..10`, by number or name).
 //! - [`tuning`]: self-play, exact labels and the least-squares fit of the weights.
 //! - [`ggf`]: GGF game records (read and write, to and from a [`Record`](crate::Record)).
 //! - [`nboard`]: the NBoard protocol: the engine side ([`nboard::serve`]) and a player that
@@ -37,6 +38,7 @@ pub mod conformance;
 pub mod engine;
 pub mod eval;
 pub mod ggf;
+pub mod levels;
 pub mod nboard;
 pub mod perft;
 pub mod players;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::classic::ClassicPlayer;
 use super::engine::EnginePlayer;
+use super::levels;
 use super::nboard::NboardPlayer;
 use super::rules::Reversi;
 use crate::game::Player;
@@ -17,8 +18,10 @@ use crate::players::RandomPlayer;
 pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "depth"],
-        help: "iterative-deepening PVS with a phase-weighted evaluation and an exact endgame solve (default time=1s)",
+        settings: &["time", "depth", "level", "seed"],
+        help: "iterative-deepening PVS with a phase-weighted evaluation and an exact endgame solve (default time=1s); \
+               or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, 6 advanced, \
+               7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the low levels)",
     },
     PlayerKind {
         name: "classic",
@@ -75,6 +78,11 @@ pub fn make_local_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<
 pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Reversi>>, SpecError> {
     let kind = spec.check(PLAYERS)?;
     Ok(match kind.name {
+        "engine" if spec.settings.contains_key("level") || spec.settings.contains_key("seed") => {
+            let level = levels::level_from_spec(spec)?;
+            let seed = spec.get_u64("seed")?.unwrap_or(seed);
+            Box::new(levels::LevelPlayer::try_new(level, seed, levels::describe_spec(spec, level))?)
+        }
         "engine" => {
             let time = spec.get_duration("time")?;
             let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
