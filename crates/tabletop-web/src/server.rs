@@ -81,12 +81,23 @@ impl From<StoreError> for ApiError {
                 tracing::warn!("storage: {err}");
                 ApiError::Unavailable
             }
-            StoreError::Postgres(ref pg) if pg.is_closed() || pg.code().is_none() => {
+            StoreError::Postgres(ref pg) if out_of_reach(pg) => {
                 tracing::warn!("storage: {err}");
                 ApiError::Unavailable
             }
             other => ApiError::Internal(other.to_string()),
         }
+    }
+}
+
+/// Whether a PostgreSQL error means the database is out of reach for now rather than a fault: a
+/// closed connection, an error without a SQLSTATE (I/O), or a connection exception (class 08),
+/// an operator's intervention such as `pg_terminate_backend` or a restart (class 57: the dying
+/// connection answers `57P01 admin_shutdown`), or exhausted resources (class 53).
+fn out_of_reach(error: &tokio_postgres::Error) -> bool {
+    match error.code() {
+        None => true,
+        Some(code) => error.is_closed() || ["08", "57", "53"].iter().any(|class| code.code().starts_with(class)),
     }
 }
 
