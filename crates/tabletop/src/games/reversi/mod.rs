@@ -10,9 +10,11 @@
 //! - [`solver`]: the exact endgame solver.
 //! - [`symmetry`]: the eight symmetries of the board and the canonical form of a position.
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
-//! - [`eval`] and [`engine`]: the engine's evaluation and search.
-//! - [`tuning`]: self-play, exact labels and the least-squares fit of the weights.
-//! - [`players`]: the player table (`engine`, `classic`, `random`) for specs.
+//! - [`patterns`]: the engine's pattern evaluation (tables per phase, learned from data).
+//! - [`eval`]: the former ten-feature evaluation, kept for `engine-v1`.
+//! - [`engine`]: the engine's search (PVS, transposition table, Multi-ProbCut).
+//! - [`tuning`]: self-play, exact labels, the fits of both evaluations and of ProbCut.
+//! - [`players`]: the player table (`engine`, `engine-v1`, `classic`, `random`) for specs.
 //! - [`bench`]: the FFO endgame lines and the benchmarks' seeded positions.
 //!
 //! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
@@ -32,6 +34,7 @@ pub mod classic;
 pub mod conformance;
 pub mod engine;
 pub mod eval;
+pub mod patterns;
 pub mod perft;
 pub mod players;
 pub mod rules;

@@ -1,4 +1,4 @@
-//! The players Reversi offers, by name: `engine` (default), `classic`, `random`.
+//! The players Reversi offers, by name: `engine` (default), `engine-v1`, `classic`, `random`.
 
 use super::classic::ClassicPlayer;
 use super::engine::EnginePlayer;
@@ -12,7 +12,12 @@ pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
         settings: &["time", "depth"],
-        help: "iterative-deepening PVS with a phase-weighted evaluation and an exact endgame solve (default time=1s)",
+        help: "iterative-deepening PVS with a pattern evaluation and an exact endgame solve (default time=1s)",
+    },
+    PlayerKind {
+        name: "engine-v1",
+        settings: &["time", "depth"],
+        help: "the engine with its former ten-feature evaluation, for comparison (default time=1s)",
     },
     PlayerKind {
         name: "classic",
@@ -33,11 +38,15 @@ pub const PLAYERS: &[PlayerKind] = &[
 pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Reversi>>, SpecError> {
     let kind = spec.check(PLAYERS)?;
     Ok(match kind.name {
-        "engine" => {
+        "engine" | "engine-v1" => {
             let time = spec.get_duration("time")?;
             let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
-            let desc = if spec.settings.is_empty() { "engine:time=1s".to_string() } else { spec.to_string() };
-            Box::new(EnginePlayer::try_new(time, depth, desc)?)
+            let desc = if spec.settings.is_empty() { format!("{}:time=1s", kind.name) } else { spec.to_string() };
+            if kind.name == "engine" {
+                Box::new(EnginePlayer::try_new(time, depth, desc)?)
+            } else {
+                Box::new(EnginePlayer::try_new_v1(time, depth, desc)?)
+            }
         }
         "classic" => Box::new(ClassicPlayer { depth: spec.get_in_range("depth", 1..=20)?.unwrap_or(6) as u32 }),
         _ => Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(seed))),
