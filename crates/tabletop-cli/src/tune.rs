@@ -50,7 +50,7 @@ pub struct ReversiArgs {
     #[arg(long)]
     load_positions: Option<PathBuf>,
     /// With --patterns: the L2 penalty per weight.
-    #[arg(long, default_value_t = 4.0)]
+    #[arg(long, default_value_t = 10.0)]
     l2: f64,
     /// With --patterns: fit Multi-ProbCut on this many held-out positions with the fitted
     /// weights and write its parameters to --probcut-output.

@@ -144,6 +144,9 @@ impl SelfPlay {
         let mut engine = Engine::new(None, Some(self.depth));
         engine.weights = self.weights;
         engine.patterns = self.patterns;
+        // Full-width search: the games stay those of the shipped run whatever ProbCut's
+        // parameters are.
+        engine.probcut = None;
         let mut position = Reversi::new();
         let mut moves = Vec::new();
         let opening = rng.gen_range(self.opening.clone());
@@ -356,7 +359,7 @@ pub struct PatternFit {
 
 impl Default for PatternFit {
     fn default() -> Self {
-        PatternFit { l2: 4.0, iterations: 40, window: 2 }
+        PatternFit { l2: 10.0, iterations: 40, window: 2 }
     }
 }
 
