@@ -245,7 +245,8 @@ impl Layout {
         let (mp, mo) = mobilities(p, o);
         out.push((self.mobility + mp) as u32);
         out.push((self.opponent_mobility + mo) as u32);
-        out.push((self.empties + (64 - (p | o).count_ones() as usize)) as u32);
+        // Positions with more than 60 empties (not reachable in play) count as 60.
+        out.push((self.empties + (64 - (p | o).count_ones() as usize).min(60)) as u32);
     }
 
     /// Gives every configuration the weight of its representative (after a fit on
@@ -464,7 +465,7 @@ impl PatternWeights {
         }
         let (mp, mo) = mobilities(p, o);
         sum += w[layout.mobility + mp] as i32 + w[layout.opponent_mobility + mo] as i32;
-        sum += w[layout.empties + empties as usize] as i32;
+        sum += w[layout.empties + (empties as usize).min(60)] as i32;
         sum.clamp(-6400, 6400)
     }
 }
@@ -519,6 +520,14 @@ mod tests {
                 }
             }
             assert_eq!(pext(x, mask), expected);
+        }
+    }
+
+    #[test]
+    fn any_pair_of_bitboards_is_evaluated_without_panicking() {
+        let w = PatternWeights::builtin();
+        for (p, o) in [(0, 0), (1, 2), (u64::MAX, 0), (0, u64::MAX), (0xAAAA_AAAA_AAAA_AAAA, 0x5555_5555_5555_5555)] {
+            assert!(w.evaluate(p, o).abs() <= 6400);
         }
     }
 
