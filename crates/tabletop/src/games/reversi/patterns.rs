@@ -235,6 +235,8 @@ impl Layout {
     /// assert!(indices.iter().all(|&i| (i as usize) < layout.size()));
     /// ```
     pub fn features(&self, p: u64, o: u64, canonical: bool, out: &mut Vec<u32>) {
+        // A square cannot hold both colours; overlapping bits would index past the tables.
+        let o = o & !p;
         out.clear();
         for inst in &self.instances {
             let local = self.ternary[inst.ternary + pext(p, inst.mask) as usize]
@@ -454,6 +456,8 @@ impl PatternWeights {
     /// ```
     #[inline]
     pub fn evaluate(&self, p: u64, o: u64) -> i32 {
+        // A square cannot hold both colours; overlapping bits would index past the tables.
+        let o = o & !p;
         let layout = Layout::get();
         let empties = 64 - (p | o).count_ones();
         let w = self.phase(phase(empties));
@@ -526,7 +530,14 @@ mod tests {
     #[test]
     fn any_pair_of_bitboards_is_evaluated_without_panicking() {
         let w = PatternWeights::builtin();
-        for (p, o) in [(0, 0), (1, 2), (u64::MAX, 0), (0, u64::MAX), (0xAAAA_AAAA_AAAA_AAAA, 0x5555_5555_5555_5555)] {
+        for (p, o) in [
+            (0, 0),
+            (1, 2),
+            (u64::MAX, 0),
+            (0, u64::MAX),
+            (u64::MAX, u64::MAX),
+            (0xAAAA_AAAA_AAAA_AAAA, 0x5555_5555_5555_5555),
+        ] {
             assert!(w.evaluate(p, o).abs() <= 6400);
         }
     }
