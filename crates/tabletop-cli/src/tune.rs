@@ -8,7 +8,10 @@ use anyhow::{Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use tabletop::games::reversi::eval::Weights;
-use tabletop::games::reversi::tuning::{tune, SelfPlay};
+use tabletop::games::reversi::patterns::{PatternWeights, PHASES};
+use tabletop::games::reversi::tuning::{
+    fit_patterns, fit_probcut, parse_positions, positions_bytes, tune, Labelled, PatternFit, SelfPlay,
+};
 
 /// Options of `tabletop tune reversi`.
 #[derive(Args)]
@@ -37,6 +40,28 @@ pub struct ReversiArgs {
     /// Where to write the weight file (nothing is written without it).
     #[arg(long)]
     output: Option<PathBuf>,
+    /// Fit the pattern evaluation (the engine's) instead of the ten features of `engine-v1`.
+    #[arg(long)]
+    patterns: bool,
+    /// With --patterns: save the labelled self-play positions to this file.
+    #[arg(long)]
+    save_positions: Option<PathBuf>,
+    /// With --patterns: fit these saved positions instead of playing games.
+    #[arg(long)]
+    load_positions: Option<PathBuf>,
+    /// With --patterns: the L2 penalty per weight.
+    #[arg(long, default_value_t = 10.0)]
+    l2: f64,
+    /// With --patterns: fit Multi-ProbCut on this many held-out positions with the fitted
+    /// weights and write its parameters to --probcut-output.
+    #[arg(long, default_value_t = 1200)]
+    probcut_positions: u64,
+    /// With --patterns: where to write the ProbCut parameters.
+    #[arg(long)]
+    probcut_output: Option<PathBuf>,
+    /// With --patterns: conjugate-gradient iterations per phase.
+    #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u64).range(1..=10000))]
+    iterations: u64,
 }
 
 /// Runs `tabletop tune reversi`.
@@ -64,6 +89,9 @@ pub fn reversi(args: ReversiArgs) -> Result<()> {
         solve_empties: args.solve_empties,
         ..SelfPlay::default()
     };
+    if args.patterns {
+        return patterns(&args, settings);
+    }
     let start = Instant::now();
     let bar = ProgressBar::new(args.games);
     bar.set_style(
@@ -107,6 +135,94 @@ pub fn reversi(args: ReversiArgs) -> Result<()> {
             println!("weights written to {} (rebuild to use them)", path.display());
         }
         None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// Self-play with a progress bar.
+fn play_games(settings: &SelfPlay) -> Result<Vec<Labelled>> {
+    let bar = ProgressBar::new(settings.games);
+    bar.set_style(
+        ProgressStyle::with_template("self-play {bar:40} {pos}/{len} games, {elapsed} (eta {eta})")
+            .context("progress bar template")?,
+    );
+    let done = AtomicU64::new(0);
+    let positions = settings.generate_positions(&|| {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        bar.set_position(n);
+    });
+    bar.finish_and_clear();
+    Ok(positions)
+}
+
+/// `tabletop tune reversi --patterns`: self-play (or saved positions), then the pattern fit.
+fn patterns(args: &ReversiArgs, settings: SelfPlay) -> Result<()> {
+    let start = Instant::now();
+    let positions = match &args.load_positions {
+        Some(path) => {
+            let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            parse_positions(&bytes).with_context(|| format!("bad positions file {}", path.display()))?
+        }
+        None => play_games(&settings)?,
+    };
+    println!("{} positions in {:.1} s", positions.len(), start.elapsed().as_secs_f64());
+    if let Some(path) = &args.save_positions {
+        std::fs::write(path, positions_bytes(&positions))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        println!("positions written to {}", path.display());
+    }
+    if !(args.l2.is_finite() && (0.0..=1e9).contains(&args.l2)) {
+        anyhow::bail!("--l2 {}: give a number from 0 to 1000000000", args.l2);
+    }
+    let fit = PatternFit { l2: args.l2, iterations: args.iterations as usize, ..PatternFit::default() };
+    let start = Instant::now();
+    let bar = ProgressBar::new(PHASES as u64);
+    bar.set_style(
+        ProgressStyle::with_template("fit {bar:40} {pos}/{len} phases, {elapsed}").context("progress bar template")?,
+    );
+    let (weights, report) = fit_patterns(&positions, &fit, &|| bar.inc(1));
+    bar.finish_and_clear();
+    println!("fitted in {:.1} s (l2 {}, {} iterations)", start.elapsed().as_secs_f64(), args.l2, args.iterations);
+    println!("empties    fitted    train    test train-rms test-rms v1-test-rms (discs)");
+    for r in &report {
+        println!(
+            "{:>2}-{:<2}  {:>9} {:>8} {:>7} {:>9.2} {:>8.2} {:>11.2}",
+            r.empties.start(),
+            r.empties.end(),
+            r.fitted,
+            r.train,
+            r.test,
+            r.train_rms,
+            r.test_rms,
+            r.v1_test_rms
+        );
+    }
+    let bytes = weights.to_bytes();
+    match &args.output {
+        Some(path) => {
+            std::fs::write(path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+            println!("pattern weights written to {} ({} bytes; rebuild to use them)", path.display(), bytes.len());
+        }
+        None => println!("no --output: the weights were not written"),
+    }
+    if let Some(path) = &args.probcut_output {
+        let start = Instant::now();
+        let bar = ProgressBar::new(args.probcut_positions);
+        bar.set_style(
+            ProgressStyle::with_template("probcut {bar:40} {pos}/{len} positions, {elapsed} (eta {eta})")
+                .context("progress bar template")?,
+        );
+        // Lives until the program ends; the engine needs 'static weights.
+        let weights: &'static PatternWeights = Box::leak(Box::new(weights));
+        let cut = fit_probcut(&positions, args.probcut_positions as usize, weights, &|| bar.inc(1));
+        bar.finish_and_clear();
+        let comment = [format!(
+            "Multi-ProbCut parameters fitted by tabletop tune reversi --patterns (--probcut-positions {}) in {:.0} s.",
+            args.probcut_positions,
+            start.elapsed().as_secs_f64()
+        )];
+        std::fs::write(path, cut.to_text(&comment)).with_context(|| format!("cannot write {}", path.display()))?;
+        println!("ProbCut parameters written to {} in {:.1} s", path.display(), start.elapsed().as_secs_f64());
     }
     Ok(())
 }

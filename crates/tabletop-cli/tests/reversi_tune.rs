@@ -27,3 +27,37 @@ fn bad_tuning_options_are_refused() {
     assert!(!run.ok);
     assert!(run.stderr.contains("--depth"), "{}", run.stderr);
 }
+
+#[test]
+fn a_small_pattern_run_writes_weights_and_positions_the_library_accepts() {
+    let dir = std::env::temp_dir();
+    let id = std::process::id();
+    let weights = dir.join(format!("tabletop-patterns-{id}.bin")).to_string_lossy().into_owned();
+    let positions = dir.join(format!("tabletop-positions-{id}.bin")).to_string_lossy().into_owned();
+    let cut = dir.join(format!("tabletop-probcut-{id}.txt")).to_string_lossy().into_owned();
+    let args = ["tune", "reversi", "--patterns", "--games", "6", "--solve-empties", "10", "--iterations", "5"];
+    let mut first = args.to_vec();
+    first.extend(["--save-positions", &positions, "--output", &weights]);
+    let run = tabletop(&first, "");
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains("test-rms"), "{}", run.stdout);
+    let bytes = std::fs::read(&weights).expect("the weight file was written");
+    tabletop::games::reversi::patterns::PatternWeights::parse(&bytes).expect("valid weights");
+    // The saved positions give the same weights.
+    let mut again = args.to_vec();
+    again.extend(["--load-positions", &positions, "--output", &weights, "--probcut-positions", "20"]);
+    again.extend(["--probcut-output", &cut]);
+    let run = tabletop(&again, "");
+    assert!(run.ok, "{}", run.stderr);
+    assert_eq!(std::fs::read(&weights).expect("written again"), bytes);
+    let text = std::fs::read_to_string(&cut).expect("the ProbCut file was written");
+    tabletop::games::reversi::engine::ProbCut::parse(&text).expect("valid ProbCut parameters");
+    // A damaged positions file is refused with a reason.
+    std::fs::write(&positions, b"TTRVPOS1 damaged").expect("writable");
+    let run = tabletop(&["tune", "reversi", "--patterns", "--load-positions", &positions], "");
+    assert!(!run.ok);
+    assert!(run.stderr.contains("bad positions file"), "{}", run.stderr);
+    for path in [&weights, &positions, &cut] {
+        let _ = std::fs::remove_file(path);
+    }
+}

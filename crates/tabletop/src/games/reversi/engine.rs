@@ -1,11 +1,14 @@
 //! The engine's player: iterative-deepening principal-variation search on bitboards with a
-//! transposition table, hash-move and evaluation-based move ordering, the phase-weighted
-//! [`Weights::evaluate`](super::eval::Weights::evaluate), and an exact endgame solve once the empties are few enough for the budget.
+//! transposition table, hash-move and evaluation-based move ordering, the pattern evaluation
+//! ([`PatternWeights::evaluate`](super::patterns::PatternWeights::evaluate); `engine-v1` keeps
+//! the ten features of [`Weights::evaluate`](super::eval::Weights::evaluate)), and an exact
+//! endgame solve once the empties are few enough for the budget.
 
 use std::time::{Duration, Instant};
 
 use super::bitboard::{final_score, flips, moves, Bits};
 use super::eval::Weights;
+use super::patterns::PatternWeights;
 use super::rules::{Reversi, ReversiMove, Square};
 use super::solver::Solver;
 use crate::game::Player;
@@ -74,12 +77,17 @@ pub struct Engine {
     deadline: Option<Instant>,
     stopped: bool,
     solver: Solver,
+    /// Multi-ProbCut in the midgame search ([`ProbCut`]); `None` searches every move fully.
+    pub probcut: Option<&'static ProbCut>,
     /// Time budget per move.
     pub time: Option<Duration>,
     /// Depth limit (plies) for the midgame search.
     pub depth: Option<u32>,
-    /// The evaluation's weights (the built-in ones unless replaced, e.g. for tuning).
+    /// The ten-feature evaluation's weights (`engine-v1`), used when `patterns` is `None`.
     pub weights: &'static Weights,
+    /// The pattern evaluation's weights (the built-in ones unless replaced); `None` selects
+    /// the ten-feature evaluation of `engine-v1`.
+    pub patterns: Option<&'static PatternWeights>,
 }
 
 impl Engine {
@@ -117,9 +125,56 @@ impl Engine {
             stopped: false,
             solver: Solver::try_new(ENGINE_SOLVER_BITS)?,
             weights: Weights::builtin(),
+            patterns: Some(PatternWeights::builtin()),
+            probcut: Some(ProbCut::builtin()),
             time,
             depth,
         })
+    }
+
+    /// An engine as [`Engine::try_new`] with the ten-feature evaluation of `engine-v1`.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::engine::Engine;
+    /// assert!(Engine::try_new_v1(None, Some(2)).unwrap().patterns.is_none());
+    /// ```
+    pub fn try_new_v1(time: Option<Duration>, depth: Option<u32>) -> Result<Engine, TableAllocError> {
+        let mut engine = Engine::try_new(time, depth)?;
+        engine.patterns = None;
+        engine.probcut = None;
+        Ok(engine)
+    }
+
+    /// The value of the midgame search of `depth` plies from `p` to move against `o` (which
+    /// must have a move), without a time limit, in hundredths of a disc (or [`WON`] plus the
+    /// disc difference for a decided game).
+    ///
+    /// ```
+    /// use tabletop::games::reversi::engine::Engine;
+    /// let mut engine = Engine::new(None, Some(1));
+    /// let (p, o) = (0x0000_0008_1000_0000u64, 0x0000_0010_0800_0000u64);
+    /// assert_eq!(engine.search_value(p, o, 2), engine.search_value(o, p, 2));
+    /// ```
+    pub fn search_value(&mut self, p: u64, o: u64, depth: u32) -> i32 {
+        if moves(p, o) == 0 {
+            return 0;
+        }
+        let (saved, time) = (self.depth, self.time);
+        self.depth = Some(depth.max(1));
+        self.time = None;
+        let value = self.midgame(p, o, None, Instant::now()).value;
+        self.depth = saved;
+        self.time = time;
+        value
+    }
+
+    /// The static evaluation of a position for the side to move, in hundredths of a disc.
+    #[inline]
+    fn evaluate(&self, p: u64, o: u64) -> i32 {
+        match self.patterns {
+            Some(w) => w.evaluate(p, o),
+            None => self.weights.evaluate(p, o),
+        }
     }
 
     /// The memory of one engine in bytes: its search table and its endgame solver's tables
@@ -186,7 +241,7 @@ impl Engine {
         self.deadline = budget.map(|b| start + b);
         let max_depth = self.depth.unwrap_or(60).clamp(1, 60);
         let mut root: Vec<(usize, u64)> = Bits(moves(p, o)).map(|sq| (sq, flips(p, o, sq))).collect();
-        root.sort_by_key(|&(sq, f)| self.weights.evaluate(o & !f, p | f | (1 << sq)));
+        root.sort_by_key(|&(sq, f)| self.evaluate(o & !f, p | f | (1 << sq)));
         let mut best = root[0].0;
         let mut best_value = 0;
         let mut completed = 0;
@@ -280,7 +335,7 @@ impl Engine {
             return -self.pvs(o, p, depth, -beta, -alpha);
         }
         if depth == 0 {
-            return self.weights.evaluate(p, o);
+            return self.evaluate(p, o);
         }
         let slot = self.slot(p, o);
         let e = self.table[slot];
@@ -298,6 +353,11 @@ impl Engine {
                 }
             }
         }
+        if let Some(cut) = self.probcut {
+            if let Some(v) = self.probcut(cut, p, o, depth, alpha, beta) {
+                return v;
+            }
+        }
         let alpha_start = alpha;
         let mut list = [(0u8, 0i32, 0u64); 32];
         let mut n = 0;
@@ -306,7 +366,7 @@ impl Engine {
             let key = if sq as u8 == hash_move {
                 i32::MIN
             } else if depth >= 2 {
-                self.weights.evaluate(o & !f, p | f | (1 << sq))
+                self.evaluate(o & !f, p | f | (1 << sq))
             } else {
                 moves(o & !f, p | f | (1 << sq)).count_ones() as i32
             };
@@ -353,6 +413,182 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// Multi-ProbCut: a shallow null-window search predicts whether the full-depth value will
+    /// be beyond `beta` (or below `alpha`) with the fitted confidence; if so, that bound.
+    fn probcut(&mut self, cut: &ProbCut, p: u64, o: u64, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
+        let empties = 64 - (p | o).count_ones();
+        let c = cut.get(depth, empties)?;
+        // Decided games and windows near them are searched exactly.
+        if alpha <= -PROBCUT_LIMIT || beta >= PROBCUT_LIMIT {
+            return None;
+        }
+        let margin = PROBCUT_T * c.sigma as f64;
+        let hi = ((beta as f64 + margin - c.b as f64) / c.a as f64).ceil() as i32;
+        if hi < PROBCUT_LIMIT {
+            let v = self.pvs(p, o, c.shallow, hi - 1, hi);
+            if self.stopped {
+                return Some(0);
+            }
+            if v >= hi {
+                return Some(beta);
+            }
+        }
+        let lo = ((alpha as f64 - margin - c.b as f64) / c.a as f64).floor() as i32;
+        if lo > -PROBCUT_LIMIT {
+            let v = self.pvs(p, o, c.shallow, lo, lo + 1);
+            if self.stopped {
+                return Some(0);
+            }
+            if v <= lo {
+                return Some(alpha);
+            }
+        }
+        None
+    }
+}
+
+/// Windows beyond this (hundredths of a disc) are never cut by ProbCut.
+const PROBCUT_LIMIT: i32 = 6000;
+/// How many standard deviations of the deep-on-shallow regression a cut needs.
+const PROBCUT_T: f64 = 1.5;
+/// ProbCut applies from this depth on.
+pub const PROBCUT_MIN_DEPTH: u32 = 3;
+/// Its parameters are fitted up to this depth; deeper searches use this depth's.
+pub const PROBCUT_MAX_DEPTH: u32 = 8;
+/// Empties per ProbCut stage.
+pub const PROBCUT_STAGE: u32 = 10;
+
+/// The depth of the shallow search that predicts a search of `depth` plies (about half,
+/// with the same parity).
+///
+/// ```
+/// use tabletop::games::reversi::engine::probcut_shallow;
+/// assert_eq!(probcut_shallow(8), 4);
+/// assert_eq!(probcut_shallow(7), 3);
+/// assert_eq!(probcut_shallow(3), 1);
+/// ```
+pub fn probcut_shallow(depth: u32) -> u32 {
+    (2 * (depth / 4) + (depth & 1)).max(1)
+}
+
+/// One depth and stage of ProbCut: `deep ~ a * shallow + b`, with residual `sigma`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CutParams {
+    /// The shallow search's depth.
+    pub shallow: u32,
+    /// Slope.
+    pub a: f32,
+    /// Intercept, hundredths of a disc.
+    pub b: f32,
+    /// Standard deviation of the residual, hundredths of a disc.
+    pub sigma: f32,
+}
+
+/// What is wrong with a ProbCut file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ProbCutError {
+    /// A row is not `STAGE DEPTH SHALLOW A B SIGMA` with sensible values.
+    #[error("line {line}: expected `STAGE DEPTH SHALLOW A B SIGMA` (stage 0-6, depth {PROBCUT_MIN_DEPTH}-{PROBCUT_MAX_DEPTH}, shallow as probcut_shallow, a in 0.2..5, sigma in 0..5000)")]
+    Row {
+        /// 1-based line number.
+        line: usize,
+    },
+}
+
+const STAGES: usize = (60 / PROBCUT_STAGE) as usize + 1;
+
+/// The fitted Multi-ProbCut parameters by stage (empties / [`PROBCUT_STAGE`]) and depth: a
+/// text file (`data/reversi/probcut.txt`) written by `tabletop tune reversi --patterns`.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ProbCut {
+    table: [[Option<CutParams>; PROBCUT_MAX_DEPTH as usize + 1]; STAGES],
+}
+
+impl ProbCut {
+    /// The parameters built into the program.
+    pub fn builtin() -> &'static ProbCut {
+        static P: std::sync::OnceLock<ProbCut> = std::sync::OnceLock::new();
+        P.get_or_init(|| {
+            ProbCut::parse(include_str!("../../../data/reversi/probcut.txt"))
+                .expect("the built-in file is valid (tested)")
+        })
+    }
+
+    /// The parameters for a search of `depth` plies with `empties` empty squares, if fitted.
+    pub fn get(&self, depth: u32, empties: u32) -> Option<CutParams> {
+        if depth < PROBCUT_MIN_DEPTH {
+            return None;
+        }
+        let stage = (empties / PROBCUT_STAGE) as usize;
+        let mut c = (*self.table.get(stage)?.get(depth.min(PROBCUT_MAX_DEPTH) as usize)?)?;
+        if depth > PROBCUT_MAX_DEPTH {
+            c.shallow = probcut_shallow(depth);
+        }
+        Some(c)
+    }
+
+    /// Sets the parameters of a stage and depth.
+    pub fn set(&mut self, stage: usize, depth: u32, params: CutParams) {
+        if let Some(slot) = self.table.get_mut(stage).and_then(|row| row.get_mut(depth as usize)) {
+            *slot = Some(params);
+        }
+    }
+
+    /// Parses the text file: `#` comments, then rows `STAGE DEPTH SHALLOW A B SIGMA`.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::engine::ProbCut;
+    /// let cut = ProbCut::parse("# test\n3 8 4 1.0 5 300\n").unwrap();
+    /// assert_eq!(cut.get(8, 35).map(|c| c.shallow), Some(4));
+    /// assert!(cut.get(8, 45).is_none());
+    /// assert!(ProbCut::parse("3 8 5 1.0 5 300\n").is_err());
+    /// ```
+    pub fn parse(text: &str) -> Result<ProbCut, ProbCutError> {
+        let mut cut = ProbCut::default();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let bad = ProbCutError::Row { line: i + 1 };
+            let words: Vec<&str> = line.split_whitespace().collect();
+            if words.len() != 6 {
+                return Err(bad);
+            }
+            let int = |w: &str| w.parse::<u32>().map_err(|_| bad.clone());
+            let float = |w: &str| w.parse::<f32>().map_err(|_| bad.clone());
+            let (stage, depth, shallow) = (int(words[0])? as usize, int(words[1])?, int(words[2])?);
+            let (a, b, sigma) = (float(words[3])?, float(words[4])?, float(words[5])?);
+            if stage >= STAGES
+                || !(PROBCUT_MIN_DEPTH..=PROBCUT_MAX_DEPTH).contains(&depth)
+                || shallow != probcut_shallow(depth)
+                || !(0.2..5.0).contains(&a)
+                || !(-5000.0..5000.0).contains(&b)
+                || !(0.0..5000.0).contains(&sigma)
+            {
+                return Err(bad);
+            }
+            cut.set(stage, depth, CutParams { shallow, a, b, sigma });
+        }
+        Ok(cut)
+    }
+
+    /// The text file for these parameters, with `comment` lines on top.
+    pub fn to_text(&self, comment: &[String]) -> String {
+        let mut text: String = comment.iter().map(|c| format!("# {c}\n")).collect();
+        text += "# stage (empties / 10), depth, shallow depth, a, b, sigma: deep ~ a * shallow + b (hundredths of a disc)\n";
+        for (stage, row) in self.table.iter().enumerate() {
+            for (depth, c) in row.iter().enumerate() {
+                if let Some(c) = c {
+                    text += &format!("{stage} {depth} {} {:.4} {:.1} {:.1}\n", c.shallow, c.a, c.b, c.sigma);
+                }
+            }
+        }
+        text
+    }
+}
+
 /// The engine as a [`Player`].
 pub struct EnginePlayer {
     engine: Engine,
@@ -369,6 +605,15 @@ impl EnginePlayer {
     /// be allocated.
     pub fn try_new(time: Option<Duration>, depth: Option<u32>, description: String) -> Result<Self, TableAllocError> {
         Ok(EnginePlayer { engine: Engine::try_new(time, depth)?, description })
+    }
+
+    /// An engine player with the ten-feature evaluation (`engine-v1`).
+    pub fn try_new_v1(
+        time: Option<Duration>,
+        depth: Option<u32>,
+        description: String,
+    ) -> Result<Self, TableAllocError> {
+        Ok(EnginePlayer { engine: Engine::try_new_v1(time, depth)?, description })
     }
 
     /// The engine, for hints and analysis.
@@ -446,6 +691,73 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    use crate::game::Game;
+
+    /// Plain negamax with the engine's evaluation and scoring of finished games.
+    fn negamax(engine: &Engine, p: u64, o: u64, depth: u32) -> i32 {
+        let m = moves(p, o);
+        if m == 0 {
+            if moves(o, p) == 0 {
+                let s = final_score(p, o);
+                return match s.cmp(&0) {
+                    std::cmp::Ordering::Greater => WON + s,
+                    std::cmp::Ordering::Less => -WON + s,
+                    std::cmp::Ordering::Equal => 0,
+                };
+            }
+            return -negamax(engine, o, p, depth);
+        }
+        if depth == 0 {
+            return engine.evaluate(p, o);
+        }
+        Bits(m)
+            .map(|sq| {
+                let f = flips(p, o, sq);
+                -negamax(engine, o & !f, p | f | (1 << sq), depth - 1)
+            })
+            .max()
+            .unwrap_or(i32::MIN)
+    }
+
+    fn random_positions(seed: u64, count: usize, plies: std::ops::Range<usize>) -> Vec<Reversi> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut moves = Vec::new();
+        let mut out = Vec::new();
+        while out.len() < count {
+            let mut position = Reversi::new();
+            for _ in 0..rng.gen_range(plies.clone()) {
+                position.legal_moves(&mut moves);
+                if moves.is_empty() {
+                    break;
+                }
+                position.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+            }
+            if !position.is_over() && position.placements() != 0 {
+                out.push(position);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fixed_depth_search_agrees_with_plain_negamax_for_both_evaluations() {
+        for (i, position) in random_positions(7, 12, 10..50).iter().enumerate() {
+            let (p, o) = position.player_opponent();
+            for depth in 1..=4 {
+                for v1 in [false, true] {
+                    let mut engine =
+                        if v1 { Engine::try_new_v1(None, Some(depth)) } else { Engine::try_new(None, Some(depth)) }
+                            .expect("memory");
+                    let analysis = engine.analyse(position);
+                    assert_eq!(analysis.value, negamax(&engine, p, o, depth), "position {i} depth {depth} v1 {v1}");
+                    assert!(position.legal_placements().iter().any(|s| ReversiMove::Place(*s) == analysis.best));
+                }
+            }
+        }
+    }
 
     #[test]
     fn memory_figure_matches_the_tables() {

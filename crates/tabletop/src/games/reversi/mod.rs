@@ -10,14 +10,16 @@
 //! - [`solver`]: the exact endgame solver.
 //! - [`symmetry`]: the eight symmetries of the board and the canonical form of a position.
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
-//! - [`eval`] and [`engine`]: the engine's evaluation and search.
+//! - [`patterns`]: the engine's pattern evaluation (tables per phase, learned from data).
+//! - [`eval`]: the former ten-feature evaluation, kept for `engine-v1`.
+//! - [`engine`]: the engine's search (PVS, transposition table, Multi-ProbCut).
 //! - [`levels`]: the ten levels of play for people (`engine:level=1..10`, by number or name).
-//! - [`tuning`]: self-play, exact labels and the least-squares fit of the weights.
+//! - [`tuning`]: self-play, exact labels, the fits of both evaluations and of ProbCut.
 //! - [`ggf`]: GGF game records (read and write, to and from a [`Record`](crate::Record)).
 //! - [`nboard`]: the NBoard protocol: the engine side ([`nboard::serve`]) and a player that
 //!   drives any NBoard engine ([`nboard::NboardPlayer`]).
-//! - [`players`]: the player tables (`engine`, `classic`, `random`; `nboard` for local front
-//!   ends only) for specs.
+//! - [`players`]: the player tables (`engine`, `engine-v1`, `classic`, `random`; `nboard` for
+//!   local front ends only) for specs.
 //! - [`bench`]: the FFO endgame lines and the benchmarks' seeded positions.
 //!
 //! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
@@ -40,6 +42,7 @@ pub mod eval;
 pub mod ggf;
 pub mod levels;
 pub mod nboard;
+pub mod patterns;
 pub mod perft;
 pub mod players;
 pub mod rules;

@@ -1,4 +1,4 @@
-//! The players Reversi offers, by name: `engine` (default), `classic`, `random` ([`PLAYERS`],
+//! The players Reversi offers, by name: `engine` (default), `engine-v1`, `classic`, `random` ([`PLAYERS`],
 //! [`make_player`]: safe for any front end), and `nboard` (an external NBoard engine run as a
 //! process: [`LOCAL_PLAYERS`], [`make_local_player`], for the terminal front end only, never for
 //! requests from the network).
@@ -19,9 +19,14 @@ pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
         settings: &["time", "depth", "level", "seed"],
-        help: "iterative-deepening PVS with a phase-weighted evaluation and an exact endgame solve (default time=1s); \
+        help: "iterative-deepening PVS with a pattern evaluation, Multi-ProbCut and an exact endgame solve (default time=1s); \
                or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, 6 advanced, \
                7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the low levels)",
+    },
+    PlayerKind {
+        name: "engine-v1",
+        settings: &["time", "depth"],
+        help: "the engine with its former ten-feature evaluation, for comparison (default time=1s)",
     },
     PlayerKind {
         name: "classic",
@@ -83,11 +88,15 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
             let seed = spec.get_u64("seed")?.unwrap_or(seed);
             Box::new(levels::LevelPlayer::try_new(level, seed, levels::describe_spec(spec, level))?)
         }
-        "engine" => {
+        "engine" | "engine-v1" => {
             let time = spec.get_duration("time")?;
             let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
-            let desc = if spec.settings.is_empty() { "engine:time=1s".to_string() } else { spec.to_string() };
-            Box::new(EnginePlayer::try_new(time, depth, desc)?)
+            let desc = if spec.settings.is_empty() { format!("{}:time=1s", kind.name) } else { spec.to_string() };
+            if kind.name == "engine" {
+                Box::new(EnginePlayer::try_new(time, depth, desc)?)
+            } else {
+                Box::new(EnginePlayer::try_new_v1(time, depth, desc)?)
+            }
         }
         "classic" => Box::new(ClassicPlayer { depth: spec.get_in_range("depth", 1..=20)?.unwrap_or(6) as u32 }),
         _ => Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(seed))),

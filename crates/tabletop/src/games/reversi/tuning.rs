@@ -19,8 +19,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use super::engine::Engine;
+use super::bitboard::moves;
+use super::engine::{probcut_shallow, CutParams, Engine, ProbCut, PROBCUT_MAX_DEPTH, PROBCUT_MIN_DEPTH, PROBCUT_STAGE};
 use super::eval::{features, Weights, WeightsError, FEATURES, FEATURE_COUNT};
+use super::patterns::{Layout, PatternWeights, PHASES, PHASE_WIDTH};
 use super::rules::{Reversi, ReversiMove};
 use super::solver::Solver;
 use crate::game::Game;
@@ -34,6 +36,25 @@ pub struct Sample {
     pub features: [i32; FEATURE_COUNT],
     /// The label: the final disc difference for the side to move.
     pub score: i8,
+}
+
+/// One labelled position as the pattern fit stores it: the discs of the side to move (`p`)
+/// and of the opponent (`o`), and the final disc difference for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Labelled {
+    /// Discs of the side to move.
+    pub p: u64,
+    /// Discs of the opponent.
+    pub o: u64,
+    /// The label: the final disc difference for the side to move.
+    pub score: i8,
+}
+
+impl Labelled {
+    /// Empty squares.
+    pub fn empties(&self) -> u32 {
+        64 - (self.p | self.o).count_ones()
+    }
 }
 
 /// How to generate the self-play samples.
@@ -54,6 +75,9 @@ pub struct SelfPlay {
     /// The weights of the engine that plays the games (each tuning round plays with the
     /// previous round's weights).
     pub weights: &'static Weights,
+    /// The pattern weights of the engine that plays the games; `None` (the default) plays
+    /// with the ten-feature evaluation of `weights`.
+    pub patterns: Option<&'static PatternWeights>,
 }
 
 impl Default for SelfPlay {
@@ -66,6 +90,7 @@ impl Default for SelfPlay {
             opening: 2..=16,
             random_percent: 5,
             weights: Weights::builtin(),
+            patterns: None,
         }
     }
 }
@@ -82,6 +107,22 @@ impl SelfPlay {
     /// assert!(samples.iter().all(|s| s.score.abs() <= 64 && s.empties >= 1));
     /// ```
     pub fn generate(&self, on_game: &(dyn Fn() + Sync)) -> Vec<Sample> {
+        self.generate_positions(on_game)
+            .into_iter()
+            .map(|l| Sample { empties: l.empties() as u8, features: features(l.p, l.o), score: l.score })
+            .collect()
+    }
+
+    /// Plays and labels the games as [`SelfPlay::generate`], keeping the positions themselves
+    /// (what the pattern fit needs).
+    ///
+    /// ```
+    /// use tabletop::games::reversi::tuning::SelfPlay;
+    /// let settings = SelfPlay { games: 1, solve_empties: 10, ..SelfPlay::default() };
+    /// let positions = settings.generate_positions(&|| {});
+    /// assert!(positions.iter().all(|l| l.p & l.o == 0 && l.score % 2 == 0));
+    /// ```
+    pub fn generate_positions(&self, on_game: &(dyn Fn() + Sync)) -> Vec<Labelled> {
         (0..self.games)
             .into_par_iter()
             .map_init(
@@ -98,10 +139,14 @@ impl SelfPlay {
             .collect()
     }
 
-    fn play_one(&self, solver: &mut Solver, seed: u64) -> Vec<Sample> {
+    fn play_one(&self, solver: &mut Solver, seed: u64) -> Vec<Labelled> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut engine = Engine::new(None, Some(self.depth));
         engine.weights = self.weights;
+        engine.patterns = self.patterns;
+        // Full-width search: the games stay those of the shipped run whatever ProbCut's
+        // parameters are.
+        engine.probcut = None;
         let mut position = Reversi::new();
         let mut moves = Vec::new();
         let opening = rng.gen_range(self.opening.clone());
@@ -118,16 +163,13 @@ impl SelfPlay {
                 // The first solved position labels the whole game so far.
                 for (side, sample) in pending.drain(..) {
                     let score = if side == position.side_to_move() { score } else { -score };
-                    samples.push(Sample { score: score as i8, ..sample });
+                    samples.push(Labelled { score: score as i8, ..sample });
                 }
                 if can_move {
-                    samples.push(Sample { empties: empties as u8, features: features(p, o), score: score as i8 });
+                    samples.push(Labelled { p, o, score: score as i8 });
                 }
             } else if can_move && ply >= opening {
-                pending.push((
-                    position.side_to_move(),
-                    Sample { empties: empties as u8, features: features(p, o), score: 0 },
-                ));
+                pending.push((position.side_to_move(), Labelled { p, o, score: 0 }));
             }
             position.legal_moves(&mut moves);
             let random = ply < opening || (empties > self.solve_empties && rng.gen_range(0..100) < self.random_percent);
@@ -145,7 +187,7 @@ impl SelfPlay {
             let black = position.final_score(super::rules::Color::Black);
             for (side, sample) in pending {
                 let score = if side == super::rules::Color::Black { black } else { -black };
-                samples.push(Sample { score: score as i8, ..sample });
+                samples.push(Labelled { score: score as i8, ..sample });
             }
         }
         samples
@@ -302,6 +344,346 @@ pub fn tune(samples: &[Sample], width: usize, ridge: f64, comment: &[String]) ->
     })
 }
 
+/// How to fit the pattern weights ([`fit_patterns`]).
+#[derive(Clone, Debug)]
+pub struct PatternFit {
+    /// The L2 penalty on each weight, in discs squared per unit of weight squared (as if each
+    /// weight had this many extra samples pulling it to zero).
+    pub l2: f64,
+    /// Conjugate-gradient iterations per phase.
+    pub iterations: usize,
+    /// Each phase is fitted on the positions within this many empties beyond its own (so that
+    /// neighbouring phases agree).
+    pub window: u32,
+}
+
+impl Default for PatternFit {
+    fn default() -> Self {
+        PatternFit { l2: 10.0, iterations: 40, window: 2 }
+    }
+}
+
+/// How the fitted weights do in one phase.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseReport {
+    /// The empties of the phase.
+    pub empties: RangeInclusive<u32>,
+    /// Positions fitted on (the phase and its window).
+    pub fitted: usize,
+    /// Training positions of the phase itself.
+    pub train: usize,
+    /// Held-out positions of the phase.
+    pub test: usize,
+    /// Root-mean-square error on the phase's training positions, in discs.
+    pub train_rms: f64,
+    /// Root-mean-square error on its held-out positions, in discs.
+    pub test_rms: f64,
+    /// The same for the ten-feature evaluation of `engine-v1` (built-in weights), for
+    /// comparison.
+    pub v1_test_rms: f64,
+}
+
+/// Is position `i` (in game order) held out? Every tenth block of 1,000.
+fn held_out(i: usize) -> bool {
+    i / 1000 % 10 == 9
+}
+
+/// The empties of phase `ph` (the last phase takes 60 too).
+fn phase_empties(ph: usize) -> RangeInclusive<u32> {
+    let lo = (ph * PHASE_WIDTH) as u32;
+    let hi = if ph + 1 == PHASES { 60 } else { lo + PHASE_WIDTH as u32 - 1 };
+    lo..=hi
+}
+
+/// Fits the pattern weights to `positions` (in game order; every tenth block of 1,000 is
+/// held out): for each phase, a ridge least-squares fit by conjugate gradient (with the
+/// diagonal as preconditioner), the phases in parallel. `on_phase` is called after each
+/// phase. The result does not depend on the number of threads.
+///
+/// ```
+/// use tabletop::games::reversi::tuning::{fit_patterns, PatternFit, SelfPlay};
+/// let positions = SelfPlay { games: 4, solve_empties: 10, ..SelfPlay::default() }.generate_positions(&|| {});
+/// let (weights, report) = fit_patterns(&positions, &PatternFit { iterations: 5, ..PatternFit::default() }, &|| {});
+/// assert_eq!(report.len(), tabletop::games::reversi::patterns::PHASES);
+/// assert!(report.iter().all(|r| r.train_rms.is_finite()));
+/// ```
+pub fn fit_patterns(
+    positions: &[Labelled],
+    settings: &PatternFit,
+    on_phase: &(dyn Fn() + Sync),
+) -> (PatternWeights, Vec<PhaseReport>) {
+    let layout = Layout::get();
+    let phases: Vec<Vec<i16>> = (0..PHASES)
+        .into_par_iter()
+        .map(|ph| {
+            let own = phase_empties(ph);
+            let lo = own.start().saturating_sub(settings.window);
+            let hi = own.end() + settings.window;
+            let chosen: Vec<&Labelled> = positions
+                .iter()
+                .enumerate()
+                .filter(|(i, l)| !held_out(*i) && (lo..=hi).contains(&l.empties()))
+                .map(|(_, l)| l)
+                .collect();
+            let w = fit_phase(layout, &chosen, settings);
+            on_phase();
+            w.iter().map(|x| (x * 100.0).round().clamp(-32000.0, 32000.0) as i16).collect()
+        })
+        .collect();
+    let weights = PatternWeights::from_phases(&phases).expect("one vector of the layout's size per phase");
+    let report = (0..PHASES)
+        .map(|ph| {
+            let own = phase_empties(ph);
+            let (mut train, mut test, mut v1) = ((0usize, 0.0f64), (0usize, 0.0f64), (0usize, 0.0f64));
+            for (i, l) in positions.iter().enumerate() {
+                if own.contains(&l.empties()) {
+                    let e = weights.evaluate(l.p, l.o) as f64 / 100.0 - l.score as f64;
+                    let acc = if held_out(i) { &mut test } else { &mut train };
+                    acc.0 += 1;
+                    acc.1 += e * e;
+                    if held_out(i) {
+                        let e = Weights::builtin().evaluate(l.p, l.o) as f64 / 100.0 - l.score as f64;
+                        v1.0 += 1;
+                        v1.1 += e * e;
+                    }
+                }
+            }
+            let rms = |(n, sum): (usize, f64)| (sum / n.max(1) as f64).sqrt();
+            PhaseReport {
+                fitted: positions
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, l)| {
+                        !held_out(*i)
+                            && (own.start().saturating_sub(settings.window)..=own.end() + settings.window)
+                                .contains(&l.empties())
+                    })
+                    .count(),
+                train: train.0,
+                test: test.0,
+                train_rms: rms(train),
+                test_rms: rms(test),
+                v1_test_rms: rms(v1),
+                empties: own,
+            }
+        })
+        .collect();
+    (weights, report)
+}
+
+/// One phase's ridge fit: minimises the squared error plus `l2` times the squared weights by
+/// preconditioned conjugate gradient on the normal equations. Returns weights in discs.
+fn fit_phase(layout: &Layout, positions: &[&Labelled], settings: &PatternFit) -> Vec<f64> {
+    let n = layout.size();
+    let per = layout.instances() + 3;
+    let mut x = Vec::with_capacity(positions.len() * per);
+    let mut buf = Vec::with_capacity(per);
+    for l in positions {
+        layout.features(l.p, l.o, true, &mut buf);
+        x.extend_from_slice(&buf);
+    }
+    let y: Vec<f64> = positions.iter().map(|l| l.score as f64).collect();
+    let l2 = settings.l2.max(1e-6);
+    let mut diag = vec![l2; n];
+    let mut r = vec![0.0f64; n];
+    for (row, &yi) in x.chunks_exact(per).zip(&y) {
+        for &j in row {
+            diag[j as usize] += 1.0;
+            r[j as usize] += yi;
+        }
+    }
+    let mut w = vec![0.0f64; n];
+    let mut z: Vec<f64> = r.iter().zip(&diag).map(|(r, d)| r / d).collect();
+    let mut dir = z.clone();
+    let mut rz: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
+    let mut ad = vec![0.0f64; n];
+    for _ in 0..settings.iterations {
+        if rz <= 1e-18 {
+            break;
+        }
+        // ad = (X^T X + l2) dir
+        for (a, d) in ad.iter_mut().zip(&dir) {
+            *a = l2 * d;
+        }
+        for row in x.chunks_exact(per) {
+            let v: f64 = row.iter().map(|&j| dir[j as usize]).sum();
+            for &j in row {
+                ad[j as usize] += v;
+            }
+        }
+        let dad: f64 = dir.iter().zip(&ad).map(|(a, b)| a * b).sum();
+        if dad <= 0.0 {
+            break;
+        }
+        let alpha = rz / dad;
+        for i in 0..n {
+            w[i] += alpha * dir[i];
+            r[i] -= alpha * ad[i];
+            z[i] = r[i] / diag[i];
+        }
+        let rz_new: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
+        let beta = rz_new / rz;
+        rz = rz_new;
+        for (d, zi) in dir.iter_mut().zip(&z) {
+            *d = zi + beta * *d;
+        }
+    }
+    layout.spread_canonical(&mut w);
+    w
+}
+
+/// Fits Multi-ProbCut's parameters ([`ProbCut`]): searches `count` held-out positions of at
+/// least 12 empties (spread evenly over `positions`) at every depth up to
+/// [`PROBCUT_MAX_DEPTH`] with the pattern weights `patterns` and no selectivity, then, for
+/// each stage and depth, fits `deep ~ a * shallow + b` by least squares and measures the
+/// residual's standard deviation. Positions are searched in parallel; the result does not
+/// depend on the number of threads.
+///
+/// ```
+/// use tabletop::games::reversi::patterns::PatternWeights;
+/// use tabletop::games::reversi::tuning::{fit_probcut, SelfPlay};
+/// let positions = SelfPlay { games: 2, solve_empties: 10, ..SelfPlay::default() }.generate_positions(&|| {});
+/// let cut = fit_probcut(&positions, 4, PatternWeights::builtin(), &|| {});
+/// assert!(cut.to_text(&[]).starts_with('#'));
+/// ```
+pub fn fit_probcut(
+    positions: &[Labelled],
+    count: usize,
+    patterns: &'static PatternWeights,
+    on_position: &(dyn Fn() + Sync),
+) -> ProbCut {
+    let candidates: Vec<&Labelled> = positions
+        .iter()
+        .enumerate()
+        .filter(|(i, l)| (held_out(*i) || positions.len() < 10_000) && l.empties() >= 12 && moves(l.p, l.o) != 0)
+        .map(|(_, l)| l)
+        .collect();
+    let step = (candidates.len() / count.max(1)).max(1);
+    let chosen: Vec<&Labelled> = candidates.iter().step_by(step).take(count).copied().collect();
+    let max = PROBCUT_MAX_DEPTH as usize;
+    let values: Vec<(u32, Vec<i32>)> = chosen
+        .par_iter()
+        .map_init(
+            || {
+                let mut engine = Engine::new(None, Some(1));
+                engine.patterns = Some(patterns);
+                engine.probcut = None;
+                engine
+            },
+            |engine, l| {
+                let v = (0..=max).map(|d| engine.search_value(l.p, l.o, d.max(1) as u32)).collect();
+                on_position();
+                (l.empties(), v)
+            },
+        )
+        .collect();
+    let mut cut = ProbCut::default();
+    for stage in 0..=(60 / PROBCUT_STAGE) as usize {
+        for depth in PROBCUT_MIN_DEPTH..=PROBCUT_MAX_DEPTH {
+            let shallow = probcut_shallow(depth);
+            let pairs: Vec<(f64, f64)> = values
+                .iter()
+                .filter(|(e, _)| (*e / PROBCUT_STAGE) as usize == stage && *e >= depth)
+                .map(|(_, v)| (v[shallow as usize] as f64, v[depth as usize] as f64))
+                .filter(|(s, d)| s.abs() < 6000.0 && d.abs() < 6000.0)
+                .collect();
+            if pairs.len() < 30 {
+                continue;
+            }
+            let n = pairs.len() as f64;
+            let (mx, my) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+            let sxx: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+            let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+            if sxx <= 0.0 {
+                continue;
+            }
+            let a = (sxy / sxx).clamp(0.25, 4.0);
+            let b = my - a * mx;
+            let sigma = (pairs.iter().map(|p| (p.1 - a * p.0 - b).powi(2)).sum::<f64>() / n).sqrt();
+            cut.set(stage, depth, CutParams { shallow, a: a as f32, b: b as f32, sigma: sigma.min(4999.0) as f32 });
+        }
+    }
+    cut
+}
+
+/// The first bytes of a positions file ([`positions_bytes`]).
+pub const POSITIONS_MAGIC: &[u8; 8] = b"TTRVPOS1";
+
+/// What is wrong with a positions file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PositionsError {
+    /// The file does not start with [`POSITIONS_MAGIC`] and a count.
+    #[error("not a positions file (it must start with {:?})", std::str::from_utf8(POSITIONS_MAGIC).unwrap_or(""))]
+    Magic,
+    /// The length does not match the count in the header.
+    #[error("the file holds {found} bytes of positions, its header announces {expected}")]
+    Length {
+        /// Bytes announced.
+        expected: u64,
+        /// Bytes found.
+        found: u64,
+    },
+    /// A record is not a position (overlapping discs) or its label is beyond 64.
+    #[error("record {index} is not a valid labelled position")]
+    Record {
+        /// 0-based index of the record.
+        index: usize,
+    },
+}
+
+const RECORD_BYTES: usize = 17;
+
+/// Labelled positions as a file: [`POSITIONS_MAGIC`], the count (u64, little-endian), then
+/// 17 bytes per position (`p`, `o` as u64 little-endian, the label as i8).
+///
+/// ```
+/// use tabletop::games::reversi::tuning::{parse_positions, positions_bytes, Labelled};
+/// let positions = vec![Labelled { p: 1, o: 2, score: -4 }];
+/// assert_eq!(parse_positions(&positions_bytes(&positions)).unwrap(), positions);
+/// assert!(parse_positions(b"nonsense").is_err());
+/// ```
+pub fn positions_bytes(positions: &[Labelled]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + positions.len() * RECORD_BYTES);
+    out.extend_from_slice(POSITIONS_MAGIC);
+    out.extend_from_slice(&(positions.len() as u64).to_le_bytes());
+    for l in positions {
+        out.extend_from_slice(&l.p.to_le_bytes());
+        out.extend_from_slice(&l.o.to_le_bytes());
+        out.push(l.score as u8);
+    }
+    out
+}
+
+/// Reads a positions file written by [`positions_bytes`], checking every record.
+pub fn parse_positions(bytes: &[u8]) -> Result<Vec<Labelled>, PositionsError> {
+    if bytes.len() < 16 || &bytes[..8] != POSITIONS_MAGIC {
+        return Err(PositionsError::Magic);
+    }
+    let mut count = [0u8; 8];
+    count.copy_from_slice(&bytes[8..16]);
+    let count = u64::from_le_bytes(count);
+    let body = &bytes[16..];
+    let expected = count.saturating_mul(RECORD_BYTES as u64);
+    if expected != body.len() as u64 {
+        return Err(PositionsError::Length { expected, found: body.len() as u64 });
+    }
+    body.chunks_exact(RECORD_BYTES)
+        .enumerate()
+        .map(|(index, r)| {
+            let word = |at: usize| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&r[at..at + 8]);
+                u64::from_le_bytes(w)
+            };
+            let l = Labelled { p: word(0), o: word(8), score: r[16] as i8 };
+            if l.p & l.o != 0 || l.score.unsigned_abs() > 64 {
+                return Err(PositionsError::Record { index });
+            }
+            Ok(l)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,5 +708,33 @@ mod tests {
         let tuned = tune(&samples, 4, 0.01, &["test".to_string()]).expect("valid");
         assert_eq!(tuned.train + tuned.test, samples.len());
         assert!(tuned.test > 0 && tuned.fitted_error.is_finite() && tuned.text.starts_with("# test\n"));
+    }
+
+    #[test]
+    fn the_pattern_fit_is_deterministic_and_learns_the_labels() {
+        let positions = SelfPlay { games: 6, solve_empties: 12, ..SelfPlay::default() }.generate_positions(&|| {});
+        let settings = PatternFit { iterations: 30, l2: 0.5, ..PatternFit::default() };
+        let (a, report) = fit_patterns(&positions, &settings, &|| {});
+        let (b, _) = fit_patterns(&positions, &settings, &|| {});
+        assert_eq!(a, b);
+        assert_eq!(PatternWeights::parse(&a.to_bytes()), Ok(a));
+        // With far more weights than positions, the training positions are fitted closely.
+        let fitted: Vec<&PhaseReport> = report.iter().filter(|r| r.train > 5).collect();
+        assert!(!fitted.is_empty());
+        assert!(fitted.iter().all(|r| r.train_rms < 5.0), "{report:?}");
+    }
+
+    #[test]
+    fn damaged_positions_files_are_refused() {
+        let positions = vec![Labelled { p: 1, o: 2, score: 10 }, Labelled { p: 4, o: 8, score: -64 }];
+        let bytes = positions_bytes(&positions);
+        assert_eq!(parse_positions(&bytes), Ok(positions));
+        assert_eq!(parse_positions(&bytes[..bytes.len() - 1]), Err(PositionsError::Length { expected: 34, found: 33 }));
+        let mut overlapping = bytes.clone();
+        overlapping[16 + 8] = 1; // the first record's o = p
+        assert_eq!(parse_positions(&overlapping), Err(PositionsError::Record { index: 0 }));
+        let mut huge = bytes;
+        huge[8..16].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(matches!(parse_positions(&huge), Err(PositionsError::Length { .. })));
     }
 }

@@ -1,0 +1,574 @@
+//! The engine's evaluation: pattern tables in the style of Logistello and Edax, learned from
+//! self-play positions (see [`tuning`](super::tuning) and `tabletop tune reversi --patterns`).
+//!
+//! - **Patterns** ([`PATTERNS`]): rows and columns 2, 3 and 4 from an edge, the diagonals of 8
+//!   to 4 squares, each edge with its two X-squares, the 3x3 corners and the 2x5 corners
+//!   (both orientations): 46 instances of 11 shapes. The instances of a shape are its images
+//!   under the board's symmetries, with their squares in the image's order, so that they share
+//!   one table: a configuration is read as a base-3 number (0 empty, 1 the side to move's
+//!   disc, 2 the opponent's), its digits in the shape's square order.
+//! - **Global features**: the side to move's and the opponent's mobility (one small table
+//!   each) and one value per count of empties (the side to move's tempo and parity).
+//! - **Phases**: one full set of tables per [`PHASE_WIDTH`] empties.
+//!
+//! An evaluation reads each instance's squares with `pext` (BMI2) when the build targets it,
+//! and turns the two bit strings into the base-3 index with a per-instance table.
+//!
+//! The weights are a binary file ([`PatternWeights::parse`]), included in the build: a header
+//! naming the pattern set ([`PATTERN_SET`]) and the sizes, and a checksum of the weights.
+
+use std::sync::OnceLock;
+
+use thiserror::Error;
+
+use super::bitboard::moves;
+use super::symmetry::transform;
+
+const BUILTIN: &[u8] = include_bytes!("../../../data/reversi/eval-patterns.bin");
+
+/// The name of the pattern set the weight files must be made for: a file for another set (or
+/// another order of tables) is refused.
+pub const PATTERN_SET: &str =
+    "tabletop-reversi-patterns/1: hv2 hv3 hv4 d8 d7 d6 d5 d4 edge2x c3x3 c2x5 mob omob empties";
+
+/// The first bytes of a pattern weight file.
+pub const MAGIC: &[u8; 8] = b"TTRVPATW";
+
+/// Empties per phase: phase `e / PHASE_WIDTH` for `e` empties (60 counts as 59).
+pub const PHASE_WIDTH: usize = 4;
+
+/// The number of phases.
+pub const PHASES: usize = 60 / PHASE_WIDTH;
+
+/// The phase of a position with `empties` empty squares.
+///
+/// ```
+/// use tabletop::games::reversi::patterns::{phase, PHASES};
+/// assert_eq!(phase(0), 0);
+/// assert_eq!(phase(60), PHASES - 1);
+/// ```
+#[inline]
+pub fn phase(empties: u32) -> usize {
+    (empties as usize).min(59) / PHASE_WIDTH
+}
+
+const fn sq(name: &str) -> u8 {
+    let b = name.as_bytes();
+    (b[1] - b'1') * 8 + (b[0] - b'a')
+}
+
+/// A shape: its name and its squares, in the order of the base-3 digits (the first the
+/// lowest).
+pub struct Pattern {
+    /// The shape's name.
+    pub name: &'static str,
+    /// Its squares (0 = a1, 7 = h1, 63 = h8) in digit order.
+    pub squares: &'static [u8],
+}
+
+macro_rules! squares {
+    ($($s:literal)*) => { &[$(sq($s)),*] };
+}
+
+/// The pattern shapes, in the order of their tables in a weight file.
+pub const PATTERNS: [Pattern; 11] = [
+    Pattern { name: "hv2", squares: squares!("a2" "b2" "c2" "d2" "e2" "f2" "g2" "h2") },
+    Pattern { name: "hv3", squares: squares!("a3" "b3" "c3" "d3" "e3" "f3" "g3" "h3") },
+    Pattern { name: "hv4", squares: squares!("a4" "b4" "c4" "d4" "e4" "f4" "g4" "h4") },
+    Pattern { name: "d8", squares: squares!("a1" "b2" "c3" "d4" "e5" "f6" "g7" "h8") },
+    Pattern { name: "d7", squares: squares!("b1" "c2" "d3" "e4" "f5" "g6" "h7") },
+    Pattern { name: "d6", squares: squares!("c1" "d2" "e3" "f4" "g5" "h6") },
+    Pattern { name: "d5", squares: squares!("d1" "e2" "f3" "g4" "h5") },
+    Pattern { name: "d4", squares: squares!("e1" "f2" "g3" "h4") },
+    Pattern { name: "edge2x", squares: squares!("b2" "a1" "b1" "c1" "d1" "e1" "f1" "g1" "h1" "g2") },
+    Pattern { name: "c3x3", squares: squares!("a1" "b1" "a2" "b2" "c1" "a3" "c2" "b3" "c3") },
+    Pattern { name: "c2x5", squares: squares!("a1" "b1" "c1" "d1" "e1" "a2" "b2" "c2" "d2" "e2") },
+];
+
+/// Mobility is counted up to this (more counts as this).
+const MAX_MOBILITY: usize = 31;
+
+/// One instance of a shape on the board.
+#[derive(Clone, Debug)]
+struct Instance {
+    /// Its squares as a mask (`pext` reads them in increasing order).
+    mask: u64,
+    /// Where its base-3 index table starts in [`Layout::ternary`].
+    ternary: usize,
+    /// Where its shape's table starts in a phase's weights.
+    offset: usize,
+    /// Its shape (index in [`PATTERNS`]).
+    shape: usize,
+}
+
+/// Where everything lives in a phase's weights, and the tables that index them.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    instances: Vec<Instance>,
+    /// For each instance, for each bit string (in mask order), the base-3 value of those
+    /// squares in the shape's digit order.
+    ternary: Vec<u32>,
+    /// Start of each shape's table.
+    shape_offsets: Vec<usize>,
+    mobility: usize,
+    opponent_mobility: usize,
+    empties: usize,
+    /// Weights per phase.
+    size: usize,
+    /// For each shape, each configuration's representative among the configurations the
+    /// shape's own symmetries map it to (the least index): they share one weight.
+    canonical: Vec<Vec<u32>>,
+}
+
+fn pow3(n: usize) -> usize {
+    3usize.pow(n as u32)
+}
+
+impl Layout {
+    /// The layout of [`PATTERN_SET`].
+    pub fn get() -> &'static Layout {
+        static L: OnceLock<Layout> = OnceLock::new();
+        L.get_or_init(Layout::build)
+    }
+
+    fn build() -> Layout {
+        let mut instances = Vec::new();
+        let mut ternary = Vec::new();
+        let mut shape_offsets = Vec::new();
+        let mut canonical = Vec::new();
+        let mut tables: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut offset = 0;
+        for (shape, pattern) in PATTERNS.iter().enumerate() {
+            let n = pattern.squares.len();
+            shape_offsets.push(offset);
+            let image = |s: usize| -> Vec<u8> {
+                pattern.squares.iter().map(|&q| transform(1u64 << q, s).trailing_zeros() as u8).collect()
+            };
+            let mask_of = |squares: &[u8]| squares.iter().fold(0u64, |m, &q| m | 1 << q);
+            let own_mask = mask_of(pattern.squares);
+            let mut seen = Vec::new();
+            // The shape's own symmetries, as permutations of its digits.
+            let mut perms: Vec<Vec<usize>> = Vec::new();
+            for s in 0..8 {
+                let squares = image(s);
+                let mask = mask_of(&squares);
+                if mask == own_mask {
+                    perms.push(
+                        squares.iter().map(|q| pattern.squares.iter().position(|x| x == q).unwrap_or(0)).collect(),
+                    );
+                }
+                if seen.contains(&mask) {
+                    continue;
+                }
+                seen.push(mask);
+                // Bit j of a `pext` result is the j-th lowest square of the mask.
+                let mut sorted = squares.clone();
+                sorted.sort_unstable();
+                let digit: Vec<u32> =
+                    sorted.iter().map(|q| 3u32.pow(squares.iter().position(|x| x == q).unwrap_or(0) as u32)).collect();
+                let table: Vec<u32> = (0..1usize << n)
+                    .map(|bits| (0..n).filter(|j| bits >> j & 1 == 1).map(|j| digit[j]).sum())
+                    .collect();
+                // Instances that read their squares in the same order share a table (fewer
+                // cache lines).
+                let start = match tables.iter().find(|(_, t)| *t == table) {
+                    Some((start, _)) => *start,
+                    None => {
+                        let start = ternary.len();
+                        ternary.extend_from_slice(&table);
+                        tables.push((start, table));
+                        start
+                    }
+                };
+                instances.push(Instance { mask, ternary: start, offset, shape });
+            }
+            let size = pow3(n);
+            let canon: Vec<u32> = (0..size)
+                .map(|idx| {
+                    let digits: Vec<usize> = (0..n).map(|k| idx / pow3(k) % 3).collect();
+                    perms
+                        .iter()
+                        .map(|perm| {
+                            // Digit k of the instance's square perm[k]... read in the image's order.
+                            (0..n).map(|k| digits[perm[k]] * pow3(k)).sum::<usize>() as u32
+                        })
+                        .min()
+                        .unwrap_or(idx as u32)
+                })
+                .collect();
+            canonical.push(canon);
+            offset += size;
+        }
+        let mobility = offset;
+        let opponent_mobility = mobility + MAX_MOBILITY + 1;
+        let empties = opponent_mobility + MAX_MOBILITY + 1;
+        let size = empties + 61;
+        Layout { instances, ternary, shape_offsets, mobility, opponent_mobility, empties, size, canonical }
+    }
+
+    /// The number of pattern instances on the board.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::patterns::Layout;
+    /// assert_eq!(Layout::get().instances(), 46);
+    /// ```
+    pub fn instances(&self) -> usize {
+        self.instances.len()
+    }
+
+    /// Weights per phase.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The weight indices a position uses, each once: one per pattern instance, its mobility,
+    /// its opponent's mobility and its empties. With `canonical`, configurations that a
+    /// shape's own symmetry maps onto each other give the same index (as the fit needs).
+    ///
+    /// ```
+    /// use tabletop::games::reversi::patterns::Layout;
+    /// let layout = Layout::get();
+    /// let (p, o) = ((1u64 << 35) | (1 << 28), (1u64 << 27) | (1 << 36));
+    /// let mut indices = Vec::new();
+    /// layout.features(p, o, false, &mut indices);
+    /// assert_eq!(indices.len(), layout.instances() + 3);
+    /// assert!(indices.iter().all(|&i| (i as usize) < layout.size()));
+    /// ```
+    pub fn features(&self, p: u64, o: u64, canonical: bool, out: &mut Vec<u32>) {
+        // A square cannot hold both colours; overlapping bits would index past the tables.
+        let o = o & !p;
+        out.clear();
+        for inst in &self.instances {
+            let local = self.ternary[inst.ternary + pext(p, inst.mask) as usize]
+                + 2 * self.ternary[inst.ternary + pext(o, inst.mask) as usize];
+            let local = if canonical { self.canonical[inst.shape][local as usize] } else { local };
+            out.push(inst.offset as u32 + local);
+        }
+        let (mp, mo) = mobilities(p, o);
+        out.push((self.mobility + mp) as u32);
+        out.push((self.opponent_mobility + mo) as u32);
+        // Positions with more than 60 empties (not reachable in play) count as 60.
+        out.push((self.empties + (64 - (p | o).count_ones() as usize).min(60)) as u32);
+    }
+
+    /// Gives every configuration the weight of its representative (after a fit on
+    /// representatives only).
+    pub fn spread_canonical(&self, weights: &mut [f64]) {
+        for (shape, canon) in self.canonical.iter().enumerate() {
+            let base = self.shape_offsets[shape];
+            for (idx, &c) in canon.iter().enumerate() {
+                weights[base + idx] = weights[base + c as usize];
+            }
+        }
+    }
+}
+
+#[inline]
+fn mobilities(p: u64, o: u64) -> (usize, usize) {
+    ((moves(p, o).count_ones() as usize).min(MAX_MOBILITY), (moves(o, p).count_ones() as usize).min(MAX_MOBILITY))
+}
+
+/// The bits of `x` under `mask`, packed into the low bits in increasing order.
+///
+/// ```
+/// use tabletop::games::reversi::patterns::pext;
+/// assert_eq!(pext(0b1011_0100, 0b1111_0000), 0b1011);
+/// assert_eq!(pext(u64::MAX, 0x8000_0000_0000_0001), 0b11);
+/// ```
+#[inline]
+pub fn pext(x: u64, mask: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the build targets BMI2 (`target_feature = "bmi2"`), so the instruction exists.
+        unsafe { std::arch::x86_64::_pext_u64(x, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut m, mut out, mut bit) = (mask, 0u64, 0);
+        while m != 0 {
+            let low = m & m.wrapping_neg();
+            if x & low != 0 {
+                out |= 1 << bit;
+            }
+            bit += 1;
+            m ^= low;
+        }
+        out
+    }
+}
+
+/// What is wrong with a pattern weight file.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum PatternWeightsError {
+    /// The file does not start with [`MAGIC`] and a complete header.
+    #[error("not a Reversi pattern weight file (it must start with \"TTRVPATW\" and a header)")]
+    Magic,
+    /// The file was made for another pattern set.
+    #[error("the weights are for the pattern set {found:?}; this program uses {PATTERN_SET:?}")]
+    PatternSet {
+        /// The set the file names.
+        found: String,
+    },
+    /// The phases or table sizes differ from this program's.
+    #[error("the file has {phases} phases of {size} weights; this program needs {expected_phases} of {expected_size}")]
+    Sizes {
+        /// Phases in the file.
+        phases: u64,
+        /// Weights per phase in the file.
+        size: u64,
+        /// Phases needed.
+        expected_phases: usize,
+        /// Weights per phase needed.
+        expected_size: usize,
+    },
+    /// The file is shorter or longer than its header says.
+    #[error("the file holds {found} bytes of weights; its header announces {expected}")]
+    Length {
+        /// Bytes announced.
+        expected: u64,
+        /// Bytes found.
+        found: u64,
+    },
+    /// The weights do not match the checksum in the header.
+    #[error("checksum mismatch: the header says {expected:016x}, the weights give {found:016x} (a damaged file)")]
+    Checksum {
+        /// The header's checksum.
+        expected: u64,
+        /// The weights' checksum.
+        found: u64,
+    },
+}
+
+/// FNV-1a, 64 bits: the weight files' checksum.
+///
+/// ```
+/// use tabletop::games::reversi::patterns::fnv1a;
+/// assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+/// assert_ne!(fnv1a(b"a"), fnv1a(b"b"));
+/// ```
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// Pattern weights for every phase, in hundredths of a disc.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternWeights {
+    weights: Vec<i16>,
+}
+
+impl PatternWeights {
+    /// The weights built into the program.
+    pub fn builtin() -> &'static PatternWeights {
+        static W: OnceLock<PatternWeights> = OnceLock::new();
+        W.get_or_init(|| PatternWeights::parse(BUILTIN).expect("the built-in pattern weights are valid (tested)"))
+    }
+
+    /// Weights from one vector per phase (each [`Layout::size`] long; `None` if not).
+    ///
+    /// ```
+    /// use tabletop::games::reversi::patterns::{Layout, PatternWeights, PHASES};
+    /// let zero = vec![vec![0i16; Layout::get().size()]; PHASES];
+    /// let w = PatternWeights::from_phases(&zero).unwrap();
+    /// assert_eq!(w.evaluate(1, 2), 0);
+    /// assert_eq!(PatternWeights::parse(&w.to_bytes()).unwrap(), w);
+    /// ```
+    pub fn from_phases(phases: &[Vec<i16>]) -> Option<PatternWeights> {
+        let size = Layout::get().size();
+        if phases.len() != PHASES || phases.iter().any(|p| p.len() != size) {
+            return None;
+        }
+        Some(PatternWeights { weights: phases.concat() })
+    }
+
+    /// The weight file: [`MAGIC`], the set's name (u16 length, then UTF-8), the phases and the
+    /// weights per phase (u32 each), the FNV-1a checksum of the weights (u64), then the
+    /// weights (i16), all little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let payload: Vec<u8> = self.weights.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut out = Vec::with_capacity(payload.len() + 256);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(PATTERN_SET.len() as u16).to_le_bytes());
+        out.extend_from_slice(PATTERN_SET.as_bytes());
+        out.extend_from_slice(&(PHASES as u32).to_le_bytes());
+        out.extend_from_slice(&(Layout::get().size() as u32).to_le_bytes());
+        out.extend_from_slice(&fnv1a(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Reads a weight file, refusing one for another pattern set, of other sizes, of the
+    /// wrong length or with a wrong checksum.
+    pub fn parse(bytes: &[u8]) -> Result<PatternWeights, PatternWeightsError> {
+        let mut at = 0usize;
+        let mut take = |n: usize| -> Result<&[u8], PatternWeightsError> {
+            let end = at.checked_add(n).filter(|&e| e <= bytes.len()).ok_or(PatternWeightsError::Magic)?;
+            let slice = &bytes[at..end];
+            at = end;
+            Ok(slice)
+        };
+        if take(8)? != MAGIC {
+            return Err(PatternWeightsError::Magic);
+        }
+        let name_len = u16::from_le_bytes([take(1)?[0], take(1)?[0]]) as usize;
+        let name = String::from_utf8_lossy(take(name_len)?).into_owned();
+        if name != PATTERN_SET {
+            return Err(PatternWeightsError::PatternSet { found: name });
+        }
+        let u32_at = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+        let phases = u32_at(take(4)?);
+        let size = u32_at(take(4)?);
+        let expected_size = Layout::get().size();
+        if phases != PHASES as u64 || size != expected_size as u64 {
+            return Err(PatternWeightsError::Sizes { phases, size, expected_phases: PHASES, expected_size });
+        }
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(take(8)?);
+        let expected = u64::from_le_bytes(sum);
+        let header = 8 + 2 + name_len + 16;
+        let payload = &bytes[header..];
+        let wanted = (PHASES * expected_size * 2) as u64;
+        if payload.len() as u64 != wanted {
+            return Err(PatternWeightsError::Length { expected: wanted, found: payload.len() as u64 });
+        }
+        let found = fnv1a(payload);
+        if found != expected {
+            return Err(PatternWeightsError::Checksum { expected, found });
+        }
+        let weights = payload.chunks_exact(2).map(|c| i16::from_le_bytes([c[0], c[1]])).collect();
+        Ok(PatternWeights { weights })
+    }
+
+    /// The weights of a phase.
+    pub fn phase(&self, phase: usize) -> &[i16] {
+        let size = Layout::get().size();
+        let phase = phase.min(PHASES - 1);
+        &self.weights[phase * size..(phase + 1) * size]
+    }
+
+    /// The value of a position for the side to move (`p`) in hundredths of a disc, within
+    /// +/-64 discs.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::patterns::PatternWeights;
+    /// let w = PatternWeights::builtin();
+    /// let (black, white) = ((1u64 << 35) | (1 << 28), (1u64 << 27) | (1 << 36));
+    /// assert_eq!(w.evaluate(black, white), w.evaluate(white, black)); // the start is symmetric
+    /// ```
+    #[inline]
+    pub fn evaluate(&self, p: u64, o: u64) -> i32 {
+        // A square cannot hold both colours; overlapping bits would index past the tables.
+        let o = o & !p;
+        let layout = Layout::get();
+        let empties = 64 - (p | o).count_ones();
+        let w = self.phase(phase(empties));
+        let t = &layout.ternary;
+        let mut sum = 0i32;
+        for inst in &layout.instances {
+            let idx = t[inst.ternary + pext(p, inst.mask) as usize] + 2 * t[inst.ternary + pext(o, inst.mask) as usize];
+            sum += w[inst.offset + idx as usize] as i32;
+        }
+        let (mp, mo) = mobilities(p, o);
+        sum += w[layout.mobility + mp] as i32 + w[layout.opponent_mobility + mo] as i32;
+        sum += w[layout.empties + (empties as usize).min(60)] as i32;
+        sum.clamp(-6400, 6400)
+    }
+}
+
+/// The value of a position for the side to move with the built-in pattern weights, in
+/// hundredths of a disc.
+#[inline]
+pub fn evaluate(p: u64, o: u64) -> i32 {
+    PatternWeights::builtin().evaluate(p, o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_set_has_46_instances_and_every_square_of_the_edges() {
+        let layout = Layout::get();
+        assert_eq!(layout.instances(), 46);
+        let all = layout.instances.iter().fold(0u64, |m, i| m | i.mask);
+        assert_eq!(all, u64::MAX);
+    }
+
+    #[test]
+    fn symmetric_positions_use_the_same_weights() {
+        // Every image of a position reads the same multiset of shape configurations.
+        let layout = Layout::get();
+        let (p, o) = (0x0000_1038_0c04_0000u64, 0x0000_2800_3018_0000u64);
+        let mut base = Vec::new();
+        layout.features(p, o, true, &mut base);
+        base.sort_unstable();
+        for s in 1..8 {
+            let mut f = Vec::new();
+            layout.features(transform(p, s), transform(o, s), true, &mut f);
+            f.sort_unstable();
+            assert_eq!(f, base, "symmetry {s}");
+        }
+    }
+
+    #[test]
+    fn pext_matches_the_portable_loop() {
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for _ in 0..100 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let mask = x.rotate_left(17) & x.rotate_left(5);
+            let mut expected = 0u64;
+            let mut bit = 0;
+            for i in 0..64 {
+                if mask >> i & 1 == 1 {
+                    expected |= (x >> i & 1) << bit;
+                    bit += 1;
+                }
+            }
+            assert_eq!(pext(x, mask), expected);
+        }
+    }
+
+    #[test]
+    fn any_pair_of_bitboards_is_evaluated_without_panicking() {
+        let w = PatternWeights::builtin();
+        for (p, o) in [
+            (0, 0),
+            (1, 2),
+            (u64::MAX, 0),
+            (0, u64::MAX),
+            (u64::MAX, u64::MAX),
+            (0xAAAA_AAAA_AAAA_AAAA, 0x5555_5555_5555_5555),
+        ] {
+            assert!(w.evaluate(p, o).abs() <= 6400);
+        }
+    }
+
+    #[test]
+    fn the_builtin_weights_load() {
+        assert!(PatternWeights::parse(BUILTIN).is_ok());
+    }
+
+    #[test]
+    fn damaged_or_foreign_files_are_refused() {
+        let good = PatternWeights::builtin().to_bytes();
+        assert_eq!(PatternWeights::parse(&good).as_ref(), Ok(PatternWeights::builtin()));
+        let mut flipped = good.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        assert!(matches!(PatternWeights::parse(&flipped), Err(PatternWeightsError::Checksum { .. })));
+        assert_eq!(
+            PatternWeights::parse(&good[..good.len() - 2])
+                .err()
+                .map(|e| matches!(e, PatternWeightsError::Length { .. })),
+            Some(true)
+        );
+        assert_eq!(PatternWeights::parse(b"TTRVPAT"), Err(PatternWeightsError::Magic));
+        assert_eq!(PatternWeights::parse(b"nonsense and more nonsense"), Err(PatternWeightsError::Magic));
+        let mut other = good.clone();
+        other[10] = b'X';
+        assert!(matches!(PatternWeights::parse(&other), Err(PatternWeightsError::PatternSet { .. })));
+        let mut sizes = good;
+        let at = 8 + 2 + PATTERN_SET.len();
+        sizes[at] = 3;
+        assert!(matches!(PatternWeights::parse(&sizes), Err(PatternWeightsError::Sizes { phases: 3, .. })));
+    }
+}
