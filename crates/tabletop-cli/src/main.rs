@@ -9,7 +9,6 @@ mod mathable;
 mod play;
 mod reversi;
 mod slide;
-mod tune;
 
 /// tabletop: classic board games in the terminal, with strong computer players.
 #[derive(Parser)]
@@ -121,7 +120,7 @@ enum BookGame {
 #[derive(Subcommand)]
 enum TuneGame {
     /// Fit the Reversi engine's evaluation (writes the weight file the build includes).
-    Reversi(tune::ReversiArgs),
+    Reversi(tools::tune::ReversiArgs),
 }
 
 fn main() {
@@ -165,7 +164,7 @@ fn run(command: Command) -> anyhow::Result<()> {
         Command::Book(BookGame::Connect(a)) => tools::connect::book(a)?,
         Command::Moves(g) => tools::position::moves(g)?,
         Command::Analyze(g) => tools::position::analyze(g)?,
-        Command::Tune(TuneGame::Reversi(a)) => tune::reversi(a)?,
+        Command::Tune(TuneGame::Reversi(a)) => tools::tune::reversi(a)?,
         Command::Nboard(a) => reversi::nboard(a)?,
         Command::Serve(a) => tabletop_web::command::serve(a)?,
     }

@@ -7,6 +7,7 @@
 //! - [`slide`]: perft, the exact solver, the dictionary and solver benchmarks.
 //! - [`mathable`]: the move generation and engine benchmarks, placement lists, matches.
 //! - [`position`]: `moves` and `analyze` for every game.
+//! - [`tune`]: `tabletop tune reversi`, the training pipelines of both Reversi evaluations.
 
 use std::io::Read;
 use std::path::Path;
@@ -16,6 +17,7 @@ pub mod mathable;
 pub mod position;
 pub mod reversi;
 pub mod slide;
+pub mod tune;
 
 /// Why a tool stopped: one line, printed once by the binary.
 #[derive(Debug, thiserror::Error)]

@@ -4,17 +4,16 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
-use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use tabletop::games::reversi::eval::Weights;
-use tabletop::games::reversi::patterns::{PatternWeights, PHASES};
-use tabletop::games::reversi::tuning::{
+use super::{bail, Context, ToolResult};
+use crate::games::reversi::eval::Weights;
+use crate::games::reversi::patterns::{PatternWeights, PHASES};
+use crate::games::reversi::tuning::{
     fit_patterns, fit_probcut, parse_positions, positions_bytes, tune, Labelled, PatternFit, SelfPlay,
 };
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// Options of `tabletop tune reversi`.
-#[derive(Args)]
+#[derive(clap::Args)]
 pub struct ReversiArgs {
     /// Self-play games (one in ten is kept apart to measure the error).
     #[arg(long, default_value_t = 3000)]
@@ -65,17 +64,17 @@ pub struct ReversiArgs {
 }
 
 /// Runs `tabletop tune reversi`.
-pub fn reversi(args: ReversiArgs) -> Result<()> {
+pub fn reversi(args: ReversiArgs) -> ToolResult {
     if !(args.ridge.is_finite() && (0.0..=1e6).contains(&args.ridge)) {
-        anyhow::bail!("--ridge {}: give a number from 0 to 1000000", args.ridge);
+        bail!("--ridge {}: give a number from 0 to 1000000", args.ridge);
     }
     if args.games == 0 {
-        anyhow::bail!("--games must be at least 1");
+        bail!("--games must be at least 1");
     }
     let weights: &'static Weights = match &args.weights {
         None => Weights::builtin(),
         Some(path) => {
-            let text = tabletop::tools::read_capped(path, 1 << 20)?;
+            let text = super::read_capped(path, 1 << 20)?;
             let weights = Weights::parse(&text).with_context(|| format!("bad weight file {}", path.display()))?;
             // Lives until the program ends, like the built-in weights; the engine needs 'static.
             Box::leak(Box::new(weights))
@@ -96,7 +95,7 @@ pub fn reversi(args: ReversiArgs) -> Result<()> {
     let bar = ProgressBar::new(args.games);
     bar.set_style(
         ProgressStyle::with_template("self-play {bar:40} {pos}/{len} games, {elapsed} (eta {eta})")
-            .context("progress bar template")?,
+            .with_context(|| "progress bar template")?,
     );
     let done = AtomicU64::new(0);
     let samples = settings.generate(&|| {
@@ -119,7 +118,7 @@ pub fn reversi(args: ReversiArgs) -> Result<()> {
         ),
     ];
     let tuned = tune(&samples, args.phase_width as usize, args.ridge, &comment)
-        .context("the fitted weights do not form a valid file")?;
+        .with_context(|| "the fitted weights do not form a valid file")?;
     println!(
         "{} games, {} positions in {:.1} s; held-out mean squared error (discs^2): built-in {:.1}, fitted {:.1}",
         args.games,
@@ -140,11 +139,11 @@ pub fn reversi(args: ReversiArgs) -> Result<()> {
 }
 
 /// Self-play with a progress bar.
-fn play_games(settings: &SelfPlay) -> Result<Vec<Labelled>> {
+fn play_games(settings: &SelfPlay) -> ToolResult<Vec<Labelled>> {
     let bar = ProgressBar::new(settings.games);
     bar.set_style(
         ProgressStyle::with_template("self-play {bar:40} {pos}/{len} games, {elapsed} (eta {eta})")
-            .context("progress bar template")?,
+            .with_context(|| "progress bar template")?,
     );
     let done = AtomicU64::new(0);
     let positions = settings.generate_positions(&|| {
@@ -156,7 +155,7 @@ fn play_games(settings: &SelfPlay) -> Result<Vec<Labelled>> {
 }
 
 /// `tabletop tune reversi --patterns`: self-play (or saved positions), then the pattern fit.
-fn patterns(args: &ReversiArgs, settings: SelfPlay) -> Result<()> {
+fn patterns(args: &ReversiArgs, settings: SelfPlay) -> ToolResult {
     let start = Instant::now();
     let positions = match &args.load_positions {
         Some(path) => {
@@ -172,13 +171,14 @@ fn patterns(args: &ReversiArgs, settings: SelfPlay) -> Result<()> {
         println!("positions written to {}", path.display());
     }
     if !(args.l2.is_finite() && (0.0..=1e9).contains(&args.l2)) {
-        anyhow::bail!("--l2 {}: give a number from 0 to 1000000000", args.l2);
+        bail!("--l2 {}: give a number from 0 to 1000000000", args.l2);
     }
     let fit = PatternFit { l2: args.l2, iterations: args.iterations as usize, ..PatternFit::default() };
     let start = Instant::now();
     let bar = ProgressBar::new(PHASES as u64);
     bar.set_style(
-        ProgressStyle::with_template("fit {bar:40} {pos}/{len} phases, {elapsed}").context("progress bar template")?,
+        ProgressStyle::with_template("fit {bar:40} {pos}/{len} phases, {elapsed}")
+            .with_context(|| "progress bar template")?,
     );
     let (weights, report) = fit_patterns(&positions, &fit, &|| bar.inc(1));
     bar.finish_and_clear();
@@ -210,7 +210,7 @@ fn patterns(args: &ReversiArgs, settings: SelfPlay) -> Result<()> {
         let bar = ProgressBar::new(args.probcut_positions);
         bar.set_style(
             ProgressStyle::with_template("probcut {bar:40} {pos}/{len} positions, {elapsed} (eta {eta})")
-                .context("progress bar template")?,
+                .with_context(|| "progress bar template")?,
         );
         // Lives until the program ends; the engine needs 'static weights.
         let weights: &'static PatternWeights = Box::leak(Box::new(weights));
