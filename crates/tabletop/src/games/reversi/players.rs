@@ -41,12 +41,16 @@ pub const LOCAL_PLAYERS: &[PlayerKind] = &[
     PLAYERS[0],
     PLAYERS[1],
     PLAYERS[2],
+    PLAYERS[3],
     PlayerKind {
         name: "nboard",
         settings: &["cmd", "depth", "timeout"],
         help: "an external NBoard engine: cmd=\"COMMAND\" (run by sh -c), depth=N (default 8), timeout per move (default 60s)",
     },
 ];
+
+// Every player of PLAYERS is also a local one (adding one to PLAYERS must add it here).
+const _: () = assert!(LOCAL_PLAYERS.len() == PLAYERS.len() + 1);
 
 /// Builds any player of [`LOCAL_PLAYERS`]: those of [`make_player`], and `nboard`.
 ///
