@@ -61,14 +61,14 @@ const fn level(number: u8, name: &'static str, depth: u32, solve_empties: u32, m
 /// (docs/REVERSI.md, "Levels").
 pub const LEVELS: [Level; 10] = [
     level(1, "beginner", 1, 0, 1200, 0),
-    level(2, "novice", 1, 0, 300, 0),
-    level(3, "casual", 2, 4, 600, 0),
-    level(4, "intermediate", 2, 8, 50, 0),
+    level(2, "novice", 1, 0, 500, 0),
+    level(3, "casual", 2, 4, 400, 0),
+    level(4, "intermediate", 2, 8, 100, 0),
     level(5, "club", 3, 10, 0, 0),
     level(6, "advanced", 4, 12, 0, 0),
-    level(7, "expert", 5, 14, 0, 0),
-    level(8, "master", 6, 14, 0, 0),
-    level(9, "grandmaster", 8, 16, 0, 1000),
+    level(7, "expert", 6, 14, 0, 0),
+    level(8, "master", 8, 16, 0, 0),
+    level(9, "grandmaster", 10, 18, 0, 1000),
     level(10, "maximum", 20, 20, 0, 1500),
 ];
 
