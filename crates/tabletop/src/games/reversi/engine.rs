@@ -325,12 +325,7 @@ impl Engine {
         let m = moves(p, o);
         if m == 0 {
             if moves(o, p) == 0 {
-                let s = final_score(p, o);
-                return match s.cmp(&0) {
-                    std::cmp::Ordering::Greater => WON + s,
-                    std::cmp::Ordering::Less => -WON + s,
-                    std::cmp::Ordering::Equal => 0,
-                };
+                return finished_value(p, o);
             }
             return -self.pvs(o, p, depth, -beta, -alpha);
         }
@@ -688,6 +683,16 @@ impl Engine {
     }
 }
 
+/// The value of a finished game for the side to move: beyond any evaluation, by the margin.
+fn finished_value(p: u64, o: u64) -> i32 {
+    let s = final_score(p, o);
+    match s.cmp(&0) {
+        std::cmp::Ordering::Greater => WON + s,
+        std::cmp::Ordering::Less => -WON + s,
+        std::cmp::Ordering::Equal => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -701,12 +706,7 @@ mod tests {
         let m = moves(p, o);
         if m == 0 {
             if moves(o, p) == 0 {
-                let s = final_score(p, o);
-                return match s.cmp(&0) {
-                    std::cmp::Ordering::Greater => WON + s,
-                    std::cmp::Ordering::Less => -WON + s,
-                    std::cmp::Ordering::Equal => 0,
-                };
+                return finished_value(p, o);
             }
             return -negamax(engine, o, p, depth);
         }
