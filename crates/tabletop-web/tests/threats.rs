@@ -375,7 +375,7 @@ async fn player_settings_are_validated_at_creation() {
         ("mathable", "engine:time=1e7s", "time"),
         ("slide", "wizard", "valid players"),
         // External NBoard engines are for the terminal only: a request must never start a process.
-        ("reversi", "nboard:cmd=\"touch nboard-from-the-web\",depth=2", "valid players: engine, classic, random"),
+        ("reversi", "nboard:cmd=\"touch nboard-from-the-web\",depth=2", "unknown player \"nboard\""),
     ];
     for (game, spec, reason) in cases {
         let answer = post(addr, "/api/games", json!({"game": game, "seats": ["human", spec]})).await;
