@@ -92,17 +92,7 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
         return patterns(&args, settings);
     }
     let start = Instant::now();
-    let bar = ProgressBar::new(args.games);
-    bar.set_style(
-        ProgressStyle::with_template("self-play {bar:40} {pos}/{len} games, {elapsed} (eta {eta})")
-            .with_context(|| "progress bar template")?,
-    );
-    let done = AtomicU64::new(0);
-    let samples = settings.generate(&|| {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        bar.set_position(n);
-    });
-    bar.finish_and_clear();
+    let samples = with_progress(settings.games, |on_game| settings.generate(on_game))?;
     let generate_seconds = start.elapsed().as_secs_f64();
     let comment = [
         "Reversi evaluation weights, hundredths of a disc, one row per phase (a range of empties).".to_string(),
@@ -138,20 +128,22 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
     Ok(())
 }
 
-/// Self-play with a progress bar.
-fn play_games(settings: &SelfPlay) -> ToolResult<Vec<Labelled>> {
-    let bar = ProgressBar::new(settings.games);
+/// Runs `play` (self-play of `games` games, calling back after each) under a progress bar.
+fn with_progress<T>(games: u64, play: impl FnOnce(&(dyn Fn() + Sync)) -> T) -> ToolResult<T> {
+    let bar = ProgressBar::new(games);
     bar.set_style(
         ProgressStyle::with_template("self-play {bar:40} {pos}/{len} games, {elapsed} (eta {eta})")
             .with_context(|| "progress bar template")?,
     );
     let done = AtomicU64::new(0);
-    let positions = settings.generate_positions(&|| {
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        bar.set_position(n);
-    });
+    let result = play(&|| bar.set_position(done.fetch_add(1, Ordering::Relaxed) + 1));
     bar.finish_and_clear();
-    Ok(positions)
+    Ok(result)
+}
+
+/// Self-play with a progress bar.
+fn play_games(settings: &SelfPlay) -> ToolResult<Vec<Labelled>> {
+    with_progress(settings.games, |on_game| settings.generate_positions(on_game))
 }
 
 /// `tabletop tune reversi --patterns`: self-play (or saved positions), then the pattern fit.
