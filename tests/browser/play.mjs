@@ -567,6 +567,9 @@ test("phone 390 x 844: no page of any game scrolls sideways", async ({ browser, 
     await noSidewaysScroll(page, `${game}, after a move`);
     assert.deepEqual(await unnamedControls(page), [], `every control on the ${game} page has a name`);
     if (game === "mathable") {
+      // The board may be redrawn as the turn comes back: measure a cell once it is laid out
+      // (a cell measured while detached reads 0 px).
+      await page.waitForFunction(() => document.querySelector("#board .m-cell")?.getBoundingClientRect().width > 0);
       const width = await page.locator("#board .m-cell").first().evaluate((e) => e.getBoundingClientRect().width);
       assert.ok(width >= 26, `Mathable cells are ${width} px wide`);
     }
