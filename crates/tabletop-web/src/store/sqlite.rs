@@ -63,15 +63,40 @@ fn migrations() -> Migrations<'static> {
     ])
 }
 
+/// Is this SQLite's "database is locked" (or "table is locked")?
+fn is_busy(err: &StoreError) -> bool {
+    matches!(
+        err,
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
+            if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 impl Store {
     /// Opens (creating and migrating) the database at `path`, or a throw-away one for `:memory:`.
     /// An existing file is checked first (`PRAGMA quick_check`): a damaged one is refused.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        // Processes started together on a new file race to create it. SQLite answers "busy" at
+        // once, without waiting, where waiting could deadlock (two readers both wanting to switch
+        // the file to WAL, or to write the schema): the losers start over after a short pause.
+        let mut attempt: u32 = 0;
+        loop {
+            match Self::open_once(path) {
+                Err(err) if attempt < 40 && is_busy(&err) => {
+                    attempt += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(u64::from(10 + 10 * attempt.min(20))));
+                }
+                result => return result,
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> Result<Self, StoreError> {
         let mut conn = Connection::open(path)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
         // WAL with NORMAL sync survives a killed process (kill -9) without an fsync per move.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
         let report: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
         if report != "ok" {
             return Err(StoreError::Corrupt { path: path.to_path_buf(), report });
