@@ -61,6 +61,12 @@ pub fn run_cancellable<R>(flag: &CancelFlag, work: impl FnOnce() -> R) -> R {
     work()
 }
 
+/// The flag [`cancelled`] reads on this thread, if any: a search that spawns threads hands it
+/// to them with [`run_cancellable`].
+pub fn current() -> Option<CancelFlag> {
+    CURRENT.with(|c| c.borrow().clone())
+}
+
 /// Has the search running on this thread been cancelled? False outside [`run_cancellable`].
 #[inline]
 pub fn cancelled() -> bool {

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use super::{bail, Context, ToolError, ToolResult};
 use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, FfoLine};
 use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
-use crate::games::reversi::solver::Solver;
+use crate::games::reversi::solver::{ParallelSolver, Solver};
 use crate::games::reversi::{Reversi, ReversiMove};
 
 /// Options of `tabletop bench reversi`.
@@ -32,6 +32,9 @@ pub struct BenchArgs {
     /// The endgame solver's transposition table holds 2^BITS entries.
     #[arg(long, value_name = "BITS", default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=28))]
     pub table_bits: u32,
+    /// Threads for the FFO solves (each with its own table; see `ParallelSolver`).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
 }
 
 /// Options of `tabletop perft reversi`.
@@ -188,7 +191,8 @@ fn ffo_lines(range: &str) -> ToolResult<Vec<(usize, FfoLine)>> {
 pub fn bench(args: BenchArgs) -> ToolResult {
     // The positions are read first, so a bad --ffo is refused before minutes of perft.
     let lines = if args.no_ffo { Vec::new() } else { ffo_lines(&args.ffo)? };
-    println!("Reversi benchmarks (one thread)");
+    let threads = super::check_threads(args.threads)?;
+    println!("Reversi benchmarks (one thread; the FFO solves on {threads})");
     let start = Reversi::new();
     let depths: &[u32] = if args.no_perft {
         &[]
@@ -210,7 +214,7 @@ pub fn bench(args: BenchArgs) -> ToolResult {
     if !args.no_ffo {
         println!("FFO endgames #{} (exact solve, best move checked against the file):", args.ffo);
         let (mut total_time, mut total_nodes, mut wrong) = (0.0, 0u64, 0);
-        let mut solver = Solver::new(args.table_bits);
+        let mut solver = ParallelSolver::try_new(threads, args.table_bits)?;
         for (number, line) in lines.into_iter().take(args.ffo_count) {
             let r = solve_ffo(&mut solver, &line);
             let (sol, s) = (&r.solution, r.elapsed.as_secs_f64());

@@ -5,12 +5,12 @@
 //!
 //! ```
 //! use tabletop::games::reversi::bench::{solve_ffo, FfoLine};
-//! use tabletop::games::reversi::solver::Solver;
+//! use tabletop::games::reversi::solver::ParallelSolver;
 //! let line: FfoLine = "XXXXXXXXXXOOOOXXXXOOOOXXXOOOOXXXXOOOXXXXXOOXXXXX--O----X--XXXX-- X; A2:+0"
 //!     .parse()
 //!     .unwrap();
 //! assert_eq!((line.scores[0].0.as_str(), line.scores[0].1), ("a2", 0));
-//! let solved = solve_ffo(&mut Solver::new(16), &line);
+//! let solved = solve_ffo(&mut ParallelSolver::try_new(1, 16).unwrap(), &line);
 //! assert_eq!(solved.solution.score.abs() % 2, 0);
 //! ```
 
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 
 use super::rules::{Reversi, ReversiPositionError};
-use super::solver::{Solution, Solver};
+use super::solver::{ParallelSolver, Solution};
 use crate::game::Game;
 
 /// One line of an FFO test file: the position and the listed moves' scores.
@@ -58,7 +58,7 @@ pub struct FfoResult {
 }
 
 /// Solves an FFO line from a cleared table and checks the answer against the file.
-pub fn solve_ffo(solver: &mut Solver, line: &FfoLine) -> FfoResult {
+pub fn solve_ffo(solver: &mut ParallelSolver, line: &FfoLine) -> FfoResult {
     let expected = line.scores.iter().map(|s| s.1).max().unwrap_or(0);
     solver.clear();
     let started = Instant::now();

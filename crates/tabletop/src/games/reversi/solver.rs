@@ -2,7 +2,8 @@
 //!
 //! A specialised negamax alpha-beta on raw bitboards:
 //! - **MTD(f) at the root**: the score is found by a sequence of null-window searches (from
-//!   0, each just past the bound the last one proved), sharing the table; every node is
+//!   the pattern evaluation's estimate, each just past the bound the last one proved),
+//!   sharing the table; every node is
 //!   searched by a dedicated null-window search;
 //! - **move ordering**: the transposition-table move first (searched before the others are
 //!   even generated and scored), then fastest-first (moves that leave the opponent fewest
@@ -27,6 +28,7 @@
 //!   without table or sorting, the last 3 and 2 by dedicated functions, and the very last
 //!   empty counts its flips from four line patterns and a table.
 
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::bitboard::{adjacent, final_score, flips, last_flip_count, moves, stable, Bits, CORNERS};
@@ -45,11 +47,17 @@ const SMALL_MAX: u32 = ORDER_MIN - 1;
 pub const NEAR_MIN: u32 = 7;
 /// The small table holds `2^NEAR_BITS` entries (24 KB).
 const NEAR_BITS: u32 = 10;
-/// From this many empties, moves are ordered by a shallow search.
-pub const SHALLOW_MIN: u32 = 15;
-/// The shallow search is `(empties - SHALLOW_OFFSET) / 4` plies deep: 2 from 15 empties, 3
-/// from 19, 4 from 23.
-const SHALLOW_OFFSET: u32 = 7;
+/// From this many empties, moves are ordered by a shallow search on the pattern evaluation.
+pub const SHALLOW_MIN: u32 = 14;
+/// The shallow search is `(empties - SHALLOW_OFFSET) / SHALLOW_STEP` plies deep: the child's
+/// evaluation alone at 14 empties, 1 ply from 15, 2 from 18, 3 from 21, 4 from 24 (FFO #40-#49,
+/// one thread: 746 M nodes, 27.3 s; with 2 plies from 15 empties, 3 from 19, 4 from 23, as
+/// tuned for the ten-feature evaluation: 733 M nodes, 34.8 s).
+const SHALLOW_OFFSET: u32 = 12;
+/// See [`SHALLOW_OFFSET`].
+const SHALLOW_STEP: u32 = 3;
+/// The depth of the shallow search that gives MTD(f) its first guess.
+const GUESS_DEPTH: u32 = 4;
 /// From this many empties, enhanced transposition cut-offs are tried.
 const ETC_MIN: u32 = 10;
 
@@ -438,13 +446,16 @@ impl Solver {
     }
 
     /// The score by a sequence of null-window searches (MTD(f)), the table keeping what each
-    /// one proved: the first tests 0, then each moves just past the bound the previous one
+    /// one proved: the first tests the pattern evaluation's estimate, then each moves just past the bound the previous one
     /// returned. Probes far from the true score are cheap, so this beats one wide-window
     /// search. Fail-soft within `(alpha, beta)`.
     fn mtd(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empties: u32) -> i32 {
         // The score is known to lie in [lower, upper].
         let (mut lower, mut upper) = (-64, 64);
-        let mut guess = 0;
+        // The first test at the pattern evaluation's estimate (a shallow search, rounded to an
+        // even score) rather than at 0: fewer tests far from the score.
+        let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
+        let mut guess = estimate.clamp(-64, 64) & !1;
         while lower < upper {
             // Is the score at least `test`?
             let test = guess.clamp(lower + 1, upper);
@@ -602,7 +613,8 @@ impl Solver {
         let mut n = 0;
         let empty = !(p | o);
         let odd = odd_empties(empty);
-        let shallow_depth = if empties >= SHALLOW_MIN { (empties - SHALLOW_OFFSET) / 4 } else { 0 };
+        let use_shallow = empties >= SHALLOW_MIN;
+        let shallow_depth = if use_shallow { empties.saturating_sub(SHALLOW_OFFSET) / SHALLOW_STEP } else { 0 };
         for sq in Bits(m) {
             let f = flips(p, o, sq);
             let np = p | f | (1 << sq);
@@ -620,7 +632,7 @@ impl Solver {
                 if odd >> sq & 1 == 1 {
                     k -= 4;
                 }
-                if shallow_depth > 0 {
+                if use_shallow {
                     // A shallow search of the reply, scored for the opponent: low is good for us.
                     self.nodes += 1;
                     k += 2 * shallow(no, np, shallow_depth, -100_000, 100_000);
@@ -764,6 +776,121 @@ impl Solver {
     }
 }
 
+/// From this many empties, [`ParallelSolver`] splits a node of the principal variation
+/// between its threads; below, one thread solves it alone.
+pub const SPLIT_MIN: u32 = 16;
+
+/// Exact solves on several threads, each with its own [`Solver`] and table.
+///
+/// Principal-variation splitting: along the first (best-ordered) line, a node's first move is
+/// solved exactly (recursively, split in the same way), then its other moves are handed to the
+/// threads as they come free. Each is tested with a null window against the best score so far
+/// and solved exactly only when it beats it, so the answer is the exact score. With one thread
+/// it is [`Solver::solve`]. The threads share the best score, not their tables: which of
+/// several equally good moves is returned can depend on their timing.
+///
+/// ```
+/// use tabletop::games::reversi::rules::Reversi;
+/// use tabletop::games::reversi::solver::{ParallelSolver, Solver};
+/// let line = "XXXXXXXXXXOOOOXXXXOOOOXXXOOOOXXXXOOOXXXXXOOXXXXX--O----X--XXXX-- X";
+/// let position: Reversi = line.parse().unwrap();
+/// let mut two = ParallelSolver::try_new(2, 16).unwrap();
+/// assert_eq!(two.solve(&position).score, Solver::new(16).solve(&position).score);
+/// ```
+pub struct ParallelSolver {
+    solvers: Vec<Solver>,
+}
+
+impl ParallelSolver {
+    /// `threads` solvers (at least one) with tables of `2^bits` entries each.
+    pub fn try_new(threads: usize, bits: u32) -> Result<ParallelSolver, TableAllocError> {
+        let solvers = (0..threads.max(1)).map(|_| Solver::try_new(bits)).collect::<Result<_, _>>()?;
+        Ok(ParallelSolver { solvers })
+    }
+
+    /// The number of threads.
+    pub fn threads(&self) -> usize {
+        self.solvers.len()
+    }
+
+    /// Empties every thread's table.
+    pub fn clear(&mut self) {
+        self.solvers.iter_mut().for_each(Solver::clear);
+    }
+
+    /// The exact score of `position` for the side to move, and a best move; the nodes are
+    /// those of every thread.
+    pub fn solve(&mut self, position: &Reversi) -> Solution {
+        if self.solvers.len() == 1 {
+            return self.solvers[0].solve(position);
+        }
+        for solver in &mut self.solvers {
+            solver.nodes = 0;
+            solver.stopped = false;
+            solver.deadline = None;
+        }
+        let (p, o) = position.player_opponent();
+        let empties = 64 - (p | o).count_ones();
+        let (score, sq) = split(&mut self.solvers, p, o, empties);
+        let best = match Square::from_index(sq as usize) {
+            Some(square) => Some(ReversiMove::Place(square)),
+            None => self.solvers[0].best_move(p, o, score),
+        };
+        Solution { score, best, nodes: self.solvers.iter().map(|s| s.nodes).sum() }
+    }
+}
+
+/// The exact score of a node and its best square (64 when it has none or was not split).
+fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
+    let m = moves(p, o);
+    if empties < SPLIT_MIN || m == 0 {
+        return (solvers[0].mtd(p, o, -64, 64, empties), 64);
+    }
+    solvers[0].nodes += 1;
+    let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
+    let n = solvers[0].order(p, o, m, empties, 64, &mut list);
+    let list = &mut list[..n];
+    list.sort_by_key(|e| e.1);
+    let (sq, _, f, _) = list[0];
+    let first = -split(solvers, o & !f, p | f | (1 << sq), empties - 1).0;
+    // Score and square in one word, so that `fetch_max` keeps the best pair.
+    let pack = |score: i32, sq: u8| ((score + 64) as u32) << 8 | sq as u32;
+    let best = AtomicU32::new(pack(first, sq));
+    let next = AtomicUsize::new(1);
+    let flag = crate::cancel::current();
+    std::thread::scope(|scope| {
+        for solver in solvers.iter_mut() {
+            let (best, next, list, flag) = (&best, &next, &*list, &flag);
+            scope.spawn(move || {
+                let mut work = || {
+                    while let Some(&(sq, _, f, _)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let alpha = (best.load(Ordering::Relaxed) >> 8) as i32 - 64;
+                        let (cp, co) = (o & !f, p | f | (1 << sq));
+                        // Does the move beat the best so far? Solved exactly only if it does.
+                        let v = -solver.nws(cp, co, -alpha - 1, empties - 1);
+                        if solver.stopped {
+                            return;
+                        }
+                        if v > alpha {
+                            let exact = -solver.mtd(cp, co, -64, -alpha, empties - 1);
+                            if solver.stopped {
+                                return;
+                            }
+                            best.fetch_max(pack(exact, sq), Ordering::Relaxed);
+                        }
+                    }
+                };
+                match flag {
+                    Some(flag) => crate::cancel::run_cancellable(flag, work),
+                    None => work(),
+                }
+            });
+        }
+    });
+    let best = best.into_inner();
+    ((best >> 8) as i32 - 64, (best & 0xFF) as u8)
+}
+
 /// The pattern evaluation (hundredths of a disc) is divided by this for the ordering key, so
 /// that it weighs against the mobility terms about as the former mobility/corner/frontier
 /// evaluation did (8 and 16 measured on FFO #40-#49: 757 M and 733 M nodes; that one: 1.46 G).
@@ -857,6 +984,35 @@ mod tests {
             let check = search.search(&child, &[], Default::default()).value;
             assert_eq!(-check, expected, "best move of {pos}");
             let _ = pos.terminal_value(crate::Outcome::Draw, 0);
+            checked += 1;
+        }
+    }
+
+    #[test]
+    fn parallel_solves_agree_with_one_thread() {
+        // Positions of 16-19 empties (so the first nodes are split), from seeded random games.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+        let (mut one, mut two) = (Solver::new(18), ParallelSolver::try_new(2, 18).unwrap());
+        let mut checked = 0;
+        while checked < 8 {
+            let mut pos = Reversi::new();
+            let mut list = Vec::new();
+            let empties = rng.gen_range(SPLIT_MIN..=SPLIT_MIN + 3);
+            while pos.open_squares() > empties && !pos.is_over() {
+                pos.legal_moves(&mut list);
+                pos.play_unchecked(list[rng.gen_range(0..list.len())]);
+            }
+            if pos.is_over() {
+                continue;
+            }
+            let expected = one.solve(&pos).score;
+            let got = two.solve(&pos);
+            assert_eq!(got.score, expected, "{pos}");
+            let mut child = pos;
+            child.play_unchecked(got.best.unwrap());
+            assert_eq!(-one.solve(&child).score, expected, "best move of {pos}");
+            assert!(got.nodes > 0);
             checked += 1;
         }
     }
