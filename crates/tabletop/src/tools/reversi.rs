@@ -319,7 +319,7 @@ fn accuracy(args: &BenchArgs, count: u64) -> ToolResult {
     // `count` is at most 10000, so it fits usize everywhere.
     let set = accuracy_positions(count as usize, args.accuracy_seed, empties.clone()).map_err(invalid)?;
     println!(
-        "Midgame accuracy (one thread): {count} positions of {}-{} empties (seed {}), every move solved exactly",
+        "Midgame accuracy (one thread): {count} positions of {}-{} empties (seed {}), each chosen move valued by the exact solver",
         empties.start(),
         empties.end(),
         args.accuracy_seed

@@ -258,7 +258,7 @@ pub fn measure(
             continue;
         }
         position.legal_moves(&mut legal);
-        let record = Record::new(position.clone());
+        let record = Record::new(*position);
         let mut chosen = Vec::with_capacity(players.len());
         for (player, figures) in players.iter_mut().zip(&report.players) {
             player.reset();
@@ -282,7 +282,7 @@ pub fn measure(
         let mut values: Vec<(ReversiMove, i32)> = root.best.map(|m| (m, best)).into_iter().collect();
         for &(mv, _) in &chosen {
             if values.iter().all(|(m, _)| *m != mv) {
-                let mut child = position.clone();
+                let mut child = *position;
                 child.play_unchecked(mv);
                 let solved = solver.solve(&child);
                 report.solve_nodes = report.solve_nodes.saturating_add(solved.nodes);
