@@ -131,6 +131,15 @@ fn weight_files_and_numeric_options_are_checked() {
     // A bad FFO range is refused before the benchmark's minutes of perft.
     let run = tabletop(&["bench", "reversi", "--ffo", "60-70"], "");
     refused(&run, "--ffo \"60-70\": give a range such as 40-49");
+    // The accuracy benchmark refuses bad counts, ranges and players before solving anything.
+    let run = tabletop(&["bench", "reversi", "--accuracy", "0"], "");
+    refused(&run, "--accuracy 0: give 1 to 10000 positions");
+    let run = tabletop(&["bench", "reversi", "--accuracy", "10001"], "");
+    refused(&run, "--accuracy 10001: give 1 to 10000 positions");
+    let run = tabletop(&["bench", "reversi", "--accuracy", "--accuracy-empties", "0-3"], "");
+    refused(&run, "--accuracy-empties \"0-3\": give a range within 1-59");
+    let run = tabletop(&["bench", "reversi", "--accuracy", "--player", "engine:speed=1"], "");
+    refused(&run, "player \"engine:speed=1\": player \"engine\" has no setting \"speed\"");
     let run = tabletop(&["analyze", "reversi", "--time", "NaN"], "");
     assert!(!run.ok && run.stderr.contains("not a duration"), "{}", run.stderr);
     let _ = std::fs::remove_dir_all(&dir);

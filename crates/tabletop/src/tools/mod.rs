@@ -3,7 +3,8 @@
 //! only dispatches here; terminal play stays in the binary.
 //!
 //! - [`connect`]: perft, the solver (lines of Pons' format), the benchmark sets, the book.
-//! - [`reversi`]: perft with or without the table, the endgame solver, FFO benchmarks.
+//! - [`reversi`]: perft with or without the table, the endgame solver, FFO benchmarks, the
+//!   midgame-accuracy benchmark (`bench reversi --accuracy`).
 //! - [`slide`]: perft, the exact solver, the dictionary and solver benchmarks.
 //! - [`mathable`]: the move generation and engine benchmarks, placement lists, matches.
 //! - [`position`]: `moves` and `analyze` for every game.

@@ -1,8 +1,13 @@
-//! `tabletop perft/solve/bench reversi`: Reversi's tools.
+//! `tabletop perft/solve/bench reversi`: Reversi's tools (the benchmark also runs the
+//! midgame-accuracy measure of [`accuracy`](crate::games::reversi::accuracy) with `--accuracy`).
 
 use std::time::{Duration, Instant};
 
 use super::{bail, Context, ToolError, ToolResult};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::invalid;
+use crate::games::reversi::accuracy::{measure, players_from_specs, positions as accuracy_positions, DEFAULT_PLAYERS};
 use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, FfoLine};
 use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
 use crate::games::reversi::solver::{ParallelSolver, Solver};
@@ -35,6 +40,20 @@ pub struct BenchArgs {
     /// Threads for the FFO solves (each with its own table; see `ParallelSolver`).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
+    /// Run only the midgame-accuracy benchmark on N seeded positions (200 when N is left out):
+    /// the mean loss in discs of each player's move against the exact solver.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "200")]
+    pub accuracy: Option<u64>,
+    /// Seed of the accuracy benchmark's positions.
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "accuracy")]
+    pub accuracy_seed: u64,
+    /// The empties of the accuracy benchmark's positions, a range within 1-59.
+    #[arg(long, value_name = "RANGE", default_value = "20-24", requires = "accuracy")]
+    pub accuracy_empties: String,
+    /// A player for the accuracy benchmark (repeatable; default: engine:time=100ms and
+    /// engine-v1:time=100ms).
+    #[arg(long = "player", value_name = "SPEC", requires = "accuracy")]
+    pub players: Vec<String>,
 }
 
 /// Options of `tabletop perft reversi`.
@@ -189,6 +208,9 @@ fn ffo_lines(range: &str) -> ToolResult<Vec<(usize, FfoLine)>> {
 /// Runs `tabletop bench reversi`: perft, the FFO endgames (each checked against the file),
 /// exact solves at 20 empties and the midgame depth reached in 1 s.
 pub fn bench(args: BenchArgs) -> ToolResult {
+    if let Some(count) = args.accuracy {
+        return accuracy(&args, count);
+    }
     // The positions are read first, so a bad --ffo is refused before minutes of perft.
     let lines = if args.no_ffo { Vec::new() } else { ffo_lines(&args.ffo)? };
     let threads = super::check_threads(args.threads)?;
@@ -268,5 +290,74 @@ pub fn bench(args: BenchArgs) -> ToolResult {
             a.describe()
         );
     }
+    Ok(())
+}
+
+/// A range of empties such as `20-24` (or one number).
+fn parse_empties(text: &str) -> ToolResult<std::ops::RangeInclusive<u32>> {
+    let bad = || ToolError::Invalid(format!("--accuracy-empties {text:?}: give a range within 1-59 such as 20-24"));
+    let (from, to) = text.split_once('-').unwrap_or((text, text));
+    let (from, to): (u32, u32) = (from.trim().parse().map_err(|_| bad())?, to.trim().parse().map_err(|_| bad())?);
+    if from == 0 || to > 59 || from > to {
+        return Err(bad());
+    }
+    Ok(from..=to)
+}
+
+/// `tabletop bench reversi --accuracy N`: the midgame-accuracy benchmark (issue 14). Every
+/// option is checked and every player built before the first position is solved.
+fn accuracy(args: &BenchArgs, count: u64) -> ToolResult {
+    if count == 0 || count > 10_000 {
+        bail!("--accuracy {count}: give 1 to 10000 positions");
+    }
+    let empties = parse_empties(&args.accuracy_empties)?;
+    let specs: Vec<String> = if args.players.is_empty() {
+        DEFAULT_PLAYERS.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.players.clone()
+    };
+    let mut players = players_from_specs(&specs).map_err(invalid)?;
+    crate::memory::ensure_available(Solver::memory_bytes(args.table_bits))?;
+    let mut solver = Solver::try_new(args.table_bits)?;
+    let started = Instant::now();
+    // `count` is at most 10000, so it fits usize everywhere.
+    let set = accuracy_positions(count as usize, args.accuracy_seed, empties.clone()).map_err(invalid)?;
+    println!(
+        "Midgame accuracy (one thread): {count} positions of {}-{} empties (seed {}), each chosen move valued by the exact solver",
+        empties.start(),
+        empties.end(),
+        args.accuracy_seed
+    );
+    let bar = ProgressBar::new(count);
+    bar.set_style(
+        ProgressStyle::with_template("accuracy {bar:40} {pos}/{len} positions, {elapsed} (eta {eta})")
+            .with_context(|| "progress bar template")?,
+    );
+    let report = measure(&set, &mut players, &mut solver, &|done| bar.set_position(done as u64));
+    bar.finish_and_clear();
+    let report = report.map_err(|e| ToolError::Failed(e.to_string()))?;
+    println!(
+        "  {:<24} {:>15} {:>10} {:>10} {:>10} {:>10}",
+        "player", "mean loss", "best move", "worst", "mean time", "max time"
+    );
+    for p in &report.players {
+        println!(
+            "  {:<24} {:>7.2} +- {:<4.2} {:>9.1}% {:>10} {:>7.0} ms {:>7.0} ms",
+            p.player,
+            p.mean_loss(),
+            p.loss_std_error(),
+            100.0 * p.best_share(),
+            p.worst_loss,
+            p.mean_think().as_secs_f64() * 1e3,
+            p.max_think.as_secs_f64() * 1e3
+        );
+    }
+    println!("  (loss in discs against the best move, +- one standard error; {} positions)", report.positions);
+    println!(
+        "  exact solves: {} nodes in {:.1} s; wall time {:.1} s",
+        report.solve_nodes,
+        report.solve_time.as_secs_f64(),
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }

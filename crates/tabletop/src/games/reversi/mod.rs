@@ -21,6 +21,8 @@
 //! - [`players`]: the player tables (`engine`, `engine-v1`, `classic`, `random`; `nboard` for
 //!   local front ends only) for specs.
 //! - [`bench`]: the FFO endgame lines and the benchmarks' seeded positions.
+//! - [`accuracy`]: the midgame-accuracy benchmark (the discs a player's move loses against the
+//!   exact solver, on seeded positions of 20-24 empties).
 //!
 //! Undo, as for every game, is [`Record::undo`](crate::Record::undo):
 //!
@@ -33,6 +35,7 @@
 //! assert_eq!(*record.current(), Reversi::new());
 //! ```
 
+pub mod accuracy;
 pub mod bench;
 pub mod bitboard;
 pub mod classic;
