@@ -891,10 +891,10 @@ fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
     ((best >> 8) as i32 - 64, (best & 0xFF) as u8)
 }
 
-/// The pattern evaluation (hundredths of a disc) is divided by this for the ordering key, so
-/// that it weighs against the mobility terms about as the former mobility/corner/frontier
-/// evaluation did (8 and 16 measured on FFO #40-#49: 757 M and 733 M nodes; that one: 1.46 G).
-const PATTERN_SCALE: i32 = 16;
+/// The pattern evaluation (hundredths of a disc) is divided by this for the ordering key, where
+/// it weighs against the mobility terms (FFO #40-#49, one thread, with the shallow depths of
+/// [`SHALLOW_OFFSET`]: 8: 778 M nodes; 16: 746 M; 32: 701 M, 26.1 s; 48: 746 M; 64: 861 M).
+const PATTERN_SCALE: i32 = 32;
 
 /// A depth-limited alpha-beta on the pattern evaluation, for ordering moves far from the end.
 fn shallow(p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
