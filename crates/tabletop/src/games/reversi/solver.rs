@@ -48,12 +48,15 @@ pub const NEAR_MIN: u32 = 7;
 /// The small table holds `2^NEAR_BITS` entries (24 KB).
 const NEAR_BITS: u32 = 10;
 /// From this many empties, moves are ordered by a shallow search on the pattern evaluation.
-pub const SHALLOW_MIN: u32 = 14;
+pub const SHALLOW_MIN: u32 = 13;
 /// The shallow search is `(empties - SHALLOW_OFFSET) / SHALLOW_STEP` plies deep: the child's
-/// evaluation alone at 14 empties, 1 ply from 15, 2 from 18, 3 from 21, 4 from 24 (FFO #40-#49,
-/// one thread: 746 M nodes, 27.3 s; with 2 plies from 15 empties, 3 from 19, 4 from 23, as
-/// tuned for the ten-feature evaluation: 733 M nodes, 34.8 s).
-const SHALLOW_OFFSET: u32 = 12;
+/// evaluation alone at 13-15 empties, 1 ply from 16, 2 from 19, 3 from 22, 4 from 25. FFO
+/// #40-#49, one thread (`SHALLOW_MIN OFFSET STEP`: nodes, CPU seconds): `13 13 3`: 712 M, 25.2 s;
+/// `14 13 3`: 737 M, 25.1-25.5 s; `14 12 3`: 701 M, 26.2 s; `13 12 3`: 679 M, 26.3 s; `14 14 3`:
+/// 805 M, 26.3 s; `15 13 3`: 780 M, 26.1 s; `14 10 4`: 703 M, 27.6 s; `15 7 4` (2 plies from 15
+/// empties, 3 from 19, 4 from 23, as tuned for the ten-feature evaluation): 733 M, 34.8 s with
+/// the evaluation weighed twice as much.
+const SHALLOW_OFFSET: u32 = 13;
 /// See [`SHALLOW_OFFSET`].
 const SHALLOW_STEP: u32 = 3;
 /// The depth of the shallow search that gives MTD(f) its first guess.
