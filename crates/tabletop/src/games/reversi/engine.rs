@@ -26,6 +26,8 @@ struct Entry {
     depth: u8,
     bound: u8,
     best: u8,
+    /// The search that stored it ([`Engine::age`]).
+    age: u8,
 }
 
 /// The engine's search table holds `2^ENGINE_TABLE_BITS` entries.
@@ -73,6 +75,11 @@ impl Analysis {
 pub struct Engine {
     table: Vec<Entry>,
     mask: usize,
+    /// Counts the searches (wrapping). Entries of earlier searches give their move only, not
+    /// their bounds: with ProbCut those bounds are estimates, and one carried over from the
+    /// previous move's search once made the engine play into a wipe-out in four plies
+    /// (`tests::an_earlier_search_does_not_hide_a_wipe_out`).
+    age: u8,
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
@@ -120,6 +127,7 @@ impl Engine {
         Ok(Engine {
             table: try_large_vec(1 << ENGINE_TABLE_BITS, Entry::default)?,
             mask: (1 << ENGINE_TABLE_BITS) - 1,
+            age: 0,
             nodes: 0,
             deadline: None,
             stopped: false,
@@ -236,6 +244,7 @@ impl Engine {
     }
 
     fn midgame(&mut self, p: u64, o: u64, budget: Option<Duration>, start: Instant) -> Analysis {
+        self.age = self.age.wrapping_add(1);
         self.nodes = 0;
         self.stopped = false;
         self.deadline = budget.map(|b| start + b);
@@ -337,7 +346,7 @@ impl Engine {
         let mut hash_move = 64u8;
         if e.p == p && e.o == o {
             hash_move = e.best;
-            if e.depth as u32 >= depth {
+            if e.depth as u32 >= depth && e.age == self.age {
                 match e.bound {
                     EXACT => return e.value,
                     LOWER if e.value >= beta => return e.value,
@@ -403,7 +412,7 @@ impl Engine {
         } else {
             EXACT
         };
-        self.table[slot] = Entry { p, o, value: best, depth: depth as u8, bound, best: best_sq };
+        self.table[slot] = Entry { p, o, value: best, depth: depth as u8, bound, best: best_sq, age: self.age };
         best
     }
 }
@@ -647,6 +656,7 @@ impl Engine {
         if m == 0 {
             return vec![(ReversiMove::Pass, 0)];
         }
+        self.age = self.age.wrapping_add(1);
         self.nodes = 0;
         self.stopped = false;
         self.deadline = None;
@@ -765,5 +775,27 @@ mod tests {
         let table = engine.table.len() * std::mem::size_of::<Entry>();
         assert_eq!(Engine::MEMORY_BYTES, table as u64 + Solver::memory_bytes(ENGINE_SOLVER_BITS));
         assert_eq!(Solver::memory_bytes(ENGINE_SOLVER_BITS), 24 * ((1 << 20) + (1 << 10)));
+    }
+
+    /// Game 142 of `tabletop match reversi --player engine:time=100ms --player classic:depth=8
+    /// --games 200 --seed 1`: after its searches of the earlier moves, the engine played b3,
+    /// which loses every disc four plies later (white a3, then a4), on bounds the previous
+    /// moves' searches had left in the table.
+    #[test]
+    fn an_earlier_search_does_not_hide_a_wipe_out() {
+        let moves = ["c4", "e3", "f4", "g3", "g4", "c3", "d3", "c5", "f3", "h4", "f5", "e6", "h3", "h2"];
+        // The depths its 100 ms searches reached in that game.
+        let mut engine = Engine::new(None, Some(1));
+        let mut position = Reversi::new();
+        let mut depths = [16, 13, 12].into_iter();
+        for (ply, mv) in moves.iter().enumerate() {
+            if ply >= 8 && ply % 2 == 0 {
+                engine.depth = depths.next();
+                engine.analyse(&position);
+            }
+            position.play(mv.parse().unwrap()).unwrap();
+        }
+        engine.depth = Some(11);
+        assert_ne!(engine.analyse(&position).best.to_string(), "b3");
     }
 }
