@@ -131,6 +131,9 @@ fn weight_files_and_numeric_options_are_checked() {
     // A bad FFO range is refused before the benchmark's minutes of perft.
     let run = tabletop(&["bench", "reversi", "--ffo", "60-70"], "");
     refused(&run, "--ffo \"60-70\": give a range such as 40-49");
+    // The FFO solves' threads are checked before the perft runs.
+    let run = tabletop(&["bench", "reversi", "--threads", "0"], "");
+    refused(&run, "--threads 0: give 1 to");
     // The accuracy benchmark refuses bad counts, ranges and players before solving anything.
     let run = tabletop(&["bench", "reversi", "--accuracy", "0"], "");
     refused(&run, "--accuracy 0: give 1 to 10000 positions");
