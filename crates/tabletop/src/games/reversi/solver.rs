@@ -5,6 +5,15 @@
 //!   the pattern evaluation's estimate, each just past the bound the last one proved),
 //!   sharing the table; every node is
 //!   searched by a dedicated null-window search;
+//! - **selective stages** (from [`SELECTIVE_MIN`] empties at the root, as in Edax): before
+//!   the exact search, MTD(f) runs with ProbCut at the confidences of [`STAGE_T`]: at nodes
+//!   of [`CUT_MIN`] empties or more a shallow search on the pattern evaluation
+//!   ([`cut_shallow`] plies) predicts the exact score by a line fitted on solved positions
+//!   ([`ProbCut::get_end`], `tuning::fit_endcut`), and the node is cut when the prediction
+//!   is beyond the window by `t` standard deviations. Each stage leaves its moves in the
+//!   table and its score as the next one's first guess. Table entries carry the level their
+//!   bounds were proven at, and a search uses only bounds proven at its level or with less
+//!   selectivity, so the last, exact stage trusts no estimate: the answer stays exact;
 //! - **move ordering**: the transposition-table move first (searched before the others are
 //!   even generated and scored), then fastest-first (moves that leave the opponent fewest
 //!   replies first, corners counted double), with parity and potential mobility as
@@ -32,6 +41,8 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::bitboard::{adjacent, final_score, flips, last_flip_count, moves, stable, Bits, CORNERS};
+use super::engine::{CutParams, ProbCut, END_SHALLOW_MAX};
+use super::patterns::PatternWeights;
 use super::rules::{Reversi, ReversiMove, Square};
 use crate::memory::TableAllocError;
 
@@ -63,6 +74,40 @@ const SHALLOW_STEP: u32 = 3;
 const GUESS_DEPTH: u32 = 4;
 /// From this many empties, enhanced transposition cut-offs are tried.
 const ETC_MIN: u32 = 10;
+/// From this many empties at the root, selective stages run before the exact search (see
+/// [`Solver::set_selective_from`]).
+pub const SELECTIVE_MIN: u32 = 20;
+/// The selective stages' confidence: a node is cut when the shallow search predicts the
+/// score beyond the window by this many standard deviations (1.1: 86%, 1.5: 93%, 2.0: 98%,
+/// 2.6: 99.5% one-sided, for a normal residual). The exact search follows the last.
+pub const STAGE_T: &[f32] = &[1.1, 1.5, 2.0, 2.6];
+/// The level of a search without ProbCut, and of bounds it proved.
+const EXACT: u8 = u8::MAX;
+/// In the selective stages, ProbCut is tried at nodes with at least this many empties
+/// (below, every bound is exact).
+pub const CUT_MIN: u32 = 12;
+
+/// The depth of ProbCut's shallow search at a node with `empties` empties (the evaluation
+/// alone below 13 empties, one ply more every 3 empties, at most
+/// [`END_SHALLOW_MAX`](super::engine::END_SHALLOW_MAX)).
+///
+/// ```
+/// use tabletop::games::reversi::solver::cut_shallow;
+/// assert_eq!(cut_shallow(12), 0);
+/// assert_eq!(cut_shallow(20), 3);
+/// ```
+pub fn cut_shallow(empties: u32) -> u32 {
+    (empties.saturating_sub(10) / 3).min(END_SHALLOW_MAX)
+}
+
+/// The built-in endgame ProbCut parameters for [`cut_shallow`]'s depths, by empties.
+fn builtin_cuts() -> &'static [Option<CutParams>; 61] {
+    static CUTS: std::sync::OnceLock<[Option<CutParams>; 61]> = std::sync::OnceLock::new();
+    CUTS.get_or_init(|| {
+        let cut = ProbCut::builtin();
+        std::array::from_fn(|e| cut.get_end(e as u32, cut_shallow(e as u32)))
+    })
+}
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -72,6 +117,9 @@ struct Entry {
     upper: i8,
     best: u8,
     empties: u8,
+    /// The selectivity the bounds were proven at ([`EXACT`] for exact bounds): they hold for
+    /// searches at this level or a lower one.
+    level: u8,
 }
 
 /// The size of one table entry in bytes.
@@ -110,7 +158,8 @@ impl Table {
         None
     }
 
-    fn store(&mut self, p: u64, o: u64, empties: u32, (alpha, beta): (i32, i32), value: i32, best: u8) {
+    #[allow(clippy::too_many_arguments)]
+    fn store(&mut self, p: u64, o: u64, empties: u32, level: u8, (alpha, beta): (i32, i32), value: i32, best: u8) {
         let (mut lower, mut upper) = if value <= alpha {
             (-64, value)
         } else if value >= beta {
@@ -130,9 +179,18 @@ impl Table {
         };
         let e = &mut self.entries[slot];
         let mut best = best;
+        if e.p == p && e.o == o && e.level > level {
+            // Bounds proven with less selectivity stay; only a move is learned.
+            if e.best >= 64 {
+                e.best = best;
+            }
+            return;
+        }
         if e.p == p && e.o == o {
-            lower = lower.max(e.lower as i32);
-            upper = upper.min(e.upper as i32);
+            if e.level == level {
+                lower = lower.max(e.lower as i32);
+                upper = upper.min(e.upper as i32);
+            }
             if value <= alpha && e.best < 64 {
                 // A fail-low proves nothing about the moves: keep the one that once cut.
                 best = e.best;
@@ -140,10 +198,10 @@ impl Table {
         } else if e.empties as u32 > empties + 2 && slot == i {
             // Keep a much deeper entry in the first slot; use the second.
             let e2 = &mut self.entries[i + 1];
-            *e2 = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8 };
+            *e2 = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8, level };
             return;
         }
-        *e = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8 };
+        *e = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8, level };
     }
 }
 
@@ -174,6 +232,14 @@ pub struct Solver {
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
+    /// The selectivity of the search under way: an index into [`STAGE_T`], or [`EXACT`].
+    level: u8,
+    /// Selective stages run before the exact search from this many empties at the root.
+    selective_from: u32,
+    /// The endgame ProbCut parameters by empties, for [`cut_shallow`]'s depths.
+    cuts: &'static [Option<CutParams>; 61],
+    /// ProbCut cut-offs taken by the last call (in the selective stages).
+    cut_offs: u64,
 }
 
 /// From how high a score (`alpha`) the stability cut-off is tried, by empties (Edax's table).
@@ -305,7 +371,28 @@ impl Solver {
             nodes: 0,
             deadline: None,
             stopped: false,
+            level: EXACT,
+            selective_from: SELECTIVE_MIN,
+            cuts: builtin_cuts(),
+            cut_offs: 0,
         })
+    }
+
+    /// Runs the selective stages before the exact search only from `empties` empties at the
+    /// root (default [`SELECTIVE_MIN`]; more than 60 turns them off). The answers stay exact
+    /// either way.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{solver::Solver, Reversi};
+    /// let pos: Reversi = "XXXXXXXXXXOOOOXXXXOOOOXXXOOOOXXXXOOOXXXXXOOXXXXX--O----X--XXXX-- X".parse().unwrap();
+    /// let mut solver = Solver::new(16);
+    /// let exact = solver.solve(&pos).score;
+    /// solver.set_selective_from(8);
+    /// solver.clear();
+    /// assert_eq!(solver.solve(&pos).score, exact);
+    /// ```
+    pub fn set_selective_from(&mut self, empties: u32) {
+        self.selective_from = empties;
     }
 
     /// The memory of `Solver::new(bits)` in bytes (both of its tables).
@@ -367,6 +454,7 @@ impl Solver {
     /// (fail-soft). `None` if the deadline passed.
     pub fn solve_window(&mut self, position: &Reversi, alpha: i32, beta: i32) -> Option<Solution> {
         self.nodes = 0;
+        self.cut_offs = 0;
         self.stopped = false;
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
@@ -416,7 +504,7 @@ impl Solver {
         }
         let empties = 64 - (p | o).count_ones();
         if let Some(e) = self.table_for(empties).probe(p, o) {
-            if e.best < 64 && m >> e.best & 1 == 1 && e.lower == e.upper {
+            if e.best < 64 && m >> e.best & 1 == 1 && e.lower == e.upper && e.level == EXACT {
                 return Square::from_index(e.best as usize).map(ReversiMove::Place);
             }
         }
@@ -453,12 +541,30 @@ impl Solver {
     /// returned. Probes far from the true score are cheap, so this beats one wide-window
     /// search. Fail-soft within `(alpha, beta)`.
     fn mtd(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empties: u32) -> i32 {
-        // The score is known to lie in [lower, upper].
-        let (mut lower, mut upper) = (-64, 64);
         // The first test at the pattern evaluation's estimate (a shallow search, rounded to an
         // even score) rather than at 0: fewer tests far from the score.
         let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
         let mut guess = estimate.clamp(-64, 64) & !1;
+        if empties >= self.selective_from {
+            // Selective stages: each estimates the score with ProbCut, cheaply, leaving good
+            // moves in the table and its score as the next stage's first guess.
+            for level in 0..STAGE_T.len() as u8 {
+                self.level = level;
+                guess = self.mtd_at(p, o, -64, 64, empties, guess);
+                if self.stopped {
+                    self.level = EXACT;
+                    return 0;
+                }
+            }
+            self.level = EXACT;
+        }
+        self.mtd_at(p, o, alpha, beta, empties, guess)
+    }
+
+    /// [`Solver::mtd`] at the current selectivity, from the first guess `guess`.
+    fn mtd_at(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empties: u32, mut guess: i32) -> i32 {
+        // The score is known to lie in [lower, upper].
+        let (mut lower, mut upper) = (-64, 64);
         while lower < upper {
             // Is the score at least `test`?
             let test = guess.clamp(lower + 1, upper);
@@ -511,17 +617,26 @@ impl Solver {
             return bound;
         }
         let use_table = empties >= NEAR_MIN;
+        let level = if empties >= CUT_MIN { self.level } else { EXACT };
         let mut hash_move = 64u8;
         if use_table {
             if let Some(e) = self.table_for(empties).probe(p, o) {
-                let (lo, up) = (e.lower as i32, e.upper as i32);
-                if lo > alpha {
-                    return lo;
-                }
-                if up <= alpha {
-                    return up;
+                if e.level >= level {
+                    let (lo, up) = (e.lower as i32, e.upper as i32);
+                    if lo > alpha {
+                        return lo;
+                    }
+                    if up <= alpha {
+                        return up;
+                    }
                 }
                 hash_move = e.best;
+            }
+        }
+        if level != EXACT {
+            if let Some(v) = self.probcut(p, o, alpha, empties, level) {
+                self.table.store(p, o, empties, level, (alpha, alpha + 1), v, 64);
+                return v;
             }
         }
         let mut best = -65;
@@ -539,12 +654,12 @@ impl Solver {
             }
             best_sq = hash_move;
             if best > alpha {
-                self.table_for(empties).store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+                self.table_for(empties).store(p, o, empties, level, (alpha, alpha + 1), best, best_sq);
                 return best;
             }
             m &= !(1 << sq);
             if m == 0 {
-                self.table_for(empties).store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+                self.table_for(empties).store(p, o, empties, level, (alpha, alpha + 1), best, best_sq);
                 return best;
             }
         }
@@ -556,7 +671,7 @@ impl Solver {
         // Children known to fail low go last.
         if empties >= ETC_MIN {
             for (sq, key, f, _) in list.iter_mut() {
-                if let Some(e) = self.table.probe(o & !*f, p | *f | (1 << *sq)) {
+                if let Some(e) = self.table.probe(o & !*f, p | *f | (1 << *sq)).filter(|e| e.level >= level) {
                     let v = -(e.upper as i32);
                     if v > alpha {
                         return v;
@@ -596,9 +711,37 @@ impl Solver {
             }
         }
         if use_table {
-            self.table_for(empties).store(p, o, empties, (alpha, alpha + 1), best, best_sq);
+            self.table_for(empties).store(p, o, empties, level, (alpha, alpha + 1), best, best_sq);
         }
         best
+    }
+
+    /// ProbCut in a selective stage: does a shallow search on the pattern evaluation predict,
+    /// with the stage's confidence, that the score is above `alpha` (then `alpha + 1`) or at
+    /// most `alpha` (then `alpha`)? The side is chosen by the static evaluation; one shallow
+    /// null-window search tests it.
+    fn probcut(&mut self, p: u64, o: u64, alpha: i32, empties: u32, level: u8) -> Option<i32> {
+        if !(-63..62).contains(&alpha) {
+            return None;
+        }
+        let c = self.cuts[empties.min(60) as usize]?;
+        let margin = STAGE_T[level as usize] * c.sigma;
+        // Above alpha when a * shallow + b - margin >= 100 (alpha + 1).
+        let high = ((100.0 * (alpha + 1) as f32 + margin - c.b) / c.a).ceil() as i32;
+        // At most alpha when a * shallow + b + margin <= 100 alpha.
+        let low = ((100.0 * alpha as f32 - margin - c.b) / c.a).floor() as i32;
+        let weights = PatternWeights::builtin();
+        self.nodes += 1;
+        if 2 * weights.evaluate(p, o) >= high + low {
+            if eval_search(weights, p, o, c.shallow, high - 1, high, 1, 100) >= high {
+                self.cut_offs += 1;
+                return Some(alpha + 1);
+            }
+        } else if eval_search(weights, p, o, c.shallow, low, low + 1, 1, 100) <= low {
+            self.cut_offs += 1;
+            return Some(alpha);
+        }
+        None
     }
 
     /// Generates the moves of `p` (the set `m`) with their flips and an ordering key, lower
@@ -899,17 +1042,50 @@ fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
 /// [`SHALLOW_OFFSET`]: 8: 778 M nodes; 16: 746 M; 32: 701 M, 26.1 s; 48: 746 M; 64: 861 M).
 const PATTERN_SCALE: i32 = 32;
 
-/// A depth-limited alpha-beta on the pattern evaluation, for ordering moves far from the end.
-fn shallow(p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+/// A depth-limited alpha-beta on the built-in pattern evaluation (divided by
+/// [`PATTERN_SCALE`], finished games worth 1000 per disc), for ordering moves far from the end.
+#[inline]
+fn shallow(p: u64, o: u64, depth: u32, alpha: i32, beta: i32) -> i32 {
+    eval_search(PatternWeights::builtin(), p, o, depth, alpha, beta, PATTERN_SCALE, 1000)
+}
+
+/// The value of a `depth`-ply search on the pattern evaluation in hundredths of a disc
+/// (finished games exact), as the endgame ProbCut's shallow search computes it: the
+/// predictor its parameters are fitted on (`tuning::fit_endcut`).
+///
+/// ```
+/// use tabletop::games::reversi::{patterns::PatternWeights, solver::cut_value, Reversi};
+/// let start = Reversi::default();
+/// let (p, o) = start.player_opponent();
+/// let w = PatternWeights::builtin();
+/// assert_eq!(cut_value(w, p, o, 0), w.evaluate(p, o));
+/// ```
+pub fn cut_value(weights: &PatternWeights, p: u64, o: u64, depth: u32) -> i32 {
+    eval_search(weights, p, o, depth, -100_000, 100_000, 1, 100)
+}
+
+/// Alpha-beta to `depth` plies on `weights`' evaluation divided by `scale`; a finished game is
+/// worth `win` per disc.
+#[allow(clippy::too_many_arguments)]
+fn eval_search(
+    weights: &PatternWeights,
+    p: u64,
+    o: u64,
+    depth: u32,
+    mut alpha: i32,
+    beta: i32,
+    scale: i32,
+    win: i32,
+) -> i32 {
     if depth == 0 {
-        return super::patterns::evaluate(p, o) / PATTERN_SCALE;
+        return weights.evaluate(p, o) / scale;
     }
     let m = moves(p, o);
     if m == 0 {
         if moves(o, p) == 0 {
-            return final_score(p, o) * 1000;
+            return final_score(p, o) * win;
         }
-        return -shallow(o, p, depth - 1, -beta, -alpha);
+        return -eval_search(weights, o, p, depth - 1, -beta, -alpha, scale, win);
     }
     // From 3 plies, the opponent's fewest replies first, for earlier cut-offs.
     let mut list = [(0i32, 0u8, 0u64); 32];
@@ -926,7 +1102,7 @@ fn shallow(p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
     }
     let mut best = -1_000_000;
     for &(_, sq, f) in list.iter() {
-        let v = -shallow(o & !f, p | f | (1 << sq), depth - 1, -beta, -alpha);
+        let v = -eval_search(weights, o & !f, p | f | (1 << sq), depth - 1, -beta, -alpha, scale, win);
         if v > best {
             best = v;
             alpha = alpha.max(v);
@@ -989,6 +1165,56 @@ mod tests {
             let _ = pos.terminal_value(crate::Outcome::Draw, 0);
             checked += 1;
         }
+    }
+
+    /// Positions with `empties` empties from seeded random games (none over, none passing).
+    fn random_positions(seed: u64, count: usize, empties: std::ops::RangeInclusive<u32>) -> Vec<Reversi> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut out = Vec::new();
+        while out.len() < count {
+            let mut pos = Reversi::new();
+            let mut list = Vec::new();
+            let target = rng.gen_range(empties.clone());
+            while pos.open_squares() > target && !pos.is_over() {
+                pos.legal_moves(&mut list);
+                pos.play_unchecked(list[rng.gen_range(0..list.len())]);
+            }
+            let (p, o) = pos.player_opponent();
+            if !pos.is_over() && moves(p, o) != 0 {
+                out.push(pos);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn selective_stages_give_the_exact_score() {
+        // The built-in cuts, and deliberately bad ones (no margin, a biased line) that cut
+        // often and wrongly: the stages' bounds must never decide the exact answer.
+        let bad: &'static [Option<CutParams>; 61] = Box::leak(Box::new(std::array::from_fn(|e| {
+            Some(CutParams { shallow: cut_shallow(e as u32), a: 1.0, b: 300.0, sigma: 0.0 })
+        })));
+        let mut exact = Solver::new(18);
+        exact.set_selective_from(61);
+        for (name, cuts) in [("built-in", builtin_cuts()), ("bad", bad)] {
+            let mut selective = Solver::new(18);
+            selective.cuts = cuts;
+            selective.set_selective_from(CUT_MIN);
+            let mut cut_offs = 0;
+            for pos in random_positions(23, 12, 14..=18) {
+                let expected = exact.solve(&pos).score;
+                let got = selective.solve(&pos);
+                cut_offs += selective.cut_offs;
+                assert_eq!(got.score, expected, "{name} cuts: {pos}");
+                let mut child = pos;
+                child.play_unchecked(got.best.unwrap());
+                assert_eq!(-exact.solve(&child).score, expected, "{name} cuts: best move of {pos}");
+            }
+            // The stages did cut, so the test exercises them.
+            assert!(cut_offs > 100, "{name} cuts: only {cut_offs} cut-offs");
+        }
+        assert_eq!(exact.cut_offs, 0);
     }
 
     #[test]

@@ -20,11 +20,13 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::bitboard::moves;
-use super::engine::{probcut_shallow, CutParams, Engine, ProbCut, PROBCUT_MAX_DEPTH, PROBCUT_MIN_DEPTH, PROBCUT_STAGE};
+use super::engine::{
+    probcut_shallow, CutParams, Engine, ProbCut, END_SHALLOW_MAX, PROBCUT_MAX_DEPTH, PROBCUT_MIN_DEPTH, PROBCUT_STAGE,
+};
 use super::eval::{features, Weights, WeightsError, FEATURES, FEATURE_COUNT};
 use super::patterns::{Layout, PatternWeights, PHASES, PHASE_WIDTH};
 use super::rules::{Reversi, ReversiMove};
-use super::solver::Solver;
+use super::solver::{cut_value, Solver, CUT_MIN};
 use crate::game::Game;
 
 /// One labelled position.
@@ -587,23 +589,103 @@ pub fn fit_probcut(
                 .map(|(_, v)| (v[shallow as usize] as f64, v[depth as usize] as f64))
                 .filter(|(s, d)| s.abs() < 6000.0 && d.abs() < 6000.0)
                 .collect();
-            if pairs.len() < 30 {
+            let Some((a, b, sigma)) = fit_line(&pairs) else {
                 continue;
-            }
-            let n = pairs.len() as f64;
-            let (mx, my) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
-            let sxx: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
-            let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-            if sxx <= 0.0 {
-                continue;
-            }
-            let a = (sxy / sxx).clamp(0.25, 4.0);
-            let b = my - a * mx;
-            let sigma = (pairs.iter().map(|p| (p.1 - a * p.0 - b).powi(2)).sum::<f64>() / n).sqrt();
+            };
             cut.set(stage, depth, CutParams { shallow, a: a as f32, b: b as f32, sigma: sigma.min(4999.0) as f32 });
         }
     }
     cut
+}
+
+/// The most empties the endgame ProbCut is fitted at; the solver uses this row beyond.
+pub const END_FIT_MAX: u32 = 22;
+
+/// Least squares `y ~ a * x + b` over `pairs` and the residual's standard deviation, or `None`
+/// with fewer than 30 pairs or no spread in `x`.
+fn fit_line(pairs: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
+    if pairs.len() < 30 {
+        return None;
+    }
+    let n = pairs.len() as f64;
+    let (mx, my) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let a = (sxy / sxx).clamp(0.25, 4.0);
+    let b = my - a * mx;
+    let sigma = (pairs.iter().map(|p| (p.1 - a * p.0 - b).powi(2)).sum::<f64>() / n).sqrt();
+    Some((a, b, sigma))
+}
+
+/// Fits the endgame solver's ProbCut ([`ProbCut::get_end`]) into `cut`: `count` held-out
+/// positions with [`CUT_MIN`] to [`END_FIT_MAX`] empties (spread evenly over `positions`) are
+/// solved exactly and searched on `patterns` at every shallow depth up to
+/// [`END_SHALLOW_MAX`] ([`cut_value`]); for each number of empties and depth the exact score
+/// is regressed on the shallow value. Parallel; the result does not depend on the number of
+/// threads.
+///
+/// ```
+/// use tabletop::games::reversi::engine::ProbCut;
+/// use tabletop::games::reversi::patterns::PatternWeights;
+/// use tabletop::games::reversi::tuning::{fit_endcut, SelfPlay};
+/// let positions = SelfPlay { games: 4, solve_empties: 10, ..SelfPlay::default() }.generate_positions(&|| {});
+/// let mut cut = ProbCut::default();
+/// fit_endcut(&mut cut, &positions, 20, PatternWeights::builtin(), &|| {});
+/// ```
+pub fn fit_endcut(
+    cut: &mut ProbCut,
+    positions: &[Labelled],
+    count: usize,
+    patterns: &PatternWeights,
+    on_position: &(dyn Fn() + Sync),
+) {
+    let candidates: Vec<&Labelled> = positions
+        .iter()
+        .enumerate()
+        .filter(|(i, l)| {
+            (held_out(*i) || positions.len() < 10_000)
+                && (CUT_MIN..=END_FIT_MAX).contains(&l.empties())
+                && moves(l.p, l.o) != 0
+        })
+        .map(|(_, l)| l)
+        .collect();
+    let step = (candidates.len() / count.max(1)).max(1);
+    let chosen: Vec<&Labelled> = candidates.iter().step_by(step).take(count).copied().collect();
+    // One solver per chunk of positions (a solver's table is 24 MB).
+    let chunk = chosen.len().div_ceil(4 * rayon::current_num_threads()).max(1);
+    let values: Vec<(u32, i32, Vec<i32>)> = chosen
+        .par_chunks(chunk)
+        .flat_map_iter(|part| {
+            let mut solver = Solver::new(20);
+            solver.set_selective_from(61);
+            part.iter()
+                .map(|l| {
+                    let position = Reversi::from_bitboards(l.p, l.o, super::rules::Color::Black);
+                    let exact = solver.solve(&position).score * 100;
+                    let shallow =
+                        (0..=END_SHALLOW_MAX.min(l.empties() - 1)).map(|d| cut_value(patterns, l.p, l.o, d)).collect();
+                    on_position();
+                    (l.empties(), exact, shallow)
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for empties in CUT_MIN..=END_FIT_MAX {
+        for shallow in 0..=END_SHALLOW_MAX {
+            let pairs: Vec<(f64, f64)> = values
+                .iter()
+                .filter(|(e, _, v)| *e == empties && v.len() > shallow as usize)
+                .map(|(_, exact, v)| (v[shallow as usize] as f64, *exact as f64))
+                .collect();
+            if let Some((a, b, sigma)) = fit_line(&pairs) {
+                let params = CutParams { shallow, a: a as f32, b: b as f32, sigma: sigma.min(4999.0) as f32 };
+                cut.set_end(empties, params);
+            }
+        }
+    }
 }
 
 /// The first bytes of a positions file ([`positions_bytes`]).
