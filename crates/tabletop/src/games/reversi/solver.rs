@@ -541,24 +541,32 @@ impl Solver {
     /// returned. Probes far from the true score are cheap, so this beats one wide-window
     /// search. Fail-soft within `(alpha, beta)`.
     fn mtd(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empties: u32) -> i32 {
-        // The first test at the pattern evaluation's estimate (a shallow search, rounded to an
-        // even score) rather than at 0: fewer tests far from the score.
+        let guess = self.selective_stages(p, o, empties);
+        if self.stopped {
+            return 0;
+        }
+        self.mtd_at(p, o, alpha, beta, empties, guess)
+    }
+
+    /// An estimate of the score for MTD(f)'s first test (fewer tests far from the score than
+    /// from 0): from `selective_from` empties the selective stages' score (each stage
+    /// estimates it with ProbCut, cheaply, leaving good moves in the table and its score as
+    /// the next stage's first guess); below, a shallow search on the pattern evaluation,
+    /// rounded to an even score.
+    fn selective_stages(&mut self, p: u64, o: u64, empties: u32) -> i32 {
         let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
         let mut guess = estimate.clamp(-64, 64) & !1;
         if empties >= self.selective_from {
-            // Selective stages: each estimates the score with ProbCut, cheaply, leaving good
-            // moves in the table and its score as the next stage's first guess.
             for level in 0..STAGE_T.len() as u8 {
                 self.level = level;
                 guess = self.mtd_at(p, o, -64, 64, empties, guess);
                 if self.stopped {
-                    self.level = EXACT;
-                    return 0;
+                    break;
                 }
             }
             self.level = EXACT;
         }
-        self.mtd_at(p, o, alpha, beta, empties, guess)
+        guess
     }
 
     /// [`Solver::mtd`] at the current selectivity, from the first guess `guess`.
@@ -977,6 +985,9 @@ impl ParallelSolver {
         }
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
+        // The selective stages on one thread: their moves, in the first thread's table, order
+        // the split nodes.
+        self.solvers[0].selective_stages(p, o, empties);
         let (score, sq) = split(&mut self.solvers, p, o, empties);
         let best = match Square::from_index(sq as usize) {
             Some(square) => Some(ReversiMove::Place(square)),
@@ -993,8 +1004,9 @@ fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
         return (solvers[0].mtd(p, o, -64, 64, empties), 64);
     }
     solvers[0].nodes += 1;
+    let hash_move = solvers[0].table.probe(p, o).map_or(64, |e| e.best);
     let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
-    let n = solvers[0].order(p, o, m, empties, 64, &mut list);
+    let n = solvers[0].order(p, o, m, empties, hash_move, &mut list);
     let list = &mut list[..n];
     list.sort_by_key(|e| e.1);
     let (sq, _, f, _) = list[0];
@@ -1223,6 +1235,9 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
         let (mut one, mut two) = (Solver::new(18), ParallelSolver::try_new(2, 18).unwrap());
+        // With the selective stages (from 20 empties by default) at these sizes too.
+        two.solvers.iter_mut().for_each(|s| s.set_selective_from(CUT_MIN));
+        one.set_selective_from(61);
         let mut checked = 0;
         while checked < 8 {
             let mut pos = Reversi::new();
