@@ -46,7 +46,7 @@ fn a_small_pattern_run_writes_weights_and_positions_the_library_accepts() {
     // The saved positions give the same weights.
     let mut again = args.to_vec();
     again.extend(["--load-positions", &positions, "--output", &weights, "--probcut-positions", "20"]);
-    again.extend(["--probcut-output", &cut]);
+    again.extend(["--probcut-output", &cut, "--endcut-positions", "20"]);
     let run = tabletop(&again, "");
     assert!(run.ok, "{}", run.stderr);
     assert_eq!(std::fs::read(&weights).expect("written again"), bytes);

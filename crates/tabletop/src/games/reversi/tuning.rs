@@ -771,6 +771,54 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_endgame_cut_fit_predicts_exact_scores() {
+        // 40 positions each at 12 and 14 empties, from seeded random games.
+        use rand::seq::SliceRandom;
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut positions = Vec::new();
+        for empties in [12, 14] {
+            let mut found = 0;
+            while found < 40 {
+                let mut pos = Reversi::new();
+                let mut list = Vec::new();
+                while pos.open_squares() > empties && !pos.is_over() {
+                    pos.legal_moves(&mut list);
+                    pos.play_unchecked(*list.choose(&mut rng).expect("a move"));
+                }
+                let (p, o) = pos.player_opponent();
+                if pos.open_squares() == empties && moves(p, o) != 0 {
+                    positions.push(Labelled { p, o, score: 0 });
+                    found += 1;
+                }
+            }
+        }
+        let mut cut = ProbCut::default();
+        fit_endcut(&mut cut, &positions, positions.len(), PatternWeights::builtin(), &|| {});
+        let mut solver = Solver::new(16);
+        for empties in [12, 14] {
+            for shallow in 0..=END_SHALLOW_MAX {
+                let c = cut.get_end(empties, shallow).expect("fitted");
+                assert!((0.25..=4.0).contains(&c.a) && c.sigma > 0.0, "{c:?}");
+                // sigma is the residuals' root mean square over the fitted positions.
+                let residuals: Vec<f64> = positions
+                    .iter()
+                    .filter(|l| l.empties() == empties)
+                    .map(|l| {
+                        let exact = solver.solve(&Reversi::from_bitboards(l.p, l.o, super::super::rules::Color::Black));
+                        let predicted =
+                            c.a as f64 * cut_value(PatternWeights::builtin(), l.p, l.o, shallow) as f64 + c.b as f64;
+                        exact.score as f64 * 100.0 - predicted
+                    })
+                    .collect();
+                let rms = (residuals.iter().map(|r| r * r).sum::<f64>() / residuals.len() as f64).sqrt();
+                assert!((rms - c.sigma as f64).abs() < 1.0, "{empties} {shallow}: {rms} vs {}", c.sigma);
+            }
+        }
+        // 13 empties had no positions: it falls back to the 12 row.
+        assert_eq!(cut.get_end(13, 2), cut.get_end(12, 2));
+    }
+
+    #[test]
     fn self_play_is_reproducible_and_labels_are_exact() {
         let settings = SelfPlay { games: 3, solve_empties: 12, ..SelfPlay::default() };
         let a = settings.generate(&|| {});
