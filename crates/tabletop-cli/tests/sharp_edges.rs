@@ -126,6 +126,9 @@ fn weight_files_and_numeric_options_are_checked() {
     refused(&run, "--ridge NaN");
     let run = tabletop(&["tune", "reversi", "--ridge=-1", "--games", "1"], "");
     refused(&run, "--ridge -1");
+    // The endgame ProbCut fit would be thrown away without a file to write it to.
+    let run = tabletop(&["tune", "reversi", "--patterns", "--endcut-positions", "10", "--games", "1"], "");
+    refused(&run, "--endcut-positions needs --patterns and --probcut-output");
     let run = tabletop(&["match", "slide", "--opening-min", "100", "--opening-max", "2", "--games", "2"], "");
     refused(&run, "--opening-min 100 is more than --opening-max 2");
     // A bad FFO range is refused before the benchmark's minutes of perft.

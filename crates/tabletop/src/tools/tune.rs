@@ -75,6 +75,9 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
+    if args.endcut_positions > 0 && !(args.patterns && args.probcut_output.is_some()) {
+        bail!("--endcut-positions needs --patterns and --probcut-output (the file the endgame rows are written to)");
+    }
     let weights: &'static Weights = match &args.weights {
         None => Weights::builtin(),
         Some(path) => {
