@@ -567,10 +567,16 @@ test("phone 390 x 844: no page of any game scrolls sideways", async ({ browser, 
     await noSidewaysScroll(page, `${game}, after a move`);
     assert.deepEqual(await unnamedControls(page), [], `every control on the ${game} page has a name`);
     if (game === "mathable") {
-      // The board may be redrawn as the turn comes back: measure a cell once it is laid out
-      // (a cell measured while detached reads 0 px).
-      await page.waitForFunction(() => document.querySelector("#board .m-cell")?.getBoundingClientRect().width > 0);
-      const width = await page.locator("#board .m-cell").first().evaluate((e) => e.getBoundingClientRect().width);
+      // The board may be redrawn as the turn comes back, so wait for a laid-out cell and read
+      // its width in that same evaluation: a second look could find the next redraw's cell
+      // before layout, at 0 px (seen once in CI).
+      const width = await (
+        await page.waitForFunction(() => {
+          const cell = document.querySelector("#board .m-cell");
+          const measured = cell ? cell.getBoundingClientRect().width : 0;
+          return measured > 0 ? measured : false;
+        })
+      ).jsonValue();
       assert.ok(width >= 26, `Mathable cells are ${width} px wide`);
     }
     await shot(page, `${game}-phone`);
