@@ -1179,27 +1179,6 @@ mod tests {
         }
     }
 
-    /// Positions with `empties` empties from seeded random games (none over, none passing).
-    fn random_positions(seed: u64, count: usize, empties: std::ops::RangeInclusive<u32>) -> Vec<Reversi> {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut out = Vec::new();
-        while out.len() < count {
-            let mut pos = Reversi::new();
-            let mut list = Vec::new();
-            let target = rng.gen_range(empties.clone());
-            while pos.open_squares() > target && !pos.is_over() {
-                pos.legal_moves(&mut list);
-                pos.play_unchecked(list[rng.gen_range(0..list.len())]);
-            }
-            let (p, o) = pos.player_opponent();
-            if !pos.is_over() && moves(p, o) != 0 {
-                out.push(pos);
-            }
-        }
-        out
-    }
-
     #[test]
     fn selective_stages_give_the_exact_score() {
         // The built-in cuts, and deliberately bad ones (no margin, a biased line) that cut
@@ -1214,7 +1193,8 @@ mod tests {
             selective.cuts = cuts;
             selective.set_selective_from(CUT_MIN);
             let mut cut_offs = 0;
-            for pos in random_positions(23, 12, 14..=18) {
+            let positions = crate::games::reversi::accuracy::positions(12, 23, 14..=18).expect("positions");
+            for pos in positions {
                 let expected = exact.solve(&pos).score;
                 let got = selective.solve(&pos);
                 cut_offs += selective.cut_offs;

@@ -773,25 +773,14 @@ mod tests {
     #[test]
     fn the_endgame_cut_fit_predicts_exact_scores() {
         // 40 positions each at 12 and 14 empties, from seeded random games.
-        use rand::seq::SliceRandom;
-        let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let mut positions = Vec::new();
-        for empties in [12, 14] {
-            let mut found = 0;
-            while found < 40 {
-                let mut pos = Reversi::new();
-                let mut list = Vec::new();
-                while pos.open_squares() > empties && !pos.is_over() {
-                    pos.legal_moves(&mut list);
-                    pos.play_unchecked(*list.choose(&mut rng).expect("a move"));
-                }
-                let (p, o) = pos.player_opponent();
-                if pos.open_squares() == empties && moves(p, o) != 0 {
-                    positions.push(Labelled { p, o, score: 0 });
-                    found += 1;
-                }
-            }
-        }
+        let positions: Vec<Labelled> = [12, 14]
+            .into_iter()
+            .flat_map(|empties| super::super::accuracy::positions(40, 3, empties..=empties).expect("positions"))
+            .map(|position| {
+                let (p, o) = position.player_opponent();
+                Labelled { p, o, score: 0 }
+            })
+            .collect();
         let mut cut = ProbCut::default();
         fit_endcut(&mut cut, &positions, positions.len(), PatternWeights::builtin(), &|| {});
         let mut solver = Solver::new(16);
