@@ -6,6 +6,7 @@
 //! - [`engine`]: the computer players (perfect, levels, random).
 //! - [`build`]: building books with the solver; [`bench`]: the solver benchmark on Pons' sets.
 
+pub mod analysis;
 pub mod bench;
 pub mod book;
 pub mod build;

@@ -35,6 +35,7 @@
 //! assert!(!board.can_place(&Tokens::from_slice(&[5, 9]).unwrap()));
 //! ```
 
+pub mod analysis;
 pub mod bench;
 pub mod board;
 pub mod conformance;

@@ -36,6 +36,7 @@
 //! ```
 
 pub mod accuracy;
+pub mod analysis;
 pub mod bench;
 pub mod bitboard;
 pub mod classic;

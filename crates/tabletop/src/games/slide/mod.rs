@@ -7,6 +7,7 @@
 //! - [`solver`]: exact values by retrograde analysis (slide phase) and memoised search (placement).
 //! - [`engine`]: the engine's player: exact when the solver table fits, heuristic search otherwise.
 
+pub mod analysis;
 pub mod conformance;
 pub mod dictionary;
 pub mod players;
