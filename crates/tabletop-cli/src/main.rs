@@ -1,174 +1,113 @@
 //! The `tabletop` command: a thin front end that translates between people and the library.
+//!
+//! The command tree is built from the game registry (`tabletop::registry`): every game offers its
+//! own `play`, `match`, `solve`, ... commands and options from its folder, and this file names no
+//! game. What is not a game's (`serve`, `bench serve`) is added here.
 
-use clap::{Parser, Subcommand};
-use tabletop::tools;
+use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
+use tabletop::registry::{self, GameEntry};
+use tabletop::tools::commands::Place;
+use tabletop::tools::{Tool, Verb};
 
-mod common;
-mod connect;
-mod mathable;
-mod play;
-mod reversi;
-mod slide;
-
-/// tabletop: classic board games in the terminal, with strong computer players.
-#[derive(Parser)]
-#[command(name = "tabletop", version, about, long_about = None)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
+/// The command tree: `tabletop VERB GAME [OPTIONS]` for every game's tools, the top-level tools
+/// games add, and the server's commands.
+fn command_tree(tools: &[(&'static GameEntry, Tool)]) -> Command {
+    let mut root = Command::new("tabletop")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("tabletop: classic board games in the terminal, with strong computer players.")
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    for verb in Verb::ALL {
+        let mut sub =
+            Command::new(verb.word()).about(verb.about()).subcommand_required(true).arg_required_else_help(true);
+        for game in registry::GAMES {
+            match tools.iter().find(|(g, t)| g.name == game.name && t.place == Place::Verb(verb)) {
+                Some((_, tool)) => sub = sub.subcommand(tool.command(game.name)),
+                // Answered with a sentence instead of clap's "unrecognized subcommand".
+                None => sub = sub.subcommand(missing(game.name)),
+            }
+        }
+        if verb == Verb::Bench {
+            sub = sub.subcommand(
+                tabletop_web::command::ServeBenchArgs::augment_args(Command::new("serve"))
+                    .about("Load benchmark of `tabletop serve`: many games at once over loopback")
+                    .long_about(None),
+            );
+        }
+        root = root.subcommand(sub);
+    }
+    root = root.subcommand(
+        tabletop_web::command::ServeArgs::augment_args(Command::new("serve"))
+            .about("Serve the web page and JSON API (games kept in SQLite or PostgreSQL)")
+            .long_about(None),
+    );
+    for (_, tool) in tools {
+        if let Place::TopLevel(word) = tool.place {
+            root = root.subcommand(tool.command(word));
+        }
+    }
+    root
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Play a game in the terminal (people and computer players).
-    #[command(subcommand)]
-    Play(PlayGame),
-    /// Computer-vs-computer match with a win/draw/loss summary.
-    #[command(subcommand)]
-    Match(MatchGame),
-    /// Count move paths to a depth (checks move generation).
-    #[command(subcommand)]
-    Perft(PerftGame),
-    /// Exact game-theoretic values of positions.
-    #[command(subcommand)]
-    Solve(SolveGame),
-    /// Speed benchmarks.
-    #[command(subcommand)]
-    Bench(BenchGame),
-    /// Build an opening book with the solver.
-    #[command(subcommand)]
-    Book(BookGame),
-    /// The legal moves of a position, in the game's notation.
-    #[command(subcommand)]
-    Moves(tools::position::PositionGame),
-    /// The value of every legal move of a position (exact where a solver answers in time).
-    #[command(subcommand)]
-    Analyze(tools::position::PositionGame),
-    /// Fit evaluation weights to self-play positions labelled by exact solves.
-    #[command(subcommand)]
-    Tune(TuneGame),
-    /// Serve the web page and JSON API (games kept in SQLite).
-    Serve(tabletop_web::command::ServeArgs),
-    /// Be a Reversi engine for Othello GUIs: the NBoard protocol on standard input and output.
-    Nboard(reversi::NboardArgs),
-}
-
-#[derive(Subcommand)]
-enum PlayGame {
-    /// Slide: n x n tic-tac-toe where k squares stay empty and tiles slide.
-    Slide(slide::PlayArgs),
-    /// Reversi / Othello.
-    Reversi(reversi::PlayArgs),
-    /// Connect-N: Connect Three, Connect Four and other drop games.
-    Connect(connect::PlayArgs),
-    /// Mathable: the number-tile game.
-    Mathable(mathable::PlayArgs),
-}
-
-#[derive(Subcommand)]
-enum MatchGame {
-    /// Slide match.
-    Slide(slide::MatchArgs),
-    /// Reversi match.
-    Reversi(reversi::MatchArgs),
-    /// Connect-N match.
-    Connect(connect::MatchArgs),
-    /// Mathable match.
-    Mathable(tools::mathable::MatchArgs),
-}
-
-#[derive(Subcommand)]
-enum PerftGame {
-    /// Slide perft.
-    Slide(tools::slide::PerftArgs),
-    /// Reversi perft.
-    Reversi(tools::reversi::PerftArgs),
-    /// Connect-N perft.
-    Connect(tools::connect::PerftArgs),
-}
-
-#[derive(Subcommand)]
-enum SolveGame {
-    /// Solve a Slide position.
-    Slide(tools::slide::SolveArgs),
-    /// Solve a Reversi endgame exactly.
-    Reversi(tools::reversi::SolveArgs),
-    /// Solve Connect-N positions read from standard input or --position.
-    Connect(tools::connect::SolveArgs),
-}
-
-#[derive(Subcommand)]
-enum BenchGame {
-    /// Slide solver and dictionary benchmarks.
-    Slide(tools::slide::BenchArgs),
-    /// Reversi perft, endgame and search-depth benchmarks.
-    Reversi(tools::reversi::BenchArgs),
-    /// Connect-N solver benchmarks on the shared test sets.
-    Connect(tools::connect::BenchArgs),
-    /// Mathable move generation and computer-turn benchmarks.
-    Mathable(tools::mathable::BenchArgs),
-    /// Load benchmark of `tabletop serve`: many games at once over loopback.
-    Serve(tabletop_web::command::ServeBenchArgs),
-}
-
-#[derive(Subcommand)]
-enum BookGame {
-    /// Build a Connect-N opening book.
-    Connect(tools::connect::BookArgs),
-}
-
-#[derive(Subcommand)]
-enum TuneGame {
-    /// Fit the Reversi engine's evaluation (writes the weight file the build includes).
-    Reversi(tools::tune::ReversiArgs),
+/// A hidden command for a game that lacks a verb: it takes anything and says so.
+fn missing(game: &'static str) -> Command {
+    Command::new(game)
+        .hide(true)
+        .disable_help_flag(true)
+        .arg(Arg::new("rest").num_args(0..).allow_hyphen_values(true).trailing_var_arg(true))
 }
 
 fn main() {
-    let cli = Cli::parse();
-    // An NBoard engine's closed pipe must be an error the player handles, not the end of tabletop.
-    let runs_engines = match &cli.command {
-        Command::Match(MatchGame::Reversi(a)) => a.options.players.iter().any(|s| s.name == "nboard"),
-        Command::Play(PlayGame::Reversi(a)) => a.players.iter().any(|s| s.contains("nboard")),
-        _ => false,
-    };
-    if !matches!(cli.command, Command::Serve(_)) && !runs_engines {
+    let tools: Vec<(&'static GameEntry, Tool)> =
+        registry::GAMES.iter().flat_map(|g| g.commands.tools().into_iter().map(move |t| (*g, t))).collect();
+    let matches = command_tree(&tools).get_matches();
+    // A player that runs another program (`nboard:cmd=...`) must see its closed pipe as an
+    // error it handles, not as the end of tabletop; so must the server.
+    let runs_programs = std::env::args().any(|a| a.contains("cmd="));
+    if matches.subcommand_name() != Some("serve") && !runs_programs {
         end_quietly_on_closed_pipe();
     }
-    if let Err(err) = run(cli.command) {
+    if let Err(err) = run(&tools, &matches) {
         eprintln!("error: {err:#}");
         std::process::exit(1);
     }
 }
 
-fn run(command: Command) -> anyhow::Result<()> {
-    match command {
-        Command::Play(PlayGame::Slide(a)) => slide::play(a)?,
-        Command::Play(PlayGame::Reversi(a)) => reversi::play(a)?,
-        Command::Play(PlayGame::Connect(a)) => connect::play(a)?,
-        Command::Play(PlayGame::Mathable(a)) => mathable::play(a)?,
-        Command::Match(MatchGame::Slide(a)) => slide::run_match(a)?,
-        Command::Match(MatchGame::Reversi(a)) => reversi::run_match(a)?,
-        Command::Match(MatchGame::Connect(a)) => connect::run_match(a)?,
-        Command::Match(MatchGame::Mathable(a)) => tools::mathable::run_match(a)?,
-        Command::Perft(PerftGame::Slide(a)) => tools::slide::perft(a)?,
-        Command::Perft(PerftGame::Reversi(a)) => tools::reversi::perft(a)?,
-        Command::Perft(PerftGame::Connect(a)) => tools::connect::perft(a)?,
-        Command::Solve(SolveGame::Slide(a)) => tools::slide::solve(a)?,
-        Command::Solve(SolveGame::Reversi(a)) => tools::reversi::solve(a)?,
-        Command::Solve(SolveGame::Connect(a)) => tools::connect::solve(a)?,
-        Command::Bench(BenchGame::Slide(a)) => tools::slide::bench(a)?,
-        Command::Bench(BenchGame::Reversi(a)) => tools::reversi::bench(a)?,
-        Command::Bench(BenchGame::Connect(a)) => tools::connect::bench(a)?,
-        Command::Bench(BenchGame::Mathable(a)) => tools::mathable::bench(a)?,
-        Command::Bench(BenchGame::Serve(a)) => tabletop_web::command::bench(a)?,
-        Command::Book(BookGame::Connect(a)) => tools::connect::book(a)?,
-        Command::Moves(g) => tools::position::moves(g)?,
-        Command::Analyze(g) => tools::position::analyze(g)?,
-        Command::Tune(TuneGame::Reversi(a)) => tools::tune::reversi(a)?,
-        Command::Nboard(a) => reversi::nboard(a)?,
-        Command::Serve(a) => tabletop_web::command::serve(a)?,
+fn run(tools: &[(&'static GameEntry, Tool)], matches: &ArgMatches) -> anyhow::Result<()> {
+    let Some((word, sub)) = matches.subcommand() else { anyhow::bail!("no command given; see tabletop --help") };
+    if word == "serve" {
+        return Ok(tabletop_web::command::serve(tabletop_web::command::ServeArgs::from_arg_matches(sub)?)?);
     }
-    Ok(())
+    if let Some(verb) = Verb::ALL.into_iter().find(|v| v.word() == word) {
+        let Some((name, args)) = sub.subcommand() else { anyhow::bail!("tabletop {word}: name a game") };
+        if verb == Verb::Bench && name == "serve" {
+            return Ok(tabletop_web::command::bench(tabletop_web::command::ServeBenchArgs::from_arg_matches(args)?)?);
+        }
+        return match tools.iter().find(|(g, t)| g.name == name && t.place == Place::Verb(verb)) {
+            Some((_, tool)) => Ok((tool.run)(args)?),
+            None => {
+                let offered: Vec<&str> = tools
+                    .iter()
+                    .filter(|(g, _)| g.name == name)
+                    .filter_map(|(_, t)| match t.place {
+                        Place::Verb(v) => Some(v.word()),
+                        Place::TopLevel(_) => None,
+                    })
+                    .collect();
+                let with: Vec<&str> =
+                    tools.iter().filter(|(_, t)| t.place == Place::Verb(verb)).map(|(g, _)| g.name).collect();
+                anyhow::bail!(
+                    "{name} has no {word} command (its commands: {}); {word} is offered for: {}",
+                    offered.join(", "),
+                    with.join(", ")
+                )
+            }
+        };
+    }
+    match tools.iter().find(|(_, t)| matches!(t.place, Place::TopLevel(w) if w == word)) {
+        Some((_, tool)) => Ok((tool.run)(sub)?),
+        None => anyhow::bail!("unknown command {word}; see tabletop --help"),
+    }
 }
 
 /// Restores the default action of SIGPIPE, which Rust programs ignore: otherwise

@@ -31,7 +31,7 @@ pub trait Conformance: Game {
     }
 }
 
-/// Totals from a run of the suite, so tests can assert it really explored.
+/// Totals from a run of the suite, so tests can assert it really explored. Reports add up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Report {
     /// Positions checked.
@@ -40,6 +40,18 @@ pub struct Report {
     pub moves: u64,
     /// Games played to the end.
     pub finished_games: u64,
+}
+
+impl std::ops::Add for Report {
+    type Output = Report;
+
+    fn add(self, other: Report) -> Report {
+        Report {
+            positions: self.positions + other.positions,
+            moves: self.moves + other.moves,
+            finished_games: self.finished_games + other.finished_games,
+        }
+    }
 }
 
 /// Plays `games` random games from `start` (each at most `max_plies` plies) with a generator

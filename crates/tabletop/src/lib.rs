@@ -32,6 +32,7 @@ pub mod perft;
 pub mod player_spec;
 pub mod players;
 pub mod record;
+pub mod registry;
 pub mod search;
 #[cfg(feature = "cli")]
 pub mod tools;

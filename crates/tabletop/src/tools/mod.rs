@@ -1,24 +1,23 @@
-//! The developer tools behind `tabletop perft`, `solve`, `bench` and `book` (feature `cli`):
-//! each game's options (clap) and the command that prints its report. The `tabletop` binary
-//! only dispatches here; terminal play stays in the binary.
+//! What the `tabletop` command runs (feature `cli`), shared by every game. The binary only
+//! builds its command tree from the [registry](crate::registry) and dispatches here; each game's
+//! own commands, options and terminal presenter live in its folder (`games/<game>/terminal.rs`
+//! and `games/<game>/tools.rs`) and are listed by its [`GameCommands`].
 //!
-//! - [`connect`]: perft, the solver (lines of Pons' format), the benchmark sets, the book.
-//! - [`reversi`]: perft with or without the table, the endgame solver, FFO benchmarks, the
-//!   midgame-accuracy benchmark (`bench reversi --accuracy`).
-//! - [`slide`]: perft, the exact solver, the dictionary and solver benchmarks.
-//! - [`mathable`]: the move generation and engine benchmarks, placement lists, matches.
+//! - [`commands`]: [`Verb`], [`Tool`] and [`GameCommands`]: how a game offers commands.
+//! - [`play`]: the terminal play loop every game shares ([`play::Table`], [`play::Presenter`]).
+//! - [`common`]: line input, colour, and matches with a progress bar.
 //! - [`position`]: `moves` and `analyze` for every game.
-//! - [`tune`]: `tabletop tune reversi`, the training pipelines of both Reversi evaluations.
+//! - this module: [`ToolError`], capped file reads and option checks.
 
 use std::io::Read;
 use std::path::Path;
 
-pub mod connect;
-pub mod mathable;
+pub mod commands;
+pub mod common;
+pub mod play;
 pub mod position;
-pub mod reversi;
-pub mod slide;
-pub mod tune;
+
+pub use commands::{GameCommands, Tool, Verb};
 
 /// Why a tool stopped: one line, printed once by the binary.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +47,18 @@ impl ToolError {
 
 impl From<crate::memory::TableAllocError> for ToolError {
     fn from(error: crate::memory::TableAllocError) -> Self {
+        ToolError::Invalid(error.to_string())
+    }
+}
+
+impl From<crate::player_spec::SpecError> for ToolError {
+    fn from(error: crate::player_spec::SpecError) -> Self {
+        ToolError::Invalid(error.to_string())
+    }
+}
+
+impl From<crate::player_spec::SeatError> for ToolError {
+    fn from(error: crate::player_spec::SeatError) -> Self {
         ToolError::Invalid(error.to_string())
     }
 }
@@ -108,6 +119,13 @@ pub fn parse_duration_arg(text: &str) -> Result<std::time::Duration, String> {
 pub trait Context<T> {
     /// Wraps the error with the context `f` gives.
     fn with_context<C: std::fmt::Display>(self, f: impl FnOnce() -> C) -> ToolResult<T>;
+    /// Wraps the error with a fixed context.
+    fn context<C: std::fmt::Display>(self, context: C) -> ToolResult<T>
+    where
+        Self: Sized,
+    {
+        self.with_context(|| context)
+    }
 }
 
 impl<T, E: std::fmt::Display> Context<T> for Result<T, E> {
@@ -128,3 +146,11 @@ macro_rules! bail {
     };
 }
 pub(crate) use bail;
+
+/// A formatted [`ToolError::Invalid`].
+macro_rules! tool_error {
+    ($($arg:tt)*) => {
+        $crate::tools::ToolError::Invalid(format!($($arg)*))
+    };
+}
+pub(crate) use tool_error;

@@ -87,3 +87,13 @@ impl Conformance for Connect {
         Ok(())
     }
 }
+
+/// The registry's conformance run: seeded playouts on Connect Three and Connect Four.
+pub fn check(seed: u64) -> crate::conformance::Report {
+    use super::ConnectVariant;
+    let mut total = crate::conformance::Report::default();
+    for variant in [ConnectVariant::connect3(), ConnectVariant::connect4()] {
+        total = total + crate::conformance::check_playouts(&Connect::start(&variant), 8, 100, seed);
+    }
+    total
+}

@@ -16,3 +16,17 @@ pub mod rules;
 pub mod solver;
 
 pub use rules::{Column, Connect, ConnectMoveError, ConnectPositionError, ConnectVariant, ConnectVariantError, Side};
+#[cfg(feature = "cli")]
+pub mod terminal;
+#[cfg(feature = "cli")]
+pub mod tools;
+
+/// Connect-N in the [registry](crate::registry).
+pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
+    name: <Connect as crate::Game>::NAME,
+    title: "Connect-N",
+    about: "drop pieces into columns; N in a row wins (Connect Three, Connect Four)",
+    conformance: conformance::check,
+    #[cfg(feature = "cli")]
+    commands: &tools::Commands,
+};

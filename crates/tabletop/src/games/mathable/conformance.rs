@@ -117,3 +117,30 @@ impl Conformance for Mathable {
         Ok(())
     }
 }
+
+/// The registry's conformance run: two seeded games on a small Junior board, one by the random
+/// player and one by the greedy player (they rarely terminate, so games reach the end of the bag),
+/// every position checked.
+pub fn check(seed: u64) -> crate::conformance::Report {
+    use crate::game::Player;
+    let settings = super::Settings { size: 8, rack: 4, ..super::Settings::preset(super::Preset::Junior) };
+    let mut report = crate::conformance::Report::default();
+    let mut moves = Vec::new();
+    for g in 0..2 {
+        let start = Mathable::new(&settings.with_seed(seed.wrapping_add(g))).expect("a valid preset");
+        let mut record = crate::Record::new(start);
+        let mut random = super::MathableRandomPlayer::new(seed.wrapping_add(g));
+        for ply in 0..2000 {
+            let position = record.current().clone();
+            crate::conformance::check_position(&position, &mut moves, &mut report)
+                .unwrap_or_else(|e| panic!("game {g} ply {ply}: {e}"));
+            if record.status().to_move().is_none() {
+                report.finished_games += 1;
+                break;
+            }
+            let mv = if g == 0 { random.choose_move(&record) } else { super::players::greedy_move(&position) };
+            record.play(mv).unwrap_or_else(|e| panic!("game {g} ply {ply}: {mv}: {e}"));
+        }
+    }
+    report
+}

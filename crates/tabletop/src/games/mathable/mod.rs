@@ -52,3 +52,17 @@ pub use players::{EnginePlayer, GreedyPlayer, MathableRandomPlayer, PLAYER_KINDS
 pub use rules::{Bag, EndCause, Mathable, MathableMove, MathableMoveError, MathablePositionError};
 pub use save::SaveState;
 pub use settings::{Layout, Operations, Preset, Settings, SettingsError, TokenSet, MAX_TOKEN};
+#[cfg(feature = "cli")]
+pub mod terminal;
+#[cfg(feature = "cli")]
+pub mod tools;
+
+/// Mathable in the [registry](crate::registry).
+pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
+    name: <Mathable as crate::Game>::NAME,
+    title: "Mathable",
+    about: "number tiles on a board of equations, a op b = c, for 2 to 4 players",
+    conformance: conformance::check,
+    #[cfg(feature = "cli")]
+    commands: &tools::Commands,
+};

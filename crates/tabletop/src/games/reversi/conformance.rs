@@ -82,3 +82,8 @@ impl Conformance for Reversi {
         Ok(())
     }
 }
+
+/// The registry's conformance run: seeded playouts from the start.
+pub fn check(seed: u64) -> crate::conformance::Report {
+    crate::conformance::check_playouts(&Reversi::new(), 8, 80, seed)
+}

@@ -57,3 +57,19 @@ pub mod tuning;
 pub use rules::{
     Color, ColorError, Reversi, ReversiMove, ReversiMoveError, ReversiPositionError, Square, TranscriptError,
 };
+#[cfg(feature = "cli")]
+pub mod terminal;
+#[cfg(feature = "cli")]
+pub mod tools;
+#[cfg(feature = "cli")]
+pub mod tune_command;
+
+/// Reversi / Othello in the [registry](crate::registry).
+pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
+    name: <Reversi as crate::Game>::NAME,
+    title: "Reversi / Othello",
+    about: "discs flip when outflanked; the most discs at the end wins",
+    conformance: conformance::check,
+    #[cfg(feature = "cli")]
+    commands: &tools::Commands,
+};

@@ -56,3 +56,14 @@ impl Conformance for Slide {
         Ok(())
     }
 }
+
+/// The registry's conformance run: seeded playouts on 3x3 and 4x4 with one square kept empty.
+pub fn check(seed: u64) -> crate::conformance::Report {
+    let mut total = crate::conformance::Report::default();
+    for (size, empty) in [(3, 1), (4, 1)] {
+        let start = Slide::start(&super::SlideVariant::new(size, empty).expect("a valid variant"));
+        let r = crate::conformance::check_playouts(&start, 8, 120, seed);
+        total = total + r;
+    }
+    total
+}

@@ -15,3 +15,17 @@ pub mod rules;
 pub mod solver;
 
 pub use rules::{Cell, Side, Slide, SlideMove, SlideMoveError, SlidePositionError, SlideVariant, SlideVariantError};
+#[cfg(feature = "cli")]
+pub mod terminal;
+#[cfg(feature = "cli")]
+pub mod tools;
+
+/// Slide in the [registry](crate::registry).
+pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
+    name: <Slide as crate::Game>::NAME,
+    title: "Slide",
+    about: "n x n tic-tac-toe in which k squares stay empty; then tiles slide",
+    conformance: conformance::check,
+    #[cfg(feature = "cli")]
+    commands: &tools::Commands,
+};

@@ -2,18 +2,25 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use anyhow::{bail, Context, Result};
+use crate::arena::{run_match as run_arena, MatchSettings, Tally};
+use crate::tools::{bail, tool_error, Context, ToolResult as Result};
+use crate::{Game, Player, PlayerSpec, Record};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use tabletop::arena::{run_match as run_arena, MatchSettings, Tally};
-use tabletop::{Game, Player, PlayerSpec, Record};
 
 /// Reads commands line by line from standard input, terminal or not, so games can be scripted.
 pub struct Input {
     lines: std::io::Lines<std::io::StdinLock<'static>>,
 }
 
+impl Default for Input {
+    fn default() -> Self {
+        Input::new()
+    }
+}
+
 impl Input {
+    /// Reads from standard input.
     pub fn new() -> Self {
         Input { lines: std::io::stdin().lock().lines() }
     }
@@ -92,12 +99,12 @@ impl MatchOptions {
 
     /// The checked match settings (`default_openings`: the game's range of opening plies).
     pub fn settings(&self, default_openings: std::ops::RangeInclusive<usize>) -> Result<MatchSettings> {
-        use tabletop::arena::MatchSettingsError as E;
+        use crate::arena::MatchSettingsError as E;
         MatchSettings::new(self.games, self.seed, self.opening_min, self.opening_max, default_openings).map_err(|e| {
             match e {
-                E::NoGames => anyhow::anyhow!("--games must be at least 1"),
-                E::Openings(min, max) => anyhow::anyhow!("--opening-min {min} is more than --opening-max {max}"),
-                E::TooLong(max) => anyhow::anyhow!("--opening-max {max}: at most 1000 plies"),
+                E::NoGames => tool_error!("--games must be at least 1"),
+                E::Openings(min, max) => tool_error!("--opening-min {min} is more than --opening-max {max}"),
+                E::TooLong(max) => tool_error!("--opening-max {max}: at most 1000 plies"),
             }
         })
     }

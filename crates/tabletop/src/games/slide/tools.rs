@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use indicatif::ProgressBar;
 
-use super::{bail, invalid, Context, ToolError, ToolResult};
+use crate::tools::{bail, invalid, Context, ToolError, ToolResult};
 use crate::games::slide::dictionary::document_test;
 use crate::games::slide::solver::{SlideSolver, SlideValue};
 use crate::games::slide::{Slide, SlideVariant};
@@ -169,4 +169,42 @@ pub fn bench(args: BenchArgs) -> ToolResult {
         }
     }
     Ok(())
+}
+
+/// `--position` for Slide (`moves`, `analyze`).
+#[derive(clap::Args)]
+pub struct PositionArgs {
+    /// The board size and empty squares.
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// The configuration string, column by column (`b`, `o`, `g`; `:b`/`:o` sets the side to
+    /// move in the slide phase). Default: the empty board.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// The output options.
+    #[command(flatten)]
+    pub out: crate::tools::position::Output,
+}
+
+/// Slide's commands for the `tabletop` binary.
+pub struct Commands;
+
+impl crate::tools::GameCommands for Commands {
+    fn tools(&self) -> Vec<crate::tools::Tool> {
+        use crate::tools::position::{list_moves, print_analysis};
+        use crate::tools::{Tool, Verb};
+        vec![
+            Tool::new(Verb::Play, "Slide: n x n tic-tac-toe where k squares stay empty and tiles slide", super::terminal::play),
+            Tool::new(Verb::Match, "Slide match", super::terminal::run_match),
+            Tool::new(Verb::Perft, "Slide perft", perft),
+            Tool::new(Verb::Solve, "Solve a Slide position", solve),
+            Tool::new(Verb::Bench, "Slide solver and dictionary benchmarks", bench),
+            Tool::new(Verb::Moves, "A Slide position: --size, --empty and the configuration string", |a: PositionArgs| {
+                list_moves(&a.variant.position(a.position.as_deref())?, &a.out)
+            }),
+            Tool::new(Verb::Analyze, "A Slide position: --size, --empty and the configuration string", |a: PositionArgs| {
+                print_analysis(&a.variant.position(a.position.as_deref())?, &a.out)
+            }),
+        ]
+    }
 }

@@ -3,10 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use super::{bail, Context, ToolError, ToolResult};
+use crate::tools::{bail, Context, ToolError, ToolResult};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::invalid;
+use crate::tools::invalid;
 use crate::games::reversi::accuracy::{measure, players_from_specs, positions as accuracy_positions, DEFAULT_PLAYERS};
 use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, FfoLine};
 use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
@@ -213,7 +213,7 @@ pub fn bench(args: BenchArgs) -> ToolResult {
     }
     // The positions are read first, so a bad --ffo is refused before minutes of perft.
     let lines = if args.no_ffo { Vec::new() } else { ffo_lines(&args.ffo)? };
-    let threads = super::check_threads(args.threads)?;
+    let threads = crate::tools::check_threads(args.threads)?;
     println!("Reversi benchmarks (one thread; the FFO solves on {threads})");
     let start = Reversi::new();
     let depths: &[u32] = if args.no_perft {
@@ -360,4 +360,50 @@ fn accuracy(args: &BenchArgs, count: u64) -> ToolResult {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// `--position` for Reversi (`moves`, `analyze`).
+#[derive(clap::Args)]
+pub struct PositionArgs {
+    /// 64 characters row by row from a1 (`X` black, `O` white, `-` empty), a space, and the side
+    /// to move (`X` or `O`). Default: the start.
+    #[arg(long, allow_hyphen_values = true)]
+    pub position: Option<String>,
+    /// The output options.
+    #[command(flatten)]
+    pub out: crate::tools::position::Output,
+}
+
+/// Reversi's commands for the `tabletop` binary.
+pub struct Commands;
+
+impl crate::tools::GameCommands for Commands {
+    fn tools(&self) -> Vec<crate::tools::Tool> {
+        use crate::tools::commands::Place;
+        use crate::tools::position::{list_moves, print_analysis};
+        use crate::tools::{Tool, Verb};
+        vec![
+            Tool::new(Verb::Play, "Reversi / Othello", super::terminal::play),
+            Tool::new(Verb::Match, "Reversi match", super::terminal::run_match),
+            Tool::new(Verb::Perft, "Reversi perft", perft),
+            Tool::new(Verb::Solve, "Solve a Reversi endgame exactly", solve),
+            Tool::new(Verb::Bench, "Reversi perft, endgame and search-depth benchmarks", bench),
+            Tool::new(Verb::Moves, "A Reversi position: 64 squares (X, O, -) and the side to move", |a: PositionArgs| {
+                list_moves(&parse_position(a.position.as_deref())?, &a.out)
+            }),
+            Tool::new(Verb::Analyze, "A Reversi position: 64 squares (X, O, -) and the side to move", |a: PositionArgs| {
+                print_analysis(&parse_position(a.position.as_deref())?, &a.out)
+            }),
+            Tool::new(
+                Verb::Tune,
+                "Fit the Reversi engine's evaluation (writes the weight file the build includes)",
+                super::tune_command::reversi,
+            ),
+            Tool::at(
+                Place::TopLevel("nboard"),
+                "Be a Reversi engine for Othello GUIs: the NBoard protocol on standard input and output",
+                super::terminal::nboard,
+            ),
+        ]
+    }
 }

@@ -3,7 +3,7 @@
 use std::io::{BufRead, Write};
 use std::time::{Duration, Instant};
 
-use super::{bail, check_threads, invalid, read_capped_bytes, Context, ToolError, ToolResult};
+use crate::tools::{bail, check_threads, invalid, read_capped_bytes, Context, ToolError, ToolResult};
 use crate::games::connect::book::Book;
 use crate::games::connect::engine::Engine;
 use crate::games::connect::solver::Solver;
@@ -463,4 +463,53 @@ const BOOK_MAX_BYTES: u64 = 64 << 20;
 fn read_book(path: &str) -> ToolResult<Book> {
     let bytes = read_capped_bytes(std::path::Path::new(path), BOOK_MAX_BYTES)?;
     Book::from_bytes(&bytes).with_context(|| format!("cannot read the book {path}"))
+}
+
+/// `--position` for Connect-N (`moves`, `analyze`).
+#[derive(clap::Args)]
+pub struct PositionArgs {
+    /// The board size.
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// The columns played from the empty board, 1-based (`4453`). Default: the empty board.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// The output options.
+    #[command(flatten)]
+    pub out: crate::tools::position::Output,
+}
+
+impl PositionArgs {
+    /// The position given, validated.
+    fn position(&self) -> ToolResult<Connect> {
+        let v = self.size.variant()?;
+        let text = self.position.as_deref().unwrap_or("");
+        Connect::from_notation(&v, text.trim()).with_context(|| format!("bad position {text:?}"))
+    }
+}
+
+/// Connect-N's commands for the `tabletop` binary.
+pub struct Commands;
+
+impl crate::tools::GameCommands for Commands {
+    fn tools(&self) -> Vec<crate::tools::Tool> {
+        use crate::tools::position::{list_moves, print_analysis};
+        use crate::tools::{Tool, Verb};
+        vec![
+            Tool::new(Verb::Play, "Connect-N: Connect Three, Connect Four and other drop games", super::terminal::play),
+            Tool::new(Verb::Match, "Connect-N match", super::terminal::run_match),
+            Tool::new(Verb::Perft, "Connect-N perft", perft),
+            Tool::new(Verb::Solve, "Solve Connect-N positions read from standard input or --position", solve),
+            Tool::new(Verb::Bench, "Connect-N solver benchmarks on the shared test sets", bench),
+            Tool::new(Verb::Book, "Build a Connect-N opening book", book),
+            Tool::new(Verb::Moves, "A Connect-N position: the board options and the columns played (4453)", |a: PositionArgs| {
+                list_moves(&a.position()?, &a.out)
+            }),
+            Tool::new(
+                Verb::Analyze,
+                "A Connect-N position: the board options and the columns played (4453)",
+                |a: PositionArgs| print_analysis(&a.position()?, &a.out),
+            ),
+        ]
+    }
 }

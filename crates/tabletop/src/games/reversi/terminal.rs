@@ -2,20 +2,20 @@
 
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use crate::tools::{bail, ToolResult as Result};
 use clap::Args;
-use tabletop::games::reversi::ggf::GgfGame;
-use tabletop::games::reversi::levels::Level;
-use tabletop::games::reversi::nboard::{serve, Settings as NboardSettings};
-use tabletop::games::reversi::players::make_local_player;
-use tabletop::games::reversi::rules::render_board;
-use tabletop::games::reversi::{Color, Reversi, ReversiMove};
-use tabletop::tools::parse_duration_arg;
-use tabletop::tools::reversi::parse_position;
-use tabletop::{Game, Player, PlayerSpec, Record, Seat as TSeat};
+use crate::games::reversi::ggf::GgfGame;
+use crate::games::reversi::levels::Level;
+use crate::games::reversi::nboard::{serve, Settings as NboardSettings};
+use crate::games::reversi::players::make_local_player;
+use crate::games::reversi::rules::render_board;
+use crate::games::reversi::{Color, Reversi, ReversiMove};
+use crate::tools::parse_duration_arg;
+use crate::games::reversi::tools::parse_position;
+use crate::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
-use crate::common::{paint, run_match_cli_with, use_color, Input, MatchOptions};
-use crate::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::common::{paint, run_match_cli_with, use_color, Input, MatchOptions};
+use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
 
 /// Options of `tabletop play reversi`.
 #[derive(Args)]
@@ -49,9 +49,11 @@ pub struct PlayArgs {
 #[derive(Args)]
 pub struct MatchArgs {
     #[command(flatten)]
+    /// The match options.
     pub options: MatchOptions,
 }
 
+/// Runs `tabletop match reversi` (GGF game records with `--games-out FILE.ggf`).
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let ggf = args.options.games_out.as_ref().is_some_and(|p| is_ggf(&p.to_string_lossy()));
     let make = |spec: &PlayerSpec, i| Ok(make_local_player(spec, i + 1)?);
@@ -126,7 +128,7 @@ impl Presenter<Reversi> for ReversiPresenter {
 
     fn load_text(&mut self, text: &str) -> Option<Result<Record<Reversi>>> {
         let ggf = text.trim_start().starts_with("(;");
-        ggf.then(|| Ok(text.parse::<GgfGame>()?.to_record()?))
+        ggf.then(|| text.parse::<GgfGame>().and_then(|g| g.to_record()).map_err(crate::tools::invalid))
     }
 
     fn board(&self, record: &Record<Reversi>, color: bool) -> String {

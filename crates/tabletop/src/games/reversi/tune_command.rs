@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use super::{bail, Context, ToolResult};
+use crate::tools::{bail, Context, ToolResult};
 use crate::games::reversi::eval::Weights;
 use crate::games::reversi::patterns::{PatternWeights, PHASES};
 use crate::games::reversi::tuning::{
@@ -81,7 +81,7 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
     let weights: &'static Weights = match &args.weights {
         None => Weights::builtin(),
         Some(path) => {
-            let text = super::read_capped(path, 1 << 20)?;
+            let text = crate::tools::read_capped(path, 1 << 20)?;
             let weights = Weights::parse(&text).with_context(|| format!("bad weight file {}", path.display()))?;
             // Lives until the program ends, like the built-in weights; the engine needs 'static.
             Box::leak(Box::new(weights))

@@ -1,7 +1,7 @@
 //! `tabletop match/bench/moves mathable`: Mathable's tools, and the game options every
 //! Mathable command shares.
 
-use super::{bail, invalid, Context, ToolResult};
+use crate::tools::{bail, invalid, Context, ToolResult};
 use crate::games::mathable::bench::{midgame_positions, time_placements, time_turns};
 use crate::games::mathable::engine::EnginePlayer;
 use crate::games::mathable::matches::play_match;
@@ -251,4 +251,61 @@ pub fn list_placements(game: &Mathable, best: bool, json: bool) -> ToolResult {
         }
     }
     Ok(())
+}
+
+/// `--position` or `--state` for Mathable (`moves`, `analyze`).
+#[derive(clap::Args)]
+pub struct PositionArgs {
+    /// The saved game itself (JSON, as `save` writes it).
+    #[arg(long, conflicts_with = "state")]
+    pub position: Option<String>,
+    /// A file holding a saved game.
+    #[arg(long)]
+    pub state: Option<std::path::PathBuf>,
+    /// `moves`: add the engine's choice of whole turn.
+    #[arg(long)]
+    pub best: bool,
+    /// The output options.
+    #[command(flatten)]
+    pub out: crate::tools::position::Output,
+}
+
+impl PositionArgs {
+    /// The saved game given, read and validated.
+    pub fn game(&self) -> ToolResult<Mathable> {
+        let (text, source) = match (&self.position, &self.state) {
+            (Some(text), _) => (text.clone(), "--position".to_string()),
+            (None, Some(path)) => (crate::tools::read_capped(path, crate::tools::SAVE_MAX_BYTES)?, path.display().to_string()),
+            (None, None) => bail!("give the position: --position JSON or --state FILE"),
+        };
+        Ok(SaveState::read(&text).with_context(|| format!("cannot load {source}"))?.0)
+    }
+}
+
+/// `tabletop moves mathable`: the legal moves, or with `--state`/`--best` the placement list.
+fn moves(args: PositionArgs) -> ToolResult {
+    let game = args.game()?;
+    if args.state.is_some() || args.best {
+        list_placements(&game, args.best, args.out.json)
+    } else {
+        crate::tools::position::list_moves(&game, &args.out)
+    }
+}
+
+/// Mathable's commands for the `tabletop` binary.
+pub struct Commands;
+
+impl crate::tools::GameCommands for Commands {
+    fn tools(&self) -> Vec<crate::tools::Tool> {
+        use crate::tools::{Tool, Verb};
+        vec![
+            Tool::new(Verb::Play, "Mathable: the number-tile game", super::terminal::play),
+            Tool::new(Verb::Match, "Mathable match", run_match),
+            Tool::new(Verb::Bench, "Mathable move generation and computer-turn benchmarks", bench),
+            Tool::new(Verb::Moves, "A Mathable position: a saved game (JSON, as save writes it)", moves),
+            Tool::new(Verb::Analyze, "A Mathable position: a saved game (JSON, as save writes it)", |a: PositionArgs| {
+                crate::tools::position::print_analysis(&a.game()?, &a.out)
+            }),
+        ]
+    }
 }

@@ -1,15 +1,15 @@
 //! `tabletop ... slide`: terminal play, matches, perft, solve and benchmarks for Slide.
 
-use anyhow::Result;
+use crate::tools::ToolResult as Result;
 use clap::Args;
-use tabletop::games::slide::players::player_from_spec;
-use tabletop::games::slide::rules::render_board;
-use tabletop::games::slide::{Side, Slide};
-use tabletop::tools::slide::VariantArgs;
-use tabletop::{EndReason, Outcome, Player, PlayerSpec, Record, Seat, Status};
+use crate::games::slide::players::player_from_spec;
+use crate::games::slide::rules::render_board;
+use crate::games::slide::{Side, Slide};
+use crate::games::slide::tools::VariantArgs;
+use crate::{EndReason, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
-use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
-use crate::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
 
 /// Options of `tabletop play slide`.
 #[derive(Args)]

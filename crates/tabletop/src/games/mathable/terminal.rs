@@ -4,17 +4,17 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail, Result};
+use crate::tools::{bail, tool_error, ToolResult as Result};
 use clap::Args;
-use tabletop::games::mathable::engine::EnginePlayer;
-use tabletop::games::mathable::players::from_spec;
-use tabletop::games::mathable::text::{self, Bracketed, Grid, Shade};
-use tabletop::games::mathable::{Mathable, MathableMove, Preset, SaveState, Tokens};
-use tabletop::tools::mathable::{load_state, GameOptions};
-use tabletop::{Game, Player, PlayerSpec, Record, Seat};
+use crate::games::mathable::engine::EnginePlayer;
+use crate::games::mathable::players::from_spec;
+use crate::games::mathable::text::{self, Bracketed, Grid, Shade};
+use crate::games::mathable::{Mathable, MathableMove, Preset, SaveState, Tokens};
+use crate::games::mathable::tools::{load_state, GameOptions};
+use crate::{Game, Player, PlayerSpec, Record, Seat};
 
-use crate::common::{paint, use_color, Input};
-use crate::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::common::{paint, use_color, Input};
+use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
 
 /// Options of `tabletop play mathable`.
 #[derive(Args)]
@@ -81,7 +81,7 @@ impl MathablePresenter {
         };
         let mv = match game.parse_move(&text) {
             Ok(mv @ MathableMove::Place { .. }) => mv,
-            Ok(_) | Err(tabletop::games::mathable::MathableMoveError::Syntax(_)) => {
+            Ok(_) | Err(crate::games::mathable::MathableMoveError::Syntax(_)) => {
                 println!("Enter a cell and a token, like G9 4.");
                 return Vec::new();
             }
@@ -188,8 +188,8 @@ impl Presenter<Mathable> for MathablePresenter {
 
     fn make_player(&self, spec: &PlayerSpec, seat: Seat, seed: u64) -> Result<Box<dyn Player<Mathable>>> {
         from_spec(spec, seed.wrapping_add(1)).map_err(|e| {
-            let human = if matches!(e, tabletop::SpecError::UnknownName { .. }) { ", human" } else { "" };
-            anyhow!("{e}{human}").context(format!("player {}: {spec}", seat.index() + 1))
+            let human = if matches!(e, crate::SpecError::UnknownName { .. }) { ", human" } else { "" };
+            tool_error!("player {}: {spec}: {e}{human}", seat.index() + 1)
         })
     }
 
@@ -373,11 +373,12 @@ impl Presenter<Mathable> for MathablePresenter {
                     self.earlier_history = Some((game.clone(), history));
                     Record::new(game)
                 })
-                .map_err(Into::into),
+                .map_err(crate::tools::invalid),
         )
     }
 }
 
+/// Runs `tabletop play mathable`.
 pub fn play(args: PlayArgs) -> Result<()> {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_secs())
@@ -389,7 +390,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
             if args.document {
                 options.preset = Preset::Simple;
             }
-            (Mathable::new(&options.settings(seed)?)?, Vec::new())
+            (Mathable::new(&options.settings(seed)?).map_err(crate::tools::invalid)?, Vec::new())
         }
     };
     let players = game.settings().players as usize;

@@ -5,13 +5,13 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
-use tabletop::player_spec::{assign_seats, SeatError};
-use tabletop::{Analyze, Game, Player, PlayerSpec, Record, Seat, Status};
+use crate::player_spec::{assign_seats, SeatError};
+use crate::tools::{bail, tool_error, Context, ToolResult as Result};
+use crate::{Analyze, Game, Player, PlayerSpec, Record, Seat, Status};
 
-use tabletop::tools::{read_capped, SAVE_MAX_BYTES};
+use crate::tools::{read_capped, SAVE_MAX_BYTES};
 
-use crate::common::Input;
+use crate::tools::common::Input;
 
 /// What a game adds to the shared loop.
 pub trait Presenter<G: Analyze> {
@@ -107,7 +107,7 @@ pub fn seat_specs<G: Analyze>(
     options: &[String],
 ) -> Result<Vec<PlayerSpec>> {
     assign_seats(defaults, options, |s| presenter.seat_words(s)).map_err(|e| match e {
-        SeatError::UnknownSeat { .. } => anyhow!("--player {e}"),
+        SeatError::UnknownSeat { .. } => tool_error!("--player {e}"),
         SeatError::Spec(e) => e.into(),
     })
 }
@@ -219,7 +219,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             if let Status::ToMove(seat) = status {
                 if let Some((mv, message)) = self.presenter.forced_move(self.record.current()) {
                     println!("{message}");
-                    self.record.play(mv).map_err(|e| anyhow!("forced move {mv}: {e}"))?;
+                    self.record.play(mv).map_err(|e| tool_error!("forced move {mv}: {e}"))?;
                     show = false; // the board has not changed
                     continue;
                 }
@@ -230,7 +230,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     let before = self.record.current().clone();
                     self.record
                         .play(mv)
-                        .map_err(|e| anyhow!("the computer ({spec}) chose an illegal move {mv}: {e}"))?;
+                        .map_err(|e| tool_error!("the computer ({spec}) chose an illegal move {mv}: {e}"))?;
                     match self.presenter.announce(&before, mv, &spec) {
                         Some(line) => println!("{line}"),
                         None => println!(
@@ -335,7 +335,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                         Ok(mv) => match position.illegal_reason(mv) {
                             Some(e) => e.to_string(),
                             None => {
-                                self.record.play(mv).map_err(|e| anyhow!("{mv}: {e}"))?;
+                                self.record.play(mv).map_err(|e| tool_error!("{mv}: {e}"))?;
                                 show = true;
                                 self.after_person_move(input)?;
                                 continue;
@@ -358,7 +358,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     /// The presenter's question after a person's move, and the move it gives.
     fn after_person_move(&mut self, input: &mut Input) -> Result<()> {
         if let Some(mv) = self.presenter.follow_up(&self.record, input) {
-            self.record.play(mv).map_err(|e| anyhow!("{mv}: {e}"))?;
+            self.record.play(mv).map_err(|e| tool_error!("{mv}: {e}"))?;
         }
         Ok(())
     }

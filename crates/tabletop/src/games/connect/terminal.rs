@@ -2,21 +2,22 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use crate::tools::ToolResult as Result;
 use clap::Args;
-use tabletop::games::connect::engine::{describe_score, make_player, Engine};
-use tabletop::games::connect::rules::render_board;
-use tabletop::games::connect::{Connect, ConnectVariant, Side};
-use tabletop::tools::connect::SizeArgs;
-use tabletop::{Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
+use crate::games::connect::engine::{describe_score, make_player, Engine};
+use crate::games::connect::rules::render_board;
+use crate::games::connect::{Connect, ConnectVariant, Side};
+use crate::games::connect::tools::SizeArgs;
+use crate::{Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
-use crate::common::{paint, run_match_cli, use_color, Input, MatchOptions};
-use crate::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
 
 /// Options of `tabletop play connect`.
 #[derive(Args)]
 pub struct PlayArgs {
     #[command(flatten)]
+    /// The board size.
     pub size: SizeArgs,
     /// Who plays a side: `SEAT=SPEC` with the seat x (1, moves first) or o (2), and SPEC
     /// `human`, `engine`, `engine:time=2s`, `connect:level=3` or `random`. A bare SPEC is for o.
@@ -38,7 +39,7 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Time the hint may take.
-    #[arg(long, default_value = "2s", value_parser = tabletop::tools::parse_duration_arg)]
+    #[arg(long, default_value = "2s", value_parser = crate::tools::parse_duration_arg)]
     pub hint_time: Duration,
 }
 
@@ -46,8 +47,10 @@ pub struct PlayArgs {
 #[derive(Args)]
 pub struct MatchArgs {
     #[command(flatten)]
+    /// The board size.
     pub size: SizeArgs,
     #[command(flatten)]
+    /// The match options.
     pub options: MatchOptions,
 }
 
@@ -130,12 +133,12 @@ impl Presenter<Connect> for ConnectPresenter {
                 return format!("{col} ({})", describe_score(p, score));
             }
         }
-        crate::play::analysis_hint(record, self.hint_time.saturating_sub(started.elapsed()))
+        crate::tools::play::analysis_hint(record, self.hint_time.saturating_sub(started.elapsed()))
     }
 }
 
 /// Terminal play; standard input may be a script.
-pub fn play(args: PlayArgs) -> anyhow::Result<()> {
+pub fn play(args: PlayArgs) -> Result<()> {
     let v = args.size.variant()?;
     let forfeit_invalid = args.forfeit_invalid || args.document;
     let mut presenter = ConnectPresenter { variant: v, forfeit_invalid, hint_time: args.hint_time };
@@ -148,7 +151,8 @@ pub fn play(args: PlayArgs) -> anyhow::Result<()> {
     table.run(&mut Input::new())
 }
 
-pub fn run_match(args: MatchArgs) -> anyhow::Result<()> {
+/// Runs `tabletop match connect`.
+pub fn run_match(args: MatchArgs) -> Result<()> {
     let v = args.size.variant()?;
     run_match_cli(&Connect::new(v), &args.options, 0..=2, |spec, i| Ok(make_player(spec, v, args.options.seed + i)?))?;
     Ok(())

@@ -1,0 +1,64 @@
+//! The registry of games: every front end (the `tabletop` command, the server, the page and the
+//! generic test suites) finds the games here and names none of them itself.
+//!
+//! A game is its own folder under `games/` with a `pub static ENTRY: GameEntry`; the one line
+//! that adds it to [`GAMES`] is in `games/mod.rs`.
+//!
+//! ```
+//! let names: Vec<&str> = tabletop::registry::GAMES.iter().map(|g| g.name).collect();
+//! assert!(names.contains(&"connect"));
+//! assert!(tabletop::registry::find("chess").is_none());
+//! ```
+
+pub use crate::games::GAMES;
+
+/// One game, as the front ends see it.
+pub struct GameEntry {
+    /// The short name on the command line and in the API (`slide`, `reversi`, ...).
+    pub name: &'static str,
+    /// The name people read (`Reversi / Othello`).
+    pub title: &'static str,
+    /// One line about the game.
+    pub about: &'static str,
+    /// Runs the [conformance suite](crate::conformance) on the game's usual variants with
+    /// seeded random playouts (panics on the first disagreement), for the generic test.
+    pub conformance: fn(seed: u64) -> crate::conformance::Report,
+    /// The game's commands for the `tabletop` binary.
+    #[cfg(feature = "cli")]
+    pub commands: &'static dyn crate::tools::GameCommands,
+}
+
+impl std::fmt::Debug for GameEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GameEntry").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// The game named `name` (case-insensitive), if there is one.
+pub fn find(name: &str) -> Option<&'static GameEntry> {
+    GAMES.iter().copied().find(|g| g.name.eq_ignore_ascii_case(name))
+}
+
+/// The games' names, comma-separated, for error messages.
+///
+/// ```
+/// assert!(tabletop::registry::names().contains("reversi"));
+/// ```
+pub fn names() -> String {
+    GAMES.iter().map(|g| g.name).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_lowercase_words() {
+        let mut seen = std::collections::HashSet::new();
+        for game in GAMES {
+            assert!(seen.insert(game.name), "{} twice", game.name);
+            assert!(game.name.chars().all(|c| c.is_ascii_lowercase()), "{}", game.name);
+            assert!(!game.title.is_empty() && !game.about.is_empty(), "{}", game.name);
+        }
+    }
+}

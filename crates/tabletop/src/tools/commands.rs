@@ -1,0 +1,133 @@
+//! How a game offers commands to the `tabletop` binary: a list of [`Tool`]s, each a verb
+//! (`play`, `match`, `solve`, ...), the game's options for it (a clap [`Args`] type) and the
+//! function that runs it. The binary builds `tabletop VERB GAME [OPTIONS]` from the
+//! [registry](crate::registry) and names no game itself.
+
+use clap::{ArgMatches, Args, FromArgMatches};
+
+use super::{ToolError, ToolResult};
+
+/// The commands the binary offers per game, in the order `tabletop --help` lists them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verb {
+    /// Play in the terminal.
+    Play,
+    /// Computer-vs-computer matches.
+    Match,
+    /// Count move paths.
+    Perft,
+    /// Exact values of positions.
+    Solve,
+    /// Speed benchmarks.
+    Bench,
+    /// Build an opening book.
+    Book,
+    /// The legal moves of a position.
+    Moves,
+    /// The value of every legal move.
+    Analyze,
+    /// Fit evaluation weights.
+    Tune,
+}
+
+impl Verb {
+    /// Every verb, in help order.
+    pub const ALL: [Verb; 9] = [
+        Verb::Play,
+        Verb::Match,
+        Verb::Perft,
+        Verb::Solve,
+        Verb::Bench,
+        Verb::Book,
+        Verb::Moves,
+        Verb::Analyze,
+        Verb::Tune,
+    ];
+
+    /// The word on the command line.
+    ///
+    /// ```
+    /// assert_eq!(tabletop::tools::Verb::Analyze.word(), "analyze");
+    /// ```
+    pub fn word(self) -> &'static str {
+        match self {
+            Verb::Play => "play",
+            Verb::Match => "match",
+            Verb::Perft => "perft",
+            Verb::Solve => "solve",
+            Verb::Bench => "bench",
+            Verb::Book => "book",
+            Verb::Moves => "moves",
+            Verb::Analyze => "analyze",
+            Verb::Tune => "tune",
+        }
+    }
+
+    /// What the verb does, for `tabletop --help`.
+    pub fn about(self) -> &'static str {
+        match self {
+            Verb::Play => "Play a game in the terminal (people and computer players)",
+            Verb::Match => "Computer-vs-computer match with a win/draw/loss summary",
+            Verb::Perft => "Count move paths to a depth (checks move generation)",
+            Verb::Solve => "Exact game-theoretic values of positions",
+            Verb::Bench => "Speed benchmarks",
+            Verb::Book => "Build an opening book with the solver",
+            Verb::Moves => "The legal moves of a position, in the game's notation",
+            Verb::Analyze => "The value of every legal move of a position (exact where a solver answers in time)",
+            Verb::Tune => "Fit evaluation weights to self-play positions labelled by exact solves",
+        }
+    }
+}
+
+/// Where a tool sits in the command tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// `tabletop VERB GAME`.
+    Verb(Verb),
+    /// A command of its own, `tabletop NAME` (Reversi's `nboard`).
+    TopLevel(&'static str),
+}
+
+/// One command a game offers: its place, its options and what runs it.
+pub struct Tool {
+    /// `tabletop VERB GAME` or a top-level command.
+    pub place: Place,
+    /// One line for `--help`.
+    pub about: &'static str,
+    /// Adds the options to a command (a clap [`Args`] type's `augment_args`).
+    pub args: fn(clap::Command) -> clap::Command,
+    /// Reads the options back and runs the command.
+    pub run: Box<dyn Fn(&ArgMatches) -> ToolResult + Send + Sync>,
+}
+
+impl Tool {
+    /// `tabletop VERB GAME` with the options `A`, run by `run`.
+    pub fn new<A: Args + FromArgMatches + 'static>(verb: Verb, about: &'static str, run: fn(A) -> ToolResult) -> Tool {
+        Tool::at(Place::Verb(verb), about, run)
+    }
+
+    /// A tool at any place.
+    pub fn at<A: Args + FromArgMatches + 'static>(place: Place, about: &'static str, run: fn(A) -> ToolResult) -> Tool {
+        Tool {
+            place,
+            about,
+            args: A::augment_args,
+            run: Box::new(move |matches| {
+                let args = A::from_arg_matches(matches).map_err(|e| ToolError::Invalid(e.to_string()))?;
+                run(args)
+            }),
+        }
+    }
+
+    /// The clap command for this tool, named `name` (the game's name, or the top-level word).
+    pub fn command(&self, name: &'static str) -> clap::Command {
+        // After augment_args, which sets the about of the options struct's doc comment.
+        (self.args)(clap::Command::new(name)).about(self.about).long_about(None)
+    }
+}
+
+/// What a game offers the `tabletop` command; each game implements it in its folder.
+pub trait GameCommands: Sync {
+    /// The game's commands. Verbs it lacks are answered by the binary with a clear message.
+    fn tools(&self) -> Vec<Tool>;
+}
