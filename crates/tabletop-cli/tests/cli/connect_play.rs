@@ -1,6 +1,6 @@
 //! Scripted games of `tabletop play connect`, and the solve command.
 
-mod common;
+use crate::common;
 
 fn run(args: &[&str], input: &str) -> String {
     let run = common::tabletop(args, input);

@@ -1,7 +1,7 @@
 //! Nothing at the terminal panics on any input: seeded random scripts of commands, moves and
 //! junk for every game end normally.
 
-mod common;
+use crate::common;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

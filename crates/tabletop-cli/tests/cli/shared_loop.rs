@@ -1,7 +1,7 @@
 //! Every game at the terminal takes the same commands: a move, `hint`, `undo`, `save FILE`,
 //! `load FILE`, `help`, and the end of input ends the game with one message.
 
-mod common;
+use crate::common;
 
 /// (game arguments, a first move as typed)
 fn games() -> Vec<(Vec<&'static str>, &'static str)> {

@@ -1,6 +1,6 @@
 //! `tabletop tune reversi`: a small fit writes a weight file the library accepts.
 
-mod common;
+use crate::common;
 
 use common::tabletop;
 use tabletop::games::reversi::eval::Weights;

@@ -1,7 +1,7 @@
 //! Scripted terminal games of Mathable: a simple game with P, S, E, T and invalid inputs, a
 //! classic game to the end, and the move lister on a saved game.
 
-mod common;
+use crate::common;
 
 fn run(args: &[&str], input: &str) -> String {
     let run = common::tabletop(args, input);

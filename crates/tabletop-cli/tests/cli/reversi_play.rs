@@ -1,7 +1,7 @@
 //! A scripted terminal game of Reversi: an illegal move, a hint, an automatic pass, undo,
 //! save/load and the end-of-game result.
 
-mod common;
+use crate::common;
 
 /// Black to move with 6 empties: h8 leaves white without a move (white passes automatically);
 /// then a2, (white b4, forced), b2, (white passes), g7, (white h7) ends the game 40-24.

@@ -1,6 +1,6 @@
 //! `tabletop solve slide` and `tabletop play slide` end to end.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

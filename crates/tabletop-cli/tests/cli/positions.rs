@@ -1,7 +1,7 @@
 //! `tabletop moves` and `tabletop analyze` for every game: the listed moves are exactly the
 //! moves the conformance suite's naive legality check accepts, on random positions.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

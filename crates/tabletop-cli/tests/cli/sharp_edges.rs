@@ -2,7 +2,7 @@
 //! abort, an endless read, an error on standard output with exit 0, bad input accepted).
 //! Every error is one line on standard error and a non-zero exit.
 
-mod common;
+use crate::common;
 
 use common::{tabletop, Run};
 use tabletop::games::connect::book::Book;

@@ -1,7 +1,7 @@
 //! `tabletop nboard` (the NBoard protocol on standard input and output), `nboard:cmd=` players
 //! in a match against the engine, and GGF game files (`--games-out`, the terminal's save/load).
 
-mod common;
+use crate::common;
 
 use tabletop::games::reversi::ggf::GgfGame;
 use tabletop::games::reversi::{Reversi, ReversiMove};

@@ -1,7 +1,7 @@
 //! The Reversi levels in the terminal: offered by name in the intro and `help`, chosen by name
 //! with `--player white=engine:level=club`, and refused with the valid names.
 
-mod common;
+use crate::common;
 
 #[test]
 fn a_level_by_name_plays_white_in_a_scripted_game() {
