@@ -129,7 +129,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         (0..n)
             .map(|_| {
-                let (a, b): (u64, u64) = (rng.gen(), rng.gen());
+                let (a, b): (u64, u64) = (rng.r#gen(), rng.r#gen());
                 (a & b, !a & b)
             })
             .collect()
@@ -164,7 +164,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
         for _ in 0..200 {
             // Random dense boards: none has a symmetry of its own.
-            let x: u64 = rng.gen();
+            let x: u64 = rng.r#gen();
             let images: Vec<u64> = (0..8).map(|s| transform(x, s)).collect();
             // The generators are involutions and keep the number of discs.
             assert_eq!(flip_vertical(flip_vertical(x)), x);
