@@ -3,14 +3,18 @@
 
 use crate::common;
 
-/// (game arguments, a first move as typed)
+/// (game arguments, a first move as typed): every registered game's first play example.
 fn games() -> Vec<(Vec<&'static str>, &'static str)> {
-    vec![
-        (vec!["slide", "--player", "o=random"], "5"),
-        (vec!["reversi", "--player", "white=random", "--no-color"], "f5"),
-        (vec!["connect", "--preset", "connect3", "--player", "o=random"], "2"),
-        (vec!["mathable", "--preset", "simple", "--seed", "3", "--player", "2=greedy"], "p g9 2"),
-    ]
+    tabletop::registry::GAMES
+        .iter()
+        .map(|game| {
+            let examples = game.commands.play_examples();
+            let example = examples.first().unwrap_or_else(|| panic!("{} offers no play example", game.name));
+            let mut args = vec![game.name];
+            args.extend(example.args.iter().copied());
+            (args, example.first_move)
+        })
+        .collect()
 }
 
 #[test]

@@ -126,8 +126,21 @@ impl Tool {
     }
 }
 
+/// A short game at the terminal against a computer player, as a person would start it: what the
+/// generic terminal suites (and the help's examples) play for every game.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayExample {
+    /// The options after `tabletop play GAME` (a quick computer opponent, no colours).
+    pub args: &'static [&'static str],
+    /// A legal first move, typed as a person types it.
+    pub first_move: &'static str,
+}
+
 /// What a game offers the `tabletop` command; each game implements it in its folder.
 pub trait GameCommands: Sync {
     /// The game's commands. Verbs it lacks are answered by the binary with a clear message.
     fn tools(&self) -> Vec<Tool>;
+    /// Ways to start a short game against the computer (at least one; the first is the plain
+    /// game, others may be the game's special modes such as an origin document's program).
+    fn play_examples(&self) -> Vec<PlayExample>;
 }

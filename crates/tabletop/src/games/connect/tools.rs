@@ -492,6 +492,13 @@ impl PositionArgs {
 pub struct Commands;
 
 impl crate::tools::GameCommands for Commands {
+    fn play_examples(&self) -> Vec<crate::tools::commands::PlayExample> {
+        vec![
+            crate::tools::commands::PlayExample { args: &["--preset", "connect3", "--player", "o=random"], first_move: "2" },
+            crate::tools::commands::PlayExample { args: &["--preset", "connect3", "--document"], first_move: "2" },
+        ]
+    }
+
     fn tools(&self) -> Vec<crate::tools::Tool> {
         use crate::tools::position::{list_moves, print_analysis};
         use crate::tools::{Tool, Verb};

@@ -296,6 +296,13 @@ fn moves(args: PositionArgs) -> ToolResult {
 pub struct Commands;
 
 impl crate::tools::GameCommands for Commands {
+    fn play_examples(&self) -> Vec<crate::tools::commands::PlayExample> {
+        vec![crate::tools::commands::PlayExample {
+            args: &["--preset", "simple", "--seed", "3", "--player", "2=greedy"],
+            first_move: "p g9 2",
+        }]
+    }
+
     fn tools(&self) -> Vec<crate::tools::Tool> {
         use crate::tools::{Tool, Verb};
         vec![

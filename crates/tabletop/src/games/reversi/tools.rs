@@ -378,6 +378,10 @@ pub struct PositionArgs {
 pub struct Commands;
 
 impl crate::tools::GameCommands for Commands {
+    fn play_examples(&self) -> Vec<crate::tools::commands::PlayExample> {
+        vec![crate::tools::commands::PlayExample { args: &["--player", "white=random", "--no-color"], first_move: "f5" }]
+    }
+
     fn tools(&self) -> Vec<crate::tools::Tool> {
         use crate::tools::commands::Place;
         use crate::tools::position::{list_moves, print_analysis};

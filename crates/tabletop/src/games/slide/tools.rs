@@ -190,6 +190,10 @@ pub struct PositionArgs {
 pub struct Commands;
 
 impl crate::tools::GameCommands for Commands {
+    fn play_examples(&self) -> Vec<crate::tools::commands::PlayExample> {
+        vec![crate::tools::commands::PlayExample { args: &["--player", "o=random"], first_move: "5" }]
+    }
+
     fn tools(&self) -> Vec<crate::tools::Tool> {
         use crate::tools::position::{list_moves, print_analysis};
         use crate::tools::{Tool, Verb};
