@@ -4,7 +4,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::game::{Game, Outcome, Player, Seat, Status};
+use crate::game::{Game, Outcome, Seat, Status};
+use crate::players::Player;
 use crate::record::Record;
 
 /// How a match is played.

@@ -195,7 +195,7 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     }
 }
 
-/// A two-player zero-sum game that the generic [`search`](crate::search) can play.
+/// A two-player zero-sum game that the generic search (`crate::search`) can play.
 pub trait TwoPlayer: Game {
     /// The value of a finished position for the side that would move next, `ply` plies from
     /// the root of a search. The default scores wins and losses by distance, so search prefers
@@ -203,8 +203,8 @@ pub trait TwoPlayer: Game {
     fn terminal_value(&self, outcome: Outcome, ply: u32) -> i32 {
         let mover = self.last_mover().opponent();
         match outcome.result_for(mover) {
-            1 => crate::search::WIN - ply as i32,
-            -1 => -(crate::search::WIN - ply as i32),
+            1 => crate::value::WIN - ply as i32,
+            -1 => -(crate::value::WIN - ply as i32),
             _ => 0,
         }
     }
@@ -212,14 +212,4 @@ pub trait TwoPlayer: Game {
     /// The seat that made the last move (the seat *not* to move next). In a finished position
     /// it is the seat that ended the game.
     fn last_mover(&self) -> Seat;
-}
-
-/// One player of a game: a person at the keyboard or a computer player.
-pub trait Player<G: Game>: Send {
-    /// A short description, e.g. `engine:time=1s`.
-    fn describe(&self) -> String;
-    /// Chooses a move for the side to move in the last position of `record`.
-    fn choose_move(&mut self, record: &crate::record::Record<G>) -> G::Move;
-    /// Forgets anything remembered from an earlier game (called before each new game).
-    fn reset(&mut self) {}
 }

@@ -39,6 +39,7 @@ pub mod registry;
 pub mod search;
 #[cfg(feature = "cli")]
 pub mod tools;
+pub mod value;
 
 /// The examples of docs/ORIGINS.md (the origin documents' operations), run as doctests.
 #[cfg(doctest)]
@@ -46,7 +47,8 @@ pub mod tools;
 pub struct OriginsDoc;
 
 pub use analysis::{Analysis, Analyze, MoveValue};
-pub use game::{Game, Outcome, Player, Seat, SeatSet, Status, TwoPlayer};
+pub use game::{Game, Outcome, Seat, SeatSet, Status, TwoPlayer};
 pub use perft::perft;
 pub use player_spec::{PlayerKind, PlayerSpec, SpecError};
+pub use players::Player;
 pub use record::{EndReason, Record, RecordError, RecordTextError};

@@ -1,7 +1,7 @@
 //! Generic search for two-player zero-sum games.
 //!
 //! [`Search`] is a negamax alpha-beta search with an optional principal-variation (null-window)
-//! refinement, a transposition table keyed by [`Game::hash`], iterative deepening, limits by
+//! refinement, a transposition table keyed by [`Game::hash`](crate::Game::hash), iterative deepening, limits by
 //! depth, time and nodes, the principal variation, and pluggable [`Evaluator`] and
 //! [`MoveOrder`]. With [`Options::exact`] it searches every line to the end of the game and the
 //! value is the game-theoretic one: wins and losses by distance ([`WIN`] minus plies) or, for
@@ -13,12 +13,7 @@ use std::time::{Duration, Instant};
 
 use crate::game::{Status, TwoPlayer};
 
-/// The value of a win at the root; a win `p` plies away is worth `WIN - p`.
-pub const WIN: i32 = 1_000_000;
-/// Larger than any value a search returns.
-pub const INFINITY: i32 = WIN + 1;
-/// Values at least this far from zero are decisive (a forced win or loss).
-pub const DECISIVE: i32 = WIN - 10_000;
+pub use crate::value::{verdict, Verdict, DECISIVE, INFINITY, WIN};
 
 /// A static evaluation: the value of a position for the side to move, well inside
 /// `(-DECISIVE, DECISIVE)`.
@@ -128,35 +123,6 @@ pub struct SearchResult<M> {
     pub complete: bool,
     /// Time taken.
     pub elapsed: Duration,
-}
-
-/// A value decoded for people.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The side to move wins in this many plies.
-    Win(u32),
-    /// The side to move loses in this many plies.
-    Loss(u32),
-    /// Neither side is known to win; the heuristic or exact score.
-    Score(i32),
-}
-
-/// Decodes a search value into a win or loss with distance, or a plain score.
-///
-/// ```
-/// use tabletop::search::{verdict, Verdict, WIN};
-/// assert_eq!(verdict(WIN - 5), Verdict::Win(5));
-/// assert_eq!(verdict(-(WIN - 2)), Verdict::Loss(2));
-/// assert_eq!(verdict(12), Verdict::Score(12));
-/// ```
-pub fn verdict(value: i32) -> Verdict {
-    if value >= DECISIVE {
-        Verdict::Win((WIN - value) as u32)
-    } else if value <= -DECISIVE {
-        Verdict::Loss((WIN + value) as u32)
-    } else {
-        Verdict::Score(value)
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! - [`solver`]: the exact solver (Pons' score convention).
 //! - [`book`]: the opening book format and the shipped 7x6 book.
 //! - [`engine`]: the computer players (perfect, levels, random).
-//! - [`build`]: building books with the solver; [`bench`]: the solver benchmark on Pons' sets.
+//! - [`build`]: building books with the solver; [`mod@bench`]: the solver benchmark on Pons' sets.
 
 pub mod analysis;
 pub mod bench;

@@ -14,7 +14,7 @@ use super::players::greedy_move;
 use super::rules::{Mathable, MathableMove};
 use super::settings::{Preset, Settings};
 use crate::game::Game;
-use crate::game::Player;
+use crate::players::Player;
 use crate::record::Record;
 
 /// Classic 14x14 positions after `turns` greedy turns each, one per seed from 0 to `count - 1`

@@ -122,7 +122,7 @@ impl Conformance for Mathable {
 /// player and one by the greedy player (they rarely terminate, so games reach the end of the bag),
 /// every position checked.
 pub fn check(seed: u64) -> crate::conformance::Report {
-    use crate::game::Player;
+    use crate::players::Player;
     let settings = super::Settings { size: 8, rack: 4, ..super::Settings::preset(super::Preset::Junior) };
     let mut report = crate::conformance::Report::default();
     let mut moves = Vec::new();

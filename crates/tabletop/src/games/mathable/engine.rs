@@ -24,7 +24,8 @@ use rand_chacha::ChaCha8Rng;
 use super::board::{Board, Cell, Placement, Square, Tokens};
 use super::rules::{Mathable, MathableMove};
 use super::settings::MAX_TOKEN;
-use crate::game::{Game, Player};
+use crate::game::Game;
+use crate::players::Player;
 use crate::record::Record;
 
 /// Value given to each extra draw a plan earns (a token to place later).

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::rules::{Mathable, MathableMove};
 use super::settings::{Settings, SettingsError};
-use crate::game::Player;
+use crate::players::Player;
 use crate::game::{Game, Outcome, Seat, Status};
 use crate::record::Record;
 

@@ -9,8 +9,8 @@
 //! - [`rules`]: the bag, turns, scoring, the end of the game, the [`Game`](crate::Game) implementation.
 //! - [`save`]: the JSON save format.
 //! - [`players`]: the greedy and random computer players; [`engine`]: the engine's player.
-//! - [`text`]: the board, racks and results in text; [`matches`]: matches between computer
-//!   players; [`bench`]: the benchmarks' positions and timings.
+//! - [`text`]: the board, racks and results in text; [`mod@matches`]: matches between computer
+//!   players; [`mod@bench`]: the benchmarks' positions and timings.
 //!
 //! The assignment's operations, with their names here:
 //!
@@ -40,6 +40,7 @@ pub mod bench;
 pub mod board;
 pub mod conformance;
 pub mod engine;
+mod game;
 pub mod matches;
 pub mod players;
 pub mod rules;

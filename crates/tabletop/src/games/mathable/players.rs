@@ -5,7 +5,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::board::Tokens;
 use super::rules::{Mathable, MathableMove};
-use crate::game::Player;
+use crate::players::Player;
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
 use crate::record::Record;
 

@@ -27,7 +27,8 @@ use rand::{Rng, SeedableRng};
 use super::players::make_local_player;
 use super::rules::{Reversi, ReversiMove};
 use super::solver::Solver;
-use crate::game::{Game, Player};
+use crate::game::Game;
+use crate::players::Player;
 use crate::player_spec::{PlayerSpec, SpecError};
 use crate::record::Record;
 

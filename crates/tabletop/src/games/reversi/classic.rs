@@ -3,7 +3,7 @@
 
 use super::bitboard::{final_score, flips, moves, Bits};
 use super::rules::{Reversi, ReversiMove, Square};
-use crate::game::Player;
+use crate::players::Player;
 use crate::record::Record;
 
 /// The document's square weights, row by row from a1.

@@ -11,7 +11,7 @@ use super::eval::Weights;
 use super::patterns::PatternWeights;
 use super::rules::{Reversi, ReversiMove, Square};
 use super::solver::Solver;
-use crate::game::Player;
+use crate::players::Player;
 use crate::memory::{try_large_vec, TableAllocError};
 use crate::record::Record;
 

@@ -21,7 +21,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::engine::Engine;
 use super::rules::{Reversi, ReversiMove};
-use crate::game::Player;
+use crate::players::Player;
 use crate::memory::TableAllocError;
 use crate::player_spec::{PlayerSpec, SpecError};
 use crate::record::Record;

@@ -20,7 +20,7 @@
 //!   drives any NBoard engine ([`nboard::NboardPlayer`]).
 //! - [`players`]: the player tables (`engine`, `engine-v1`, `classic`, `random`; `nboard` for
 //!   local front ends only) for specs.
-//! - [`bench`]: the FFO endgame lines and the benchmarks' seeded positions.
+//! - [`mod@bench`]: the FFO endgame lines and the benchmarks' seeded positions.
 //! - [`accuracy`]: the midgame-accuracy benchmark (the discs a player's move loses against the
 //!   exact solver, on seeded positions of 20-24 empties).
 //!

@@ -47,7 +47,8 @@ use std::time::{Duration, Instant};
 use super::engine::{Analysis, Engine, WON};
 use super::ggf::{move_text, GgfGame};
 use super::rules::{Reversi, ReversiMove};
-use crate::game::{Game, Player, Status};
+use crate::game::{Game, Status};
+use crate::players::Player;
 use crate::record::Record;
 
 /// How the engine side behaves.

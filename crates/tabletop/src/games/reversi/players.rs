@@ -10,7 +10,7 @@ use super::engine::EnginePlayer;
 use super::levels;
 use super::nboard::NboardPlayer;
 use super::rules::Reversi;
-use crate::game::Player;
+use crate::players::Player;
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
 use crate::players::RandomPlayer;
 

@@ -89,7 +89,7 @@ pub const CUT_MIN: u32 = 12;
 
 /// The depth of ProbCut's shallow search at a node with `empties` empties (the evaluation
 /// alone below 13 empties, one ply more every 3 empties, at most
-/// [`END_SHALLOW_MAX`](super::engine::END_SHALLOW_MAX)).
+/// [`super::engine::END_SHALLOW_MAX`]).
 ///
 /// ```
 /// use tabletop::games::reversi::solver::cut_shallow;

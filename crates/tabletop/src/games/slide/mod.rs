@@ -3,9 +3,11 @@
 //!
 //! - [`rules`]: the board, moves, the configuration string (`obbbogbog`).
 //! - [`dictionary`]: the origin document's hand-written hash dictionary.
-//! - [`classic`]: the document's deliberately weak minimax player.
 //! - [`solver`]: exact values by retrograde analysis (slide phase) and memoised search (placement).
-//! - [`engine`]: the engine's player: exact when the solver table fits, heuristic search otherwise.
+//! - [`players`]: the document's deliberately weak minimax player (`classic`) and the engine's
+//!   player (exact when the solver table fits, heuristic search otherwise).
+//! - [`analysis`]: every move's value; [`conformance`]: the generic suite's reference rules.
+//! - `terminal` and `tools` (feature `cli`): the terminal presenter and the command-line tools.
 
 pub mod analysis;
 pub mod conformance;
