@@ -18,6 +18,31 @@ pub trait Player<G: Game>: Send {
     fn reset(&mut self) {}
 }
 
+/// The computer players a game offers: one table and one constructor with the same signature
+/// for every game, so that front ends, matches and the server build players alike.
+///
+/// ```
+/// use tabletop::games::connect::{Connect, ConnectVariant};
+/// use tabletop::players::Players;
+/// let start = Connect::new(ConnectVariant::connect3());
+/// assert!(Connect::PLAYER_KINDS.iter().any(|k| k.name == "random"));
+/// let player = Connect::make_player(&"random".parse().unwrap(), &start, 7).unwrap();
+/// assert!(player.describe().starts_with("random")); // "random:seed=7"
+/// assert!(Connect::make_player(&"chess-engine".parse().unwrap(), &start, 7).is_err());
+/// ```
+pub trait Players: Game {
+    /// The players: their names, settings and one line of help each (`human` is not among them:
+    /// a person plays at the front end).
+    const PLAYER_KINDS: &'static [crate::player_spec::PlayerKind];
+    /// Builds the player `spec` names for games from `start` (its variant: board size, rules),
+    /// seeding its random choices from `seed` unless the spec sets its own.
+    fn make_player(
+        spec: &crate::player_spec::PlayerSpec,
+        start: &Self,
+        seed: u64,
+    ) -> Result<Box<dyn Player<Self>>, crate::player_spec::SpecError>;
+}
+
 /// Plays a uniformly random legal move, from a seeded generator.
 #[derive(Clone, Debug)]
 pub struct RandomPlayer {

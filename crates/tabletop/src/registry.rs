@@ -20,6 +20,8 @@ pub struct GameEntry {
     pub title: &'static str,
     /// One line about the game.
     pub about: &'static str,
+    /// The computer players it offers ([`Players::PLAYER_KINDS`](crate::players::Players)).
+    pub player_kinds: &'static [crate::player_spec::PlayerKind],
     /// Runs the [conformance suite](crate::conformance) on the game's usual variants with
     /// seeded random playouts (panics on the first disagreement), for the generic test.
     pub conformance: fn(seed: u64) -> crate::conformance::Report,
@@ -59,6 +61,10 @@ mod tests {
             assert!(seen.insert(game.name), "{} twice", game.name);
             assert!(game.name.chars().all(|c| c.is_ascii_lowercase()), "{}", game.name);
             assert!(!game.title.is_empty() && !game.about.is_empty(), "{}", game.name);
+            // Every game offers the engine and a random player under those names.
+            for name in ["engine", "random"] {
+                assert!(game.player_kinds.iter().any(|k| k.name == name), "{}: no {name} player", game.name);
+            }
         }
     }
 }

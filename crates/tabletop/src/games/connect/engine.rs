@@ -369,3 +369,11 @@ pub fn first_player_match(engine: &mut Engine, opponent: &mut dyn Player<Connect
     }
     report
 }
+
+impl crate::players::Players for Connect {
+    const PLAYER_KINDS: &'static [PlayerKind] = PLAYER_KINDS;
+
+    fn make_player(spec: &PlayerSpec, start: &Connect, seed: u64) -> Result<Box<dyn Player<Connect>>, SpecError> {
+        make_player(spec, start.connect_variant(), seed)
+    }
+}

@@ -26,6 +26,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     name: <Connect as crate::Game>::NAME,
     title: "Connect-N",
     about: "drop pieces into columns; N in a row wins (Connect Three, Connect Four)",
+    player_kinds: <Connect as crate::players::Players>::PLAYER_KINDS,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

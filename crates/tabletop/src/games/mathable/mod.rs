@@ -63,6 +63,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     name: <Mathable as crate::Game>::NAME,
     title: "Mathable",
     about: "number tiles on a board of equations, a op b = c, for 2 to 4 players",
+    player_kinds: <Mathable as crate::players::Players>::PLAYER_KINDS,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

@@ -141,3 +141,11 @@ impl Player<Mathable> for MathableRandomPlayer {
         self.rng = ChaCha8Rng::seed_from_u64(self.seed);
     }
 }
+
+impl crate::players::Players for Mathable {
+    const PLAYER_KINDS: &'static [PlayerKind] = PLAYER_KINDS;
+
+    fn make_player(spec: &PlayerSpec, _start: &Mathable, seed: u64) -> Result<Box<dyn Player<Mathable>>, SpecError> {
+        from_spec(spec, seed)
+    }
+}

@@ -69,6 +69,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     name: <Reversi as crate::Game>::NAME,
     title: "Reversi / Othello",
     about: "discs flip when outflanked; the most discs at the end wins",
+    player_kinds: <Reversi as crate::players::Players>::PLAYER_KINDS,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

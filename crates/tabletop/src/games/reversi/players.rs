@@ -106,3 +106,11 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
         _ => Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(seed))),
     })
 }
+
+impl crate::players::Players for Reversi {
+    const PLAYER_KINDS: &'static [PlayerKind] = PLAYERS;
+
+    fn make_player(spec: &PlayerSpec, _start: &Reversi, seed: u64) -> Result<Box<dyn Player<Reversi>>, SpecError> {
+        make_player(spec, seed)
+    }
+}

@@ -27,6 +27,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     name: <Slide as crate::Game>::NAME,
     title: "Slide",
     about: "n x n tic-tac-toe in which k squares stay empty; then tiles slide",
+    player_kinds: <Slide as crate::players::Players>::PLAYER_KINDS,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

@@ -262,3 +262,15 @@ pub fn exact_value(position: &Slide) -> Option<SlideValue> {
     let mut solver = SlideSolver::new(position.slide_variant())?;
     Some(solver.value(position))
 }
+
+impl crate::players::Players for Slide {
+    const PLAYER_KINDS: &'static [PlayerKind] = PLAYER_KINDS;
+
+    fn make_player(spec: &PlayerSpec, _start: &Slide, seed: u64) -> Result<Box<dyn Player<Slide>>, SpecError> {
+        let mut spec = spec.clone();
+        if spec.name == "random" && !spec.settings.contains_key("seed") {
+            spec.settings.insert("seed".into(), seed.to_string());
+        }
+        player_from_spec(&spec)
+    }
+}
