@@ -27,6 +27,10 @@ fn command_tree(tools: &[(&'static GameEntry, Tool)]) -> Command {
                 None => sub = sub.subcommand(missing(game.name)),
             }
         }
+        // A verb no game offers in this build (`tune` without the feature) is not listed.
+        if !tools.iter().any(|(_, t)| t.place == Place::Verb(verb)) {
+            sub = sub.hide(true);
+        }
         if verb == Verb::Bench {
             sub = sub.subcommand(
                 tabletop_web::command::ServeBenchArgs::augment_args(Command::new("serve"))
@@ -96,11 +100,12 @@ fn run(tools: &[(&'static GameEntry, Tool)], matches: &ArgMatches) -> anyhow::Re
                     .collect();
                 let with: Vec<&str> =
                     tools.iter().filter(|(_, t)| t.place == Place::Verb(verb)).map(|(g, _)| g.name).collect();
-                anyhow::bail!(
-                    "{name} has no {word} command (its commands: {}); {word} is offered for: {}",
-                    offered.join(", "),
-                    with.join(", ")
-                )
+                let others = if with.is_empty() {
+                    "no game offers it in this build".to_string()
+                } else {
+                    format!("{word} is offered for: {}", with.join(", "))
+                };
+                anyhow::bail!("{name} has no {word} command (its commands: {}); {others}", offered.join(", "))
             }
         };
     }

@@ -52,6 +52,7 @@ pub mod players;
 pub mod rules;
 pub mod solver;
 pub mod symmetry;
+#[cfg(feature = "tune")]
 pub mod tuning;
 
 pub use rules::{
@@ -61,7 +62,7 @@ pub use rules::{
 pub mod terminal;
 #[cfg(feature = "cli")]
 pub mod tools;
-#[cfg(feature = "cli")]
+#[cfg(feature = "tune")]
 pub mod tune_command;
 
 /// Reversi / Othello in the [registry](crate::registry).

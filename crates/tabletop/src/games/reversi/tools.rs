@@ -398,6 +398,7 @@ impl crate::tools::GameCommands for Commands {
             Tool::new(Verb::Analyze, "A Reversi position: 64 squares (X, O, -) and the side to move", |a: PositionArgs| {
                 print_analysis(&parse_position(a.position.as_deref())?, &a.out)
             }),
+            #[cfg(feature = "tune")]
             Tool::new(
                 Verb::Tune,
                 "Fit the Reversi engine's evaluation (writes the weight file the build includes)",
