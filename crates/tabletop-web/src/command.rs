@@ -1,6 +1,6 @@
 //! The command-line side of the server: the options of `tabletop serve` and `tabletop bench
 //! serve` (clap), turned into a [`ServeConfig`] or a benchmark run. The `tabletop` binary
-//! only dispatches to [`serve`] and [`bench`].
+//! only dispatches to [`serve`] and [`fn@bench`].
 
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ pub struct ServeArgs {
     /// number of server processes may share (see docs/DEPLOY.md).
     #[arg(long, default_value = "tabletop.db")]
     pub db: std::path::PathBuf,
-    /// The origin used in invite links (e.g. https://games.example.org); default: the request's Host.
+    /// The origin used in invite links (e.g. `https://games.example.org`); default: the request's Host.
     #[arg(long)]
     pub public_url: Option<String>,
     /// The longest a computer seat, hint or analysis may think (e.g. 10s, 500ms).

@@ -6,7 +6,7 @@
 //! - [`live`]: the games in memory (a bounded cache), their events, proposals and computers.
 //! - [`engines`]: the bounded pool of engine workers that does all the thinking.
 //! - [`server`]: the router, the page (embedded in the binary), the API handlers, the limits.
-//! - [`bench`]: the load benchmark behind `tabletop bench serve`.
+//! - [`mod@bench`]: the load benchmark behind `tabletop bench serve`.
 
 #![warn(missing_docs)]
 

@@ -7,7 +7,7 @@
 //! - `seq` numbers games in the order they were made (SQLite's `rowid` does it there).
 //! - Leases: `lease_owner` and `lease_until` (milliseconds by the database's clock, so the
 //!   processes' clocks do not matter).
-//! - Live updates: [`Store::notify`] sends on the `tabletop_games` channel (NOTIFY);
+//! - Live updates: [`Store::notify_all`] sends on the `tabletop_games` channel (NOTIFY);
 //!   [`listen`] keeps a dedicated connection LISTENing and forwards every payload.
 
 use std::time::Duration;
