@@ -252,6 +252,7 @@ pub fn router(state: Shared) -> Router {
         .route("/", get(page))
         .route("/game/{id}", get(page))
         .route("/api/lobby", get(lobby))
+        .route("/api/catalog", get(catalog))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/events", get(events))
         .route("/api/games/{id}/boards/{ply}", get(board_at))
@@ -516,6 +517,24 @@ async fn create_game(
         "watch": {"url": format!("{base}{watch}"), "path": watch},
         "state": game.state(creator),
     })))
+}
+
+/// The games this server offers, from the library's registry, for the start page:
+/// `{"games": [{"name", "title", "about", "players": [{"name", "settings", "help"}]}]}`.
+async fn catalog() -> Json<Value> {
+    let games: Vec<Value> = tabletop::registry::GAMES
+        .iter()
+        .filter(|game| crate::sessions::GAMES.contains(&game.name))
+        .map(|game| {
+            let players: Vec<Value> = game
+                .player_kinds
+                .iter()
+                .map(|k| json!({"name": k.name, "settings": k.settings, "help": k.help}))
+                .collect();
+            json!({"name": game.name, "title": game.title, "about": game.about, "players": players})
+        })
+        .collect();
+    Json(json!({ "games": games }))
 }
 
 async fn lobby(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
