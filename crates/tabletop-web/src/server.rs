@@ -524,7 +524,6 @@ async fn create_game(
 async fn catalog() -> Json<Value> {
     let games: Vec<Value> = tabletop::registry::GAMES
         .iter()
-        .filter(|game| crate::sessions::GAMES.contains(&game.name))
         .map(|game| {
             let players: Vec<Value> = game
                 .player_kinds

@@ -37,6 +37,7 @@ pub mod players;
 pub mod record;
 pub mod registry;
 pub mod search;
+pub mod session;
 #[cfg(feature = "cli")]
 pub mod tools;
 pub mod value;

@@ -22,6 +22,8 @@ pub struct GameEntry {
     pub about: &'static str,
     /// The computer players it offers ([`Players::PLAYER_KINDS`](crate::players::Players)).
     pub player_kinds: &'static [crate::player_spec::PlayerKind],
+    /// Starts the game's sessions for the server (`tabletop serve`).
+    pub session: &'static dyn crate::session::SessionFactory,
     /// Runs the [conformance suite](crate::conformance) on the game's usual variants with
     /// seeded random playouts (panics on the first disagreement), for the generic test.
     pub conformance: fn(seed: u64) -> crate::conformance::Report,

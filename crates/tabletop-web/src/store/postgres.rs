@@ -413,7 +413,7 @@ pub fn listen(url: &str) -> Result<mpsc::Receiver<Heard>, StoreError> {
                         }
                     }
                 }
-                Err(err) => tracing::warn!("cannot connect to listen for changes: {err}"),
+                Err(err) => tracing::warn!("cannot reach the database to listen for changes: {err}"),
             }
             if sender.is_closed() {
                 return;

@@ -7,6 +7,7 @@
 //! - [`build`]: building books with the solver; [`mod@bench`]: the solver benchmark on Pons' sets.
 
 pub mod analysis;
+pub mod session;
 pub mod bench;
 pub mod book;
 pub mod build;
@@ -27,6 +28,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     title: "Connect-N",
     about: "drop pieces into columns; N in a row wins (Connect Three, Connect Four)",
     player_kinds: <Connect as crate::players::Players>::PLAYER_KINDS,
+    session: &session::SESSIONS,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

@@ -37,6 +37,7 @@
 
 pub mod accuracy;
 pub mod analysis;
+pub mod session;
 pub mod bench;
 pub mod bitboard;
 pub mod classic;
@@ -71,6 +72,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     title: "Reversi / Othello",
     about: "discs flip when outflanked; the most discs at the end wins",
     player_kinds: <Reversi as crate::players::Players>::PLAYER_KINDS,
+    session: &session::SESSIONS,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

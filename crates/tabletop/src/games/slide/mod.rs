@@ -10,6 +10,7 @@
 //! - `terminal` and `tools` (feature `cli`): the terminal presenter and the command-line tools.
 
 pub mod analysis;
+pub mod session;
 pub mod conformance;
 pub mod dictionary;
 pub mod players;
@@ -28,6 +29,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     title: "Slide",
     about: "n x n tic-tac-toe in which k squares stay empty; then tiles slide",
     player_kinds: <Slide as crate::players::Players>::PLAYER_KINDS,
+    session: &session::SESSIONS,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

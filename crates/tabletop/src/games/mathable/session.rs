@@ -1,0 +1,172 @@
+//! Mathable on the server: racks and the bag are hidden information.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::session::{option_str, Adapter, Caps, EngineSlot, Served};
+use crate::{Game, PlayerKind, PlayerSpec, Record, Seat};
+use super::players::from_spec as mathable_player;
+use super::{Mathable, MathableMove, Settings, Square};
+
+/// Mathable on the web: racks and the bag are hidden information.
+pub struct MathableAdapter;
+
+impl Adapter<Mathable> for MathableAdapter {
+    const NAME: &'static str = "mathable";
+    const OPTION_KEYS: &'static [&'static str] = &["preset", "players"];
+    const HIDDEN_INFORMATION: bool = true;
+
+    fn player_kinds() -> &'static [PlayerKind] {
+        crate::games::mathable::PLAYER_KINDS
+    }
+
+    fn complete_secret(secret: &mut Value) {
+        if secret.get("seed").and_then(Value::as_u64).is_none() {
+            use rand::RngCore;
+            secret["seed"] = json!(rand::rngs::OsRng.next_u64() >> 11);
+        }
+    }
+
+    fn start(options: &Value, secret: &Value) -> Result<Mathable, String> {
+        let preset = option_str(options, "preset")?.unwrap_or("classic");
+        let mut settings: Settings =
+            preset.parse().map_err(|e: crate::games::mathable::SettingsError| e.to_string())?;
+        if let Some(players) = options.get("players").filter(|v| !v.is_null()) {
+            settings.players =
+                players.as_u64().filter(|p| (2..=4).contains(p)).ok_or("option \"players\" must be 2 to 4")? as u8;
+        }
+        settings.seed = secret.get("seed").and_then(Value::as_u64).unwrap_or(1);
+        Mathable::new(&settings).map_err(|e| e.to_string())
+    }
+
+    fn seat_name(seat: usize) -> String {
+        format!("Player {}", seat + 1)
+    }
+
+    fn public_move(mv: &MathableMove, mover: bool) -> String {
+        match mv {
+            MathableMove::Exchange(tokens) if !mover => {
+                let n = tokens.as_slice().len();
+                format!("exchanged {n} token{}", if n == 1 { "" } else { "s" })
+            }
+            other => other.to_string(),
+        }
+    }
+
+    fn reveals(mv: &MathableMove) -> bool {
+        matches!(mv, MathableMove::Draw | MathableMove::Exchange(_) | MathableMove::EndTurn)
+    }
+
+    const SHOWS_RESIGNATIONS: bool = true;
+
+    fn agreement_move() -> Option<MathableMove> {
+        Some(MathableMove::Terminate)
+    }
+
+    fn scores(position: &Mathable) -> Option<Vec<i64>> {
+        Some(position.scores().iter().map(|&s| i64::from(s)).collect())
+    }
+
+    fn pass_move(position: &Mathable) -> Option<MathableMove> {
+        position.is_legal(MathableMove::EndTurn).then_some(MathableMove::EndTurn)
+    }
+
+    fn board(record: &Record<Mathable>, viewer: Option<usize>) -> Value {
+        let game = record.current();
+        let board = game.board();
+        let n = board.size();
+        let cells: Vec<Value> = board
+            .cells()
+            .map(|cell| {
+                let mark = match board.square(cell) {
+                    Square::Normal | Square::Start => None,
+                    square => square.mark(),
+                };
+                json!({"cell": cell.to_string(), "token": board.get(cell), "mark": mark})
+            })
+            .collect();
+        let seats = game.num_seats();
+        let racks: Vec<Value> = (0..seats)
+            .map(|s| {
+                let rack = game.rack(Seat(s as u8));
+                if viewer == Some(s) {
+                    json!(rack.as_slice())
+                } else {
+                    json!(rack.len())
+                }
+            })
+            .collect();
+        // The placements of the current turn, to highlight them.
+        let recent: Vec<String> = record
+            .moves()
+            .iter()
+            .rev()
+            .take(game.placed_this_turn())
+            .filter_map(|m| match m {
+                MathableMove::Place { cell, .. } => Some(cell.to_string()),
+                _ => None,
+            })
+            .collect();
+        // The mover's valid placements with their points (the rack is theirs to see).
+        let mover_views = viewer.is_some() && viewer == record.status().to_move().map(|s| s.index());
+        let placements: Vec<Value> = if mover_views {
+            game.placements()
+                .iter()
+                .map(|p| json!({"cell": p.cell.to_string(), "token": p.token, "points": p.points}))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        json!({
+            "size": n,
+            "cells": cells,
+            "racks": racks,
+            "placements": placements,
+            "scores": game.scores(),
+            "bag": game.bag().len(),
+            "placed_this_turn": game.placed_this_turn(),
+            "can_exchange": mover_views && game.can_exchange(),
+            "extra_draw": mover_views && game.extra_draw_pending(),
+            "recent": recent,
+        })
+    }
+
+    fn hint(record: &Record<Mathable>, _slot: &mut EngineSlot, _budget: Duration, _caps: &Caps) -> Option<Value> {
+        let game = record.current();
+        let best = game.placements().into_iter().max_by_key(|p| p.points)?;
+        Some(json!({"move": format!("{}={}", best.cell, best.token), "value": format!("{} points", best.points)}))
+    }
+
+    fn choose(
+        record: &Record<Mathable>,
+        spec: &PlayerSpec,
+        _slot: &mut EngineSlot,
+        _caps: &Caps,
+    ) -> Result<MathableMove, String> {
+        let seed = record.current().settings().seed ^ record.moves().len() as u64;
+        let mut player = mathable_player(spec, seed).map_err(|e| e.to_string())?;
+        Ok(player.choose_move(record))
+    }
+
+    fn check_spec(_record: &Record<Mathable>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), String> {
+        mathable_player(spec, 0).map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+/// Mathable for the server's registry entry.
+pub static SESSIONS: Served<Mathable, MathableAdapter> = Served::new();
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn terminating_needs_the_others_agreement_and_resignations_show() {
+        use crate::session::SessionFactory;
+        let mut secret = serde_json::json!({});
+        super::SESSIONS.complete_secret(&mut secret);
+        let session = super::SESSIONS.new_session(&serde_json::json!({}), &secret).unwrap();
+        assert_eq!(session.agreement_move().as_deref(), Some("terminate"));
+        assert!(session.shows_resignations());
+        assert_eq!(session.score_unit(), "points");
+    }
+}

@@ -1,0 +1,149 @@
+//! Reversi on the server: its board as JSON (with the discs the last move flipped), hints, levels.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::session::{slot_player, Adapter, Caps, EngineSlot, Served};
+use crate::{Game, Player, PlayerKind, PlayerSpec, Record};
+use super::engine::EnginePlayer as ReversiEnginePlayer;
+use super::players::make_player as reversi_player;
+use super::{levels as reversi_levels, Color, Reversi, ReversiMove};
+
+/// Reversi on the web.
+pub struct ReversiAdapter;
+
+/// A worker's Reversi engine; its tables are allocated fallibly (an error, not an abort).
+fn reversi_engine() -> Result<ReversiEnginePlayer, String> {
+    ReversiEnginePlayer::try_new(None, None, "engine".into()).map_err(|e| e.to_string())
+}
+
+impl Adapter<Reversi> for ReversiAdapter {
+    const NAME: &'static str = "reversi";
+    const OPTION_KEYS: &'static [&'static str] = &[];
+
+    fn player_kinds() -> &'static [PlayerKind] {
+        crate::games::reversi::players::PLAYERS
+    }
+
+    fn start(_options: &Value, _secret: &Value) -> Result<Reversi, String> {
+        Ok(Reversi::new())
+    }
+
+    fn seat_name(seat: usize) -> String {
+        if seat == 0 { "Black" } else { "White" }.to_string()
+    }
+
+    const SCORE_UNIT: &'static str = "discs";
+
+    fn scores(position: &Reversi) -> Option<Vec<i64>> {
+        Some(vec![i64::from(position.discs(Color::Black)), i64::from(position.discs(Color::White))])
+    }
+
+    fn board(record: &Record<Reversi>, _viewer: Option<usize>) -> Value {
+        let position = record.current();
+        let letter = |c: Option<Color>| match c {
+            Some(Color::Black) => "b",
+            Some(Color::White) => "w",
+            None => "-",
+        };
+        let cells: Vec<&str> = (0..64).map(|i| letter(position.occupant(i / 8, i % 8))).collect();
+        // Discs that changed colour with the last move, for a brief flip animation.
+        let flipped: Vec<usize> = match record.positions() {
+            [.., before, _] => (0..64)
+                .filter(|&i| {
+                    let (was, now) = (before.occupant(i / 8, i % 8), position.occupant(i / 8, i % 8));
+                    was.is_some() && was != now
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let last = record.moves().last().map(|m| m.to_string());
+        let passed = matches!(record.moves().last(), Some(ReversiMove::Pass));
+        json!({
+            "cells": cells,
+            "discs": [position.discs(Color::Black), position.discs(Color::White)],
+            "last_move": last,
+            "last_was_pass": passed,
+            "flipped": flipped,
+        })
+    }
+
+    fn hint(record: &Record<Reversi>, slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
+        let engine = slot_player(slot, "engine".into(), reversi_engine).ok()?.engine();
+        engine.time = Some(budget);
+        engine.depth = None;
+        let analysis = engine.analyse(record.current());
+        Some(json!({"move": analysis.best.to_string(), "value": analysis.describe()}))
+    }
+
+    fn choose(
+        record: &Record<Reversi>,
+        spec: &PlayerSpec,
+        slot: &mut EngineSlot,
+        caps: &Caps,
+    ) -> Result<ReversiMove, String> {
+        if spec.name == "engine" && (spec.settings.contains_key("level") || spec.settings.contains_key("seed")) {
+            // A level on the worker's engine; its draws among near-equal moves are seeded by the
+            // position and the ply (or the spec's seed), so a replayed game gets the same moves.
+            let mut level = *reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
+            // Never past this server's longest thinking time (the search keeps its last depth).
+            level.time_cap = Some(level.time_cap.map_or(caps.max_think, |t| t.min(caps.max_think)));
+            let seed = spec.get_u64("seed").map_err(|e| e.to_string())?.unwrap_or(0)
+                ^ record.current().hash()
+                ^ record.moves().len() as u64;
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+            let player = slot_player(slot, "engine".into(), reversi_engine)?;
+            return Ok(reversi_levels::choose(player.engine(), &level, record.current(), &mut rng));
+        }
+        if spec.name == "engine" {
+            // One engine per worker, its tables reused; the spec sets its limits for this move.
+            let time = spec.get_duration("time").map_err(|e| e.to_string())?;
+            let depth = spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?.map(|d| d as u32);
+            let player = slot_player(slot, "engine".into(), reversi_engine)?;
+            let engine = player.engine();
+            engine.time = if time.is_none() && depth.is_none() { Some(Duration::from_secs(1)) } else { time };
+            engine.depth = depth;
+            return Ok(player.choose_move(record));
+        }
+        let mut player = reversi_player(spec, record.moves().len() as u64).map_err(|e| e.to_string())?;
+        Ok(player.choose_move(record))
+    }
+
+    fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
+        if spec.name == "engine" {
+            // Checked without building an engine (its tables are tens of megabytes).
+            if spec.settings.contains_key("level") || spec.settings.contains_key("seed") {
+                // A level's time is capped by the server's longest thinking time when it plays.
+                reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
+            }
+            spec.get_duration("time").map_err(|e| e.to_string())?;
+            spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?;
+            let bytes = crate::games::reversi::engine::Engine::MEMORY_BYTES;
+            if bytes > caps.engine_memory {
+                return Err(format!(
+                    "the engine needs {} MiB, over this server's limit of {} MiB per engine",
+                    bytes >> 20,
+                    caps.engine_memory >> 20
+                ));
+            }
+            return Ok(());
+        }
+        reversi_player(spec, 0).map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+/// Reversi for the server's registry entry.
+pub static SESSIONS: Served<Reversi, ReversiAdapter> = Served::new();
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn scores_are_discs() {
+        use crate::session::SessionFactory;
+        let session = super::SESSIONS.new_session(&serde_json::json!({}), &serde_json::json!({})).unwrap();
+        assert_eq!(session.score_unit(), "discs");
+        assert_eq!(session.check_move("f5").as_deref(), Ok("f5"));
+        assert!(session.check_move("a1").is_err());
+    }
+}

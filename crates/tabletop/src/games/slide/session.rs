@@ -1,0 +1,115 @@
+//! Slide on the server: its options, its board as JSON, hints and computer moves.
+
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::session::{option_usize, slot_player, Adapter, Caps, EngineSlot, Served};
+use crate::{Game, PlayerKind, PlayerSpec, Record};
+use super::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
+use super::{Cell, Slide, SlideMove, SlideVariant};
+use crate::{Outcome, Status};
+
+/// Slide on the web.
+pub struct SlideAdapter;
+
+impl SlideAdapter {
+    /// The squares (0-based, row-major) of the winner's completed lines.
+    fn winning_line(position: &Slide) -> Vec<usize> {
+        let n = position.size();
+        let winner = match position.status() {
+            Status::Over(Outcome::Win(seat)) => {
+                if seat.0 == 0 {
+                    'b'
+                } else {
+                    'o'
+                }
+            }
+            _ => return Vec::new(),
+        };
+        let owned = |r: usize, c: usize| position.cell(r, c).map(Cell::letter) == Some(winner);
+        let mut cells = Vec::new();
+        let lines = (0..n)
+            .map(|r| (0..n).map(|c| (r, c)).collect::<Vec<_>>())
+            .chain((0..n).map(|c| (0..n).map(|r| (r, c)).collect()))
+            .chain([(0..n).map(|i| (i, i)).collect(), (0..n).map(|i| (i, n - 1 - i)).collect()]);
+        for line in lines {
+            if line.iter().all(|&(r, c)| owned(r, c)) {
+                cells.extend(line.iter().map(|&(r, c)| r * n + c));
+            }
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        cells
+    }
+}
+
+impl Adapter<Slide> for SlideAdapter {
+    const NAME: &'static str = "slide";
+    const OPTION_KEYS: &'static [&'static str] = &["size", "empty"];
+
+    fn player_kinds() -> &'static [PlayerKind] {
+        SLIDE_KINDS
+    }
+
+    fn start(options: &Value, _secret: &Value) -> Result<Slide, String> {
+        let size = option_usize(options, "size", 3)?;
+        let empty = option_usize(options, "empty", 1)?;
+        let variant = SlideVariant::new(size, empty).map_err(|e| e.to_string())?;
+        Ok(Slide::start(&variant))
+    }
+
+    fn seat_name(seat: usize) -> String {
+        if seat == 0 { "Blue" } else { "Orange" }.to_string()
+    }
+
+    fn describe_reason(reason: String) -> String {
+        // "b has 3 in a line" -> "Blue has 3 in a line".
+        match reason.split_once(' ') {
+            Some(("b", rest)) => format!("Blue {rest}"),
+            Some(("o", rest)) => format!("Orange {rest}"),
+            _ => reason,
+        }
+    }
+
+    fn board(record: &Record<Slide>, _viewer: Option<usize>) -> Value {
+        let position = record.current();
+        let n = position.size();
+        let cells: Vec<String> =
+            (0..n * n).map(|sq| position.cell(sq / n, sq % n).map_or('g', Cell::letter).to_string()).collect();
+        json!({
+            "size": n,
+            "empty": position.slide_variant().empty(),
+            "cells": cells,
+            "phase": if position.is_placement_phase() { "placement" } else { "slide" },
+            "last_move": record.moves().last().map(|m| m.to_string()),
+            "winning_line": Self::winning_line(position),
+        })
+    }
+
+    fn hint(record: &Record<Slide>, slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
+        let key = format!("hint:{}", budget.as_millis());
+        let engine = slot_player(slot, key, || Ok(EnginePlayer::new(Some(budget), None))).ok()?;
+        let advice = engine.advise(record)?;
+        Some(json!({"move": advice.best.to_string(), "value": advice.value}))
+    }
+
+    fn choose(
+        record: &Record<Slide>,
+        spec: &PlayerSpec,
+        slot: &mut EngineSlot,
+        _caps: &Caps,
+    ) -> Result<SlideMove, String> {
+        // The player is kept for the next move of the same spec (its search table is reused).
+        let player = slot_player(slot, spec.to_string(), || slide_player(spec).map_err(|e| e.to_string()))?;
+        Ok(player.choose_move(record))
+    }
+
+    fn check_spec(_record: &Record<Slide>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), String> {
+        // Slide's players hold no big tables: building one checks every value.
+        slide_player(spec).map(|_| ()).map_err(|e| e.to_string())
+    }
+}
+
+/// Slide for the server's registry entry.
+pub static SESSIONS: Served<Slide, SlideAdapter> = Served::new();

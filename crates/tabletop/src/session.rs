@@ -1,0 +1,438 @@
+//! Games as a server sees them: a uniform, object-safe [`Session`] over any [`Game`], with a
+//! small [`Adapter`] per game (in the game's folder, `games/<game>/session.rs`) for what only that
+//! game knows: its options, its board as JSON, its players and hints. The registry's
+//! [`GameEntry::session`](crate::registry::GameEntry) starts sessions of a game by name.
+
+use std::any::Any;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::analysis::Analyze;
+use crate::game::{Game, Outcome, Status};
+use crate::player_spec::{PlayerKind, PlayerSpec};
+use crate::record::{EndReason, Record};
+
+/// The per-worker cache of one game's engine (its tables are reused across moves and games);
+/// each adapter decides what it keeps there.
+pub type EngineSlot = Option<(String, Box<dyn Any>)>;
+
+/// The server's caps on what one computer player may ask for.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    /// The longest thinking time.
+    pub max_think: Duration,
+    /// The most memory for one engine's tables, in bytes.
+    pub engine_memory: u64,
+}
+
+/// A game in progress, whatever the game.
+pub trait Session: Send {
+    /// The game's name (`slide`, ...).
+    fn game(&self) -> &'static str;
+    /// Number of seats.
+    fn num_seats(&self) -> usize;
+    /// The seat to move, or `None` when the game is over.
+    fn to_move(&self) -> Option<usize>;
+    /// Plays a move given in the game's notation; returns it in canonical notation, or the
+    /// same one-line reason the terminal gives.
+    fn play(&mut self, text: &str) -> Result<String, String>;
+    /// Checks a move given in the game's notation without playing it: its canonical notation, or
+    /// the reason it is refused.
+    fn check_move(&self, text: &str) -> Result<String, String>;
+    /// The move that, between people, ends the game only when the others agree (Mathable's
+    /// terminate), in notation; `None` for games without one.
+    fn agreement_move(&self) -> Option<String>;
+    /// The unit of the scores in a result sentence (`discs`, `points`).
+    fn score_unit(&self) -> &'static str;
+    /// Does the board show which seats resigned (games that go on without them)?
+    fn shows_resignations(&self) -> bool;
+    /// Takes back the last move; false at the start.
+    fn undo(&mut self) -> bool;
+    /// The number of moves played.
+    fn ply(&self) -> usize;
+    /// Every move so far in canonical notation (the server's own record: nothing filtered).
+    fn moves(&self) -> Vec<String>;
+    /// The seat that played move `ply`.
+    fn mover_of(&self, ply: usize) -> Option<usize>;
+    /// Does move `ply` reveal hidden information (a Mathable draw or exchange), so that it may
+    /// not be taken back between people?
+    fn reveals(&self, ply: usize) -> bool;
+    /// Does the game hide information from some seats?
+    fn hidden_information(&self) -> bool;
+    /// Each seat's name as people know it (`Black`, `X`, `Player 2`).
+    fn seat_names(&self) -> Vec<String>;
+    /// Each seat's score where the game keeps one (Reversi discs, Mathable points).
+    fn scores(&self) -> Option<Vec<i64>>;
+    /// The board and status as JSON for `viewer` (a seat, or `None` for a spectator), with the
+    /// move list as that viewer may see it.
+    fn view(&self, viewer: Option<usize>) -> Value;
+    /// The public board after `ply` moves (what a watcher saw then), for stepping through a game.
+    fn board_at(&self, ply: usize) -> Result<Value, String>;
+    /// The engine's best move and its value, within `budget`.
+    fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
+    /// The value of every legal move at `ply` (the current position when `None`), within `budget`.
+    fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String>;
+    /// A computer player's move for the side to move, in notation.
+    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, String>;
+    /// The move that passes the turn of a seat that left (a resigned Mathable player), if any.
+    fn pass_move(&self) -> Option<String>;
+    /// Checks a computer player's spec completely (name, settings, values, ranges) and against
+    /// the server's caps, with the reason the terminal gives.
+    fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), String>;
+    /// A copy, for thinking off the lock.
+    fn boxed_clone(&self) -> Box<dyn Session>;
+}
+
+/// What a game must provide to be served.
+pub trait Adapter<G: Game>: Send + Sync + 'static {
+    /// The game's name.
+    const NAME: &'static str;
+    /// The option keys the game accepts at creation.
+    const OPTION_KEYS: &'static [&'static str];
+    /// The players it offers.
+    fn player_kinds() -> &'static [PlayerKind];
+    /// The starting position from the public options and the server's secret (validated, with a reason).
+    fn start(options: &Value, secret: &Value) -> Result<G, String>;
+    /// The board as JSON.
+    fn board(record: &Record<G>, viewer: Option<usize>) -> Value;
+    /// The engine's advice.
+    fn hint(record: &Record<G>, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
+    /// A move chosen by the player a spec names.
+    fn choose(record: &Record<G>, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<G::Move, String>;
+    /// Checks a spec's values (the library's own constructor where that is cheap) and the caps.
+    fn check_spec(record: &Record<G>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String>;
+    /// Each seat's name.
+    fn seat_name(seat: usize) -> String;
+    /// Does the position hold information some seats must not see (Mathable's racks)? Then the
+    /// legal moves and the position notation go only to the seat to move.
+    const HIDDEN_INFORMATION: bool = false;
+    /// A move as `viewer` may see it (`mover`: did the viewer play it?).
+    fn public_move(mv: &G::Move, _mover: bool) -> String {
+        mv.to_string()
+    }
+    /// Does this move reveal hidden information?
+    fn reveals(_mv: &G::Move) -> bool {
+        false
+    }
+    /// The scores, where the game keeps them.
+    fn scores(_position: &G) -> Option<Vec<i64>> {
+        None
+    }
+    /// The rules' reason for the end, in the page's words (the terminal's names sides by letter).
+    fn describe_reason(reason: String) -> String {
+        reason
+    }
+    /// The move that, between people, needs the others' agreement (see [`Session::agreement_move`]).
+    fn agreement_move() -> Option<G::Move> {
+        None
+    }
+    /// The unit of the scores (see [`Session::score_unit`]).
+    const SCORE_UNIT: &'static str = "points";
+    /// Does the board show resignations (see [`Session::shows_resignations`])?
+    const SHOWS_RESIGNATIONS: bool = false;
+    /// The move that passes a departed seat's turn (default: none).
+    fn pass_move(_position: &G) -> Option<G::Move> {
+        None
+    }
+    /// Fills in what the server keeps secret (a random bag seed), before storing.
+    fn complete_secret(_secret: &mut Value) {}
+}
+
+/// A [`Session`] for any game with an [`Adapter`].
+pub struct GenericSession<G: Analyze, A: Adapter<G>> {
+    record: Record<G>,
+    adapter: std::marker::PhantomData<A>,
+}
+
+impl<G: Analyze, A: Adapter<G>> GenericSession<G, A> {
+    /// The record as it was after `ply` moves.
+    fn record_at(&self, ply: usize) -> Result<Record<G>, String> {
+        let played = self.record.moves().len();
+        if ply > played {
+            return Err(format!("the game has {played} moves; there is no position after move {ply}"));
+        }
+        let mut record = Record::new(self.record.start().clone());
+        for &mv in &self.record.moves()[..ply] {
+            record.play(mv).map_err(|e| e.to_string())?;
+        }
+        Ok(record)
+    }
+
+    /// A new game from the page's options (unknown keys refused) and the server's secret.
+    pub fn new(options: &Value, secret: &Value) -> Result<Self, String> {
+        let Some(map) = options.as_object() else { return Err("options must be a JSON object".into()) };
+        if let Some(key) = map.keys().find(|k| !A::OPTION_KEYS.contains(&k.as_str())) {
+            let valid = if A::OPTION_KEYS.is_empty() { "none".to_string() } else { A::OPTION_KEYS.join(", ") };
+            return Err(format!("{} has no option {key:?}; valid options: {valid}", A::NAME));
+        }
+        Ok(GenericSession { record: Record::new(A::start(options, secret)?), adapter: std::marker::PhantomData })
+    }
+}
+
+/// The status as JSON: `{"over", "to_move"}` and, when over, `"winners"` and `"reason"`.
+pub fn status_json<G: Game>(record: &Record<G>, describe: impl Fn(String) -> String) -> Value {
+    match record.status() {
+        Status::ToMove(seat) => json!({"over": false, "to_move": seat.0}),
+        Status::Over(outcome) => {
+            let reason = match record.end_reason() {
+                Some(EndReason::Repetition) => "the same position occurred a third time".to_string(),
+                Some(EndReason::Rules(text)) => describe(text),
+                None => String::new(),
+            };
+            let winners: Vec<u8> = match outcome {
+                Outcome::Win(seat) => vec![seat.0],
+                Outcome::Draw => vec![],
+                Outcome::SharedWin(set) => set.seats().map(|s| s.0).collect(),
+            };
+            json!({"over": true, "to_move": null, "winners": winners, "reason": reason})
+        }
+    }
+}
+
+impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
+    fn game(&self) -> &'static str {
+        A::NAME
+    }
+
+    fn num_seats(&self) -> usize {
+        self.record.current().num_seats()
+    }
+
+    fn to_move(&self) -> Option<usize> {
+        self.record.status().to_move().map(|s| s.index())
+    }
+
+    fn play(&mut self, text: &str) -> Result<String, String> {
+        let mv = self.record.current().parse_move(text).map_err(|e| e.to_string())?;
+        self.record.play(mv).map_err(|e| e.to_string())?;
+        Ok(mv.to_string())
+    }
+
+    fn undo(&mut self) -> bool {
+        self.record.undo().is_some()
+    }
+
+    fn ply(&self) -> usize {
+        self.record.moves().len()
+    }
+
+    fn moves(&self) -> Vec<String> {
+        self.record.moves().iter().map(|m| m.to_string()).collect()
+    }
+
+    fn mover_of(&self, ply: usize) -> Option<usize> {
+        self.record.positions().get(ply)?.status().to_move().map(|s| s.index())
+    }
+
+    fn reveals(&self, ply: usize) -> bool {
+        self.record.moves().get(ply).is_some_and(A::reveals)
+    }
+
+    fn hidden_information(&self) -> bool {
+        A::HIDDEN_INFORMATION
+    }
+
+    fn seat_names(&self) -> Vec<String> {
+        (0..self.num_seats()).map(A::seat_name).collect()
+    }
+
+    fn scores(&self) -> Option<Vec<i64>> {
+        A::scores(self.record.current())
+    }
+
+    fn view(&self, viewer: Option<usize>) -> Value {
+        let to_move = self.to_move();
+        let may_see = !A::HIDDEN_INFORMATION || (viewer.is_some() && viewer == to_move);
+        let mut legal = Vec::new();
+        if to_move.is_some() && may_see {
+            self.record.current().legal_moves(&mut legal);
+        }
+        let history: Vec<Value> = self
+            .record
+            .moves()
+            .iter()
+            .enumerate()
+            .map(|(ply, mv)| {
+                let seat = self.mover_of(ply);
+                let text = A::public_move(mv, seat.is_some() && seat == viewer);
+                json!({"ply": ply, "seat": seat, "move": text})
+            })
+            .collect();
+        let moves: Vec<Value> = history.iter().map(|h| h["move"].clone()).collect();
+        json!({
+            "game": A::NAME,
+            "status": status_json(&self.record, A::describe_reason),
+            "board": A::board(&self.record, viewer),
+            "legal": legal.iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+            "moves": moves,
+            "history": history,
+            // A hidden-information notation (Mathable's save state) holds every rack, the bag and
+            // its seed: it is for nobody, not even the seat to move.
+            "position": if A::HIDDEN_INFORMATION { Value::Null } else { Value::from(self.record.current().notation()) },
+        })
+    }
+
+    fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value> {
+        A::hint(&self.record, slot, budget, caps)
+    }
+
+    fn board_at(&self, ply: usize) -> Result<Value, String> {
+        Ok(A::board(&self.record_at(ply)?, None))
+    }
+
+    fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String> {
+        let ply = ply.unwrap_or(self.record.moves().len());
+        let record = self.record_at(ply)?;
+        let analysis = G::analyze(&record, budget);
+        let moves: Vec<Value> = analysis
+            .moves
+            .iter()
+            .map(|m| json!({"move": m.notation, "value": m.text, "score": m.score, "exact": m.exact}))
+            .collect();
+        Ok(json!({"ply": ply, "moves": moves, "depth": analysis.depth}))
+    }
+
+    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, String> {
+        A::choose(&self.record, spec, slot, caps).map(|m| m.to_string())
+    }
+
+    fn pass_move(&self) -> Option<String> {
+        A::pass_move(self.record.current()).map(|m| m.to_string())
+    }
+
+    fn check_move(&self, text: &str) -> Result<String, String> {
+        let position = self.record.current();
+        let mv = position.parse_move(text).map_err(|e| e.to_string())?;
+        match self.record.status() {
+            Status::Over(_) => Err("the game is over".to_string()),
+            Status::ToMove(_) => match position.illegal_reason(mv) {
+                Some(reason) => Err(reason.to_string()),
+                None => Ok(mv.to_string()),
+            },
+        }
+    }
+
+    fn agreement_move(&self) -> Option<String> {
+        A::agreement_move().map(|m| m.to_string())
+    }
+
+    fn score_unit(&self) -> &'static str {
+        A::SCORE_UNIT
+    }
+
+    fn shows_resignations(&self) -> bool {
+        A::SHOWS_RESIGNATIONS
+    }
+
+    fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
+        spec.check(A::player_kinds()).map_err(|e| format!("{e} (or human, open)"))?;
+        if let Some(time) = spec.get_duration("time").map_err(|e| e.to_string())? {
+            if time > caps.max_think {
+                return Err(format!(
+                    "time={} is over this server's longest thinking time, {} ms",
+                    spec.settings.get("time").map_or("", String::as_str),
+                    caps.max_think.as_millis()
+                ));
+            }
+        }
+        A::check_spec(&self.record, spec, caps)
+    }
+
+    fn boxed_clone(&self) -> Box<dyn Session> {
+        Box::new(GenericSession::<G, A> { record: self.record.clone(), adapter: std::marker::PhantomData })
+    }
+}
+
+/// The player in a slot when its key matches, else a new one from `make` (the old one is
+/// dropped first, so a worker never holds two engines of one game).
+pub fn slot_player<P: 'static>(
+    slot: &mut EngineSlot,
+    key: String,
+    make: impl FnOnce() -> Result<P, String>,
+) -> Result<&mut P, String> {
+    let fits = matches!(slot, Some((k, v)) if *k == key && v.is::<P>());
+    if !fits {
+        *slot = None;
+        *slot = Some((key, Box::new(make()?)));
+    }
+    slot.as_mut().and_then(|(_, v)| v.downcast_mut::<P>()).ok_or_else(|| "engine cache".to_string())
+}
+
+/// Starts sessions of one game: what the registry holds for the server.
+pub trait SessionFactory: Sync {
+    /// A new game from the page's options (unknown keys refused) and the server's secret.
+    fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, String>;
+    /// Fills in what the server keeps to itself for a new game (see [`Adapter::complete_secret`]).
+    fn complete_secret(&self, secret: &mut Value);
+}
+
+/// The [`SessionFactory`] of a game `G` served through the adapter `A`.
+pub struct Served<G, A>(std::marker::PhantomData<fn() -> (G, A)>);
+
+impl<G, A> Served<G, A> {
+    /// The factory (a constant, for a game's `ENTRY`).
+    pub const fn new() -> Self {
+        Served(std::marker::PhantomData)
+    }
+}
+
+impl<G, A> Default for Served<G, A> {
+    fn default() -> Self {
+        Served::new()
+    }
+}
+
+impl<G: Analyze, A: Adapter<G>> SessionFactory for Served<G, A> {
+    fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, String> {
+        Ok(Box::new(GenericSession::<G, A>::new(options, secret)?))
+    }
+
+    fn complete_secret(&self, secret: &mut Value) {
+        A::complete_secret(secret)
+    }
+}
+
+/// A whole-number option (at most 65,536), or `default` when absent.
+pub fn option_usize(options: &Value, key: &str, default: usize) -> Result<usize, String> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .filter(|&n| n <= 1 << 16)
+            .map(|n| n as usize)
+            .ok_or_else(|| format!("option {key:?} must be a whole number")),
+    }
+}
+
+/// A string option, or `None` when absent.
+pub fn option_str<'a>(options: &'a Value, key: &str) -> Result<Option<&'a str>, String> {
+    match options.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text)),
+        Some(_) => Err(format!("option {key:?} must be a string")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn every_game_starts_from_its_defaults_and_says_how_it_scores() {
+        for entry in crate::registry::GAMES {
+            let mut secret = json!({});
+            entry.session.complete_secret(&mut secret);
+            let session = entry.session.new_session(&json!({}), &secret).expect("the defaults are a valid game");
+            // A game's agreement move is one of its moves, checked like any other, and checking
+            // plays nothing.
+            if let Some(mv) = session.agreement_move() {
+                assert_eq!(session.check_move(&mv).as_deref(), Ok(mv.as_str()), "{}", entry.name);
+            }
+            assert!(session.check_move("no such move").is_err(), "{}", entry.name);
+            assert_eq!(session.ply(), 0, "{}", entry.name);
+            assert!(!session.score_unit().is_empty());
+            assert!(entry.session.new_session(&json!({"no such option": 1}), &secret).is_err(), "{}", entry.name);
+        }
+    }
+}
