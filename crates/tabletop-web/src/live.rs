@@ -518,7 +518,9 @@ impl LiveGame {
                 self.changed(Change::Undo, Some(by));
             }
             ProposalKind::Terminate => {
-                let notation = self.session.play("terminate").map_err(ApiError::Illegal)?;
+                let agreed =
+                    self.session.agreement_move().ok_or_else(|| ApiError::Illegal("nothing to agree on".into()))?;
+                let notation = self.session.play(&agreed).map_err(|e| ApiError::Illegal(e.to_string()))?;
                 self.store_move(state, at_ply, &notation).await?;
                 self.cancel_thinking();
                 self.changed(Change::Move, Some(by));
@@ -619,7 +621,7 @@ impl LiveGame {
         if let Some(scores) = &scores {
             // Named, so the order cannot mislead: "Black 30, White 34 discs".
             let listed = scores.iter().zip(&names).map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ");
-            let unit = if self.session.game() == "reversi" { "discs" } else { "points" };
+            let unit = self.session.score_unit();
             text = format!("{text} ({listed} {unit})");
         }
         let reason = match &self.row.ended {
@@ -665,7 +667,7 @@ impl LiveGame {
                 json!({"kind": kind, "by": p.by, "waiting_for": p.waiting_for, "plies": plies})
             }
         };
-        if self.session.game() == "mathable" {
+        if self.session.shows_resignations() {
             view["board"]["resigned"] = json!(self.row.resigned);
         }
         view

@@ -447,7 +447,7 @@ async fn create_game(
         secret["seed"] = json!(state.next_game_seed(seed));
     }
     crate::sessions::complete_secret(&request.game, &mut secret);
-    let session = new_session(&request.game, &options, &secret).map_err(ApiError::BadRequest)?;
+    let session = new_session(&request.game, &options, &secret).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let seats_needed = session.num_seats();
     let mut seats = request.seats;
     if seats.is_empty() {
@@ -633,7 +633,7 @@ async fn board_at(
 ) -> Result<Json<Value>, ApiError> {
     let live = state.game(&id).await?;
     let game = live.lock().await;
-    let board = game.session.board_at(ply).map_err(ApiError::BadRequest)?;
+    let board = game.session.board_at(ply).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     Ok(Json(json!({"ply": ply, "board": board})))
 }
 
@@ -664,14 +664,15 @@ async fn submit_move(
     }
     state.check_writable()?;
     if game.asks_others(seat) {
-        // Between people, ending the game (Mathable's terminate) is a proposal the others must accept.
-        let mut probe = game.session.boxed_clone();
-        if probe.play(&request.notation).map_err(ApiError::Illegal)? == "terminate" {
+        // Between people, the game's agreement move (Mathable's terminate) is a proposal the
+        // others must accept: checked, not played.
+        let notation = game.session.check_move(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
+        if game.session.agreement_move().as_deref() == Some(notation.as_str()) {
             game.propose(&state, ProposalKind::Terminate, seat).await?;
             return Ok(Json(game.state(Some(seat))));
         }
     }
-    let notation = game.session.play(&request.notation).map_err(ApiError::Illegal)?;
+    let notation = game.session.play(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
     game.store_move(&state, ply, &notation).await?;
     game.changed(Change::Move, Some(seat));
     crate::live::schedule(&state, &mut game).await;
@@ -826,7 +827,7 @@ async fn analysis(
             crate::engines::PoolError::Busy => ApiError::Busy,
             other => ApiError::Internal(other.to_string()),
         })?;
-    answer.map(Json).map_err(ApiError::Illegal)
+    answer.map(Json).map_err(|e| ApiError::Illegal(e.to_string()))
 }
 
 /// The flag of a game's current thinking (used by tests to see that work is cancelled).

@@ -2,7 +2,7 @@
 //! name through the game registry, so this crate names no game.
 
 use serde_json::Value;
-pub use tabletop::session::{Caps, EngineSlot, Session};
+pub use tabletop::session::{Caps, EngineSlot, Session, SessionError};
 
 /// The names of the games the server offers (every game in the registry).
 pub fn games() -> Vec<&'static str> {
@@ -10,10 +10,10 @@ pub fn games() -> Vec<&'static str> {
 }
 
 /// Starts a session of a named game from its public options and the server's secret.
-pub fn new_session(game: &str, options: &Value, secret: &Value) -> Result<Box<dyn Session>, String> {
+pub fn new_session(game: &str, options: &Value, secret: &Value) -> Result<Box<dyn Session>, SessionError> {
     match tabletop::registry::GAMES.iter().find(|g| g.name == game) {
         Some(entry) => entry.session.new_session(options, secret),
-        None => Err(format!("unknown game {game:?}; available: {}", games().join(", "))),
+        None => Err(SessionError::Options(format!("unknown game {game:?}; available: {}", games().join(", ")))),
     }
 }
 

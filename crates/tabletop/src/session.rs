@@ -13,6 +13,43 @@ use crate::game::{Game, Outcome, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec};
 use crate::record::{EndReason, Record};
 
+/// Why a session refused something: the message is the one people read (the library's own
+/// reason: a move's, an option's, a player spec's), the variant what kind of refusal it is.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// A creation option is unknown or has a bad value.
+    #[error("{0}")]
+    Options(String),
+    /// A move is not understood or not legal here, or there is no such position.
+    #[error("{0}")]
+    Move(String),
+    /// A player spec is refused: unknown, a bad value, or over the server's caps.
+    #[error("{0}")]
+    Player(String),
+    /// An engine could not be made (its tables could not be allocated).
+    #[error("{0}")]
+    Engine(String),
+}
+
+impl SessionError {
+    /// An [`Options`](SessionError::Options) error from any displayable reason.
+    pub fn options(reason: impl std::fmt::Display) -> SessionError {
+        SessionError::Options(reason.to_string())
+    }
+    /// A [`Move`](SessionError::Move) error from any displayable reason.
+    pub fn r#move(reason: impl std::fmt::Display) -> SessionError {
+        SessionError::Move(reason.to_string())
+    }
+    /// A [`Player`](SessionError::Player) error from any displayable reason.
+    pub fn player(reason: impl std::fmt::Display) -> SessionError {
+        SessionError::Player(reason.to_string())
+    }
+    /// An [`Engine`](SessionError::Engine) error from any displayable reason.
+    pub fn engine(reason: impl std::fmt::Display) -> SessionError {
+        SessionError::Engine(reason.to_string())
+    }
+}
+
 /// The per-worker cache of one game's engine (its tables are reused across moves and games);
 /// each adapter decides what it keeps there.
 pub type EngineSlot = Option<(String, Box<dyn Any>)>;
@@ -36,10 +73,10 @@ pub trait Session: Send {
     fn to_move(&self) -> Option<usize>;
     /// Plays a move given in the game's notation; returns it in canonical notation, or the
     /// same one-line reason the terminal gives.
-    fn play(&mut self, text: &str) -> Result<String, String>;
+    fn play(&mut self, text: &str) -> Result<String, SessionError>;
     /// Checks a move given in the game's notation without playing it: its canonical notation, or
     /// the reason it is refused.
-    fn check_move(&self, text: &str) -> Result<String, String>;
+    fn check_move(&self, text: &str) -> Result<String, SessionError>;
     /// The move that, between people, ends the game only when the others agree (Mathable's
     /// terminate), in notation; `None` for games without one.
     fn agreement_move(&self) -> Option<String>;
@@ -68,18 +105,18 @@ pub trait Session: Send {
     /// move list as that viewer may see it.
     fn view(&self, viewer: Option<usize>) -> Value;
     /// The public board after `ply` moves (what a watcher saw then), for stepping through a game.
-    fn board_at(&self, ply: usize) -> Result<Value, String>;
+    fn board_at(&self, ply: usize) -> Result<Value, SessionError>;
     /// The engine's best move and its value, within `budget`.
     fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
     /// The value of every legal move at `ply` (the current position when `None`), within `budget`.
-    fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String>;
+    fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, SessionError>;
     /// A computer player's move for the side to move, in notation.
-    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, String>;
+    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError>;
     /// The move that passes the turn of a seat that left (a resigned Mathable player), if any.
     fn pass_move(&self) -> Option<String>;
     /// Checks a computer player's spec completely (name, settings, values, ranges) and against
     /// the server's caps, with the reason the terminal gives.
-    fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), String>;
+    fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError>;
     /// A copy, for thinking off the lock.
     fn boxed_clone(&self) -> Box<dyn Session>;
 }
@@ -93,15 +130,20 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     /// The players it offers.
     fn player_kinds() -> &'static [PlayerKind];
     /// The starting position from the public options and the server's secret (validated, with a reason).
-    fn start(options: &Value, secret: &Value) -> Result<G, String>;
+    fn start(options: &Value, secret: &Value) -> Result<G, SessionError>;
     /// The board as JSON.
     fn board(record: &Record<G>, viewer: Option<usize>) -> Value;
     /// The engine's advice.
     fn hint(record: &Record<G>, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
     /// A move chosen by the player a spec names.
-    fn choose(record: &Record<G>, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<G::Move, String>;
+    fn choose(
+        record: &Record<G>,
+        spec: &PlayerSpec,
+        slot: &mut EngineSlot,
+        caps: &Caps,
+    ) -> Result<G::Move, SessionError>;
     /// Checks a spec's values (the library's own constructor where that is cheap) and the caps.
-    fn check_spec(record: &Record<G>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String>;
+    fn check_spec(record: &Record<G>, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError>;
     /// Each seat's name.
     fn seat_name(seat: usize) -> String;
     /// Does the position hold information some seats must not see (Mathable's racks)? Then the
@@ -147,24 +189,28 @@ pub struct GenericSession<G: Analyze, A: Adapter<G>> {
 
 impl<G: Analyze, A: Adapter<G>> GenericSession<G, A> {
     /// The record as it was after `ply` moves.
-    fn record_at(&self, ply: usize) -> Result<Record<G>, String> {
+    fn record_at(&self, ply: usize) -> Result<Record<G>, SessionError> {
         let played = self.record.moves().len();
         if ply > played {
-            return Err(format!("the game has {played} moves; there is no position after move {ply}"));
+            return Err(SessionError::Move(format!(
+                "the game has {played} moves; there is no position after move {ply}"
+            )));
         }
         let mut record = Record::new(self.record.start().clone());
         for &mv in &self.record.moves()[..ply] {
-            record.play(mv).map_err(|e| e.to_string())?;
+            record.play(mv).map_err(SessionError::r#move)?;
         }
         Ok(record)
     }
 
     /// A new game from the page's options (unknown keys refused) and the server's secret.
-    pub fn new(options: &Value, secret: &Value) -> Result<Self, String> {
-        let Some(map) = options.as_object() else { return Err("options must be a JSON object".into()) };
+    pub fn new(options: &Value, secret: &Value) -> Result<Self, SessionError> {
+        let Some(map) = options.as_object() else {
+            return Err(SessionError::Options("options must be a JSON object".into()));
+        };
         if let Some(key) = map.keys().find(|k| !A::OPTION_KEYS.contains(&k.as_str())) {
             let valid = if A::OPTION_KEYS.is_empty() { "none".to_string() } else { A::OPTION_KEYS.join(", ") };
-            return Err(format!("{} has no option {key:?}; valid options: {valid}", A::NAME));
+            return Err(SessionError::Options(format!("{} has no option {key:?}; valid options: {valid}", A::NAME)));
         }
         Ok(GenericSession { record: Record::new(A::start(options, secret)?), adapter: std::marker::PhantomData })
     }
@@ -203,9 +249,9 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         self.record.status().to_move().map(|s| s.index())
     }
 
-    fn play(&mut self, text: &str) -> Result<String, String> {
-        let mv = self.record.current().parse_move(text).map_err(|e| e.to_string())?;
-        self.record.play(mv).map_err(|e| e.to_string())?;
+    fn play(&mut self, text: &str) -> Result<String, SessionError> {
+        let mv = self.record.current().parse_move(text).map_err(SessionError::r#move)?;
+        self.record.play(mv).map_err(SessionError::r#move)?;
         Ok(mv.to_string())
     }
 
@@ -277,11 +323,11 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         A::hint(&self.record, slot, budget, caps)
     }
 
-    fn board_at(&self, ply: usize) -> Result<Value, String> {
+    fn board_at(&self, ply: usize) -> Result<Value, SessionError> {
         Ok(A::board(&self.record_at(ply)?, None))
     }
 
-    fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, String> {
+    fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, SessionError> {
         let ply = ply.unwrap_or(self.record.moves().len());
         let record = self.record_at(ply)?;
         let analysis = G::analyze(&record, budget);
@@ -293,7 +339,7 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         Ok(json!({"ply": ply, "moves": moves, "depth": analysis.depth}))
     }
 
-    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, String> {
+    fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError> {
         A::choose(&self.record, spec, slot, caps).map(|m| m.to_string())
     }
 
@@ -301,13 +347,13 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         A::pass_move(self.record.current()).map(|m| m.to_string())
     }
 
-    fn check_move(&self, text: &str) -> Result<String, String> {
+    fn check_move(&self, text: &str) -> Result<String, SessionError> {
         let position = self.record.current();
-        let mv = position.parse_move(text).map_err(|e| e.to_string())?;
+        let mv = position.parse_move(text).map_err(SessionError::r#move)?;
         match self.record.status() {
-            Status::Over(_) => Err("the game is over".to_string()),
+            Status::Over(_) => Err(SessionError::Move("the game is over".to_string())),
             Status::ToMove(_) => match position.illegal_reason(mv) {
-                Some(reason) => Err(reason.to_string()),
+                Some(reason) => Err(SessionError::Move(reason.to_string())),
                 None => Ok(mv.to_string()),
             },
         }
@@ -325,15 +371,15 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         A::SHOWS_RESIGNATIONS
     }
 
-    fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
-        spec.check(A::player_kinds()).map_err(|e| format!("{e} (or human, open)"))?;
-        if let Some(time) = spec.get_duration("time").map_err(|e| e.to_string())? {
+    fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError> {
+        spec.check(A::player_kinds()).map_err(|e| SessionError::Player(format!("{e} (or human, open)")))?;
+        if let Some(time) = spec.get_duration("time").map_err(SessionError::player)? {
             if time > caps.max_think {
-                return Err(format!(
+                return Err(SessionError::Player(format!(
                     "time={} is over this server's longest thinking time, {} ms",
                     spec.settings.get("time").map_or("", String::as_str),
                     caps.max_think.as_millis()
-                ));
+                )));
             }
         }
         A::check_spec(&self.record, spec, caps)
@@ -349,20 +395,22 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
 pub fn slot_player<P: 'static>(
     slot: &mut EngineSlot,
     key: String,
-    make: impl FnOnce() -> Result<P, String>,
-) -> Result<&mut P, String> {
+    make: impl FnOnce() -> Result<P, SessionError>,
+) -> Result<&mut P, SessionError> {
     let fits = matches!(slot, Some((k, v)) if *k == key && v.is::<P>());
     if !fits {
         *slot = None;
         *slot = Some((key, Box::new(make()?)));
     }
-    slot.as_mut().and_then(|(_, v)| v.downcast_mut::<P>()).ok_or_else(|| "engine cache".to_string())
+    slot.as_mut()
+        .and_then(|(_, v)| v.downcast_mut::<P>())
+        .ok_or_else(|| SessionError::Engine("engine cache".to_string()))
 }
 
 /// Starts sessions of one game: what the registry holds for the server.
 pub trait SessionFactory: Sync {
     /// A new game from the page's options (unknown keys refused) and the server's secret.
-    fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, String>;
+    fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, SessionError>;
     /// Fills in what the server keeps to itself for a new game (see [`Adapter::complete_secret`]).
     fn complete_secret(&self, secret: &mut Value);
 }
@@ -384,7 +432,7 @@ impl<G, A> Default for Served<G, A> {
 }
 
 impl<G: Analyze, A: Adapter<G>> SessionFactory for Served<G, A> {
-    fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, String> {
+    fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, SessionError> {
         Ok(Box::new(GenericSession::<G, A>::new(options, secret)?))
     }
 
@@ -394,23 +442,23 @@ impl<G: Analyze, A: Adapter<G>> SessionFactory for Served<G, A> {
 }
 
 /// A whole-number option (at most 65,536), or `default` when absent.
-pub fn option_usize(options: &Value, key: &str, default: usize) -> Result<usize, String> {
+pub fn option_usize(options: &Value, key: &str, default: usize) -> Result<usize, SessionError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(default),
         Some(v) => v
             .as_u64()
             .filter(|&n| n <= 1 << 16)
             .map(|n| n as usize)
-            .ok_or_else(|| format!("option {key:?} must be a whole number")),
+            .ok_or_else(|| SessionError::Options(format!("option {key:?} must be a whole number"))),
     }
 }
 
 /// A string option, or `None` when absent.
-pub fn option_str<'a>(options: &'a Value, key: &str) -> Result<Option<&'a str>, String> {
+pub fn option_str<'a>(options: &'a Value, key: &str) -> Result<Option<&'a str>, SessionError> {
     match options.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => Ok(Some(text)),
-        Some(_) => Err(format!("option {key:?} must be a string")),
+        Some(_) => Err(SessionError::Options(format!("option {key:?} must be a string"))),
     }
 }
 

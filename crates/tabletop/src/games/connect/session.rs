@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::session::{option_str, option_usize, slot_player, Adapter, Caps, EngineSlot, Served};
+use crate::session::{SessionError, option_str, option_usize, slot_player, Adapter, Caps, EngineSlot, Served};
 use crate::{Player, PlayerKind, PlayerSpec, Record};
 use super::engine::{describe_score, make_player as connect_player, Engine as ConnectEngine};
 use super::solver::Solver as ConnectSolver;
@@ -50,10 +50,10 @@ impl ConnectAdapter {
     }
 
     /// The engine in a worker's slot for this variant and table size.
-    fn engine(slot: &mut EngineSlot, variant: ConnectVariant, table: u64) -> Result<&mut ConnectEngine, String> {
+    fn engine(slot: &mut EngineSlot, variant: ConnectVariant, table: u64) -> Result<&mut ConnectEngine, SessionError> {
         let key = format!("{}x{}x{}:{table}", variant.width(), variant.height(), variant.line());
         slot_player(slot, key, || {
-            ConnectEngine::try_with_table(variant, Duration::from_secs(1), table as usize).map_err(|e| e.to_string())
+            ConnectEngine::try_with_table(variant, Duration::from_secs(1), table as usize).map_err(SessionError::engine)
         })
     }
 }
@@ -66,20 +66,20 @@ impl Adapter<Connect> for ConnectAdapter {
         crate::games::connect::engine::PLAYER_KINDS
     }
 
-    fn start(options: &Value, _secret: &Value) -> Result<Connect, String> {
+    fn start(options: &Value, _secret: &Value) -> Result<Connect, SessionError> {
         let variant: ConnectVariant = match option_str(options, "preset")? {
             Some(preset) => {
                 if ["width", "height", "connect"].iter().any(|k| options.get(k).is_some_and(|v| !v.is_null())) {
-                    return Err("give either \"preset\" or \"width\", \"height\" and \"connect\", not both".into());
+                    return Err(SessionError::Options("give either \"preset\" or \"width\", \"height\" and \"connect\", not both".into()));
                 }
-                preset.parse().map_err(|e: crate::games::connect::ConnectVariantError| e.to_string())?
+                preset.parse().map_err(|e: crate::games::connect::ConnectVariantError| SessionError::options(e))?
             }
             None => ConnectVariant::new(
                 option_usize(options, "width", 7)?,
                 option_usize(options, "height", 6)?,
                 option_usize(options, "connect", 4)?,
             )
-            .map_err(|e| e.to_string())?,
+            .map_err(SessionError::options)?,
         };
         Ok(Connect::new(variant))
     }
@@ -141,37 +141,37 @@ impl Adapter<Connect> for ConnectAdapter {
         spec: &PlayerSpec,
         slot: &mut EngineSlot,
         caps: &Caps,
-    ) -> Result<Column, String> {
+    ) -> Result<Column, SessionError> {
         let variant = record.current().connect_variant();
         if spec.name == "engine" {
-            let time = spec.get_duration("time").map_err(|e| e.to_string())?.unwrap_or(Duration::from_secs(1));
-            let table = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(|e| e.to_string())?;
+            let time = spec.get_duration("time").map_err(SessionError::player)?.unwrap_or(Duration::from_secs(1));
+            let table = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(SessionError::player)?;
             let table = table.unwrap_or_else(|| connect_default_table(variant, caps.engine_memory));
             let engine = Self::engine(slot, variant, table)?;
             engine.set_time(time);
             return Ok(engine.choose_move(record));
         }
-        let mut player = connect_player(spec, variant, record.moves().len() as u64).map_err(|e| e.to_string())?;
+        let mut player = connect_player(spec, variant, record.moves().len() as u64).map_err(SessionError::player)?;
         Ok(player.choose_move(record))
     }
 
-    fn check_spec(record: &Record<Connect>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
+    fn check_spec(record: &Record<Connect>, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError> {
         if spec.name == "engine" {
             // Checked without building an engine: its table is what the caps bound.
-            spec.get_duration("time").map_err(|e| e.to_string())?;
-            if let Some(table) = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(|e| e.to_string())? {
+            spec.get_duration("time").map_err(SessionError::player)?;
+            if let Some(table) = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(SessionError::player)? {
                 let bytes = ConnectSolver::memory_bytes(record.current().connect_variant(), table as usize);
                 if bytes > caps.engine_memory {
-                    return Err(format!(
+                    return Err(SessionError::Player(format!(
                         "table={table} needs {} MiB, over this server's limit of {} MiB per engine",
                         bytes.div_ceil(1 << 20),
                         caps.engine_memory >> 20
-                    ));
+                    )));
                 }
             }
             return Ok(());
         }
-        connect_player(spec, ConnectVariant::connect4(), 0).map(|_| ()).map_err(|e| e.to_string())
+        connect_player(spec, ConnectVariant::connect4(), 0).map(|_| ()).map_err(SessionError::player)
     }
 }
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::session::{option_str, Adapter, Caps, EngineSlot, Served};
+use crate::session::{SessionError, option_str, Adapter, Caps, EngineSlot, Served};
 use crate::{Game, PlayerKind, PlayerSpec, Record, Seat};
 use super::players::from_spec as mathable_player;
 use super::{Mathable, MathableMove, Settings, Square};
@@ -28,16 +28,16 @@ impl Adapter<Mathable> for MathableAdapter {
         }
     }
 
-    fn start(options: &Value, secret: &Value) -> Result<Mathable, String> {
+    fn start(options: &Value, secret: &Value) -> Result<Mathable, SessionError> {
         let preset = option_str(options, "preset")?.unwrap_or("classic");
         let mut settings: Settings =
-            preset.parse().map_err(|e: crate::games::mathable::SettingsError| e.to_string())?;
+            preset.parse().map_err(|e: crate::games::mathable::SettingsError| SessionError::options(e))?;
         if let Some(players) = options.get("players").filter(|v| !v.is_null()) {
             settings.players =
-                players.as_u64().filter(|p| (2..=4).contains(p)).ok_or("option \"players\" must be 2 to 4")? as u8;
+                players.as_u64().filter(|p| (2..=4).contains(p)).ok_or_else(|| SessionError::options("option \"players\" must be 2 to 4"))? as u8;
         }
         settings.seed = secret.get("seed").and_then(Value::as_u64).unwrap_or(1);
-        Mathable::new(&settings).map_err(|e| e.to_string())
+        Mathable::new(&settings).map_err(SessionError::options)
     }
 
     fn seat_name(seat: usize) -> String {
@@ -143,14 +143,14 @@ impl Adapter<Mathable> for MathableAdapter {
         spec: &PlayerSpec,
         _slot: &mut EngineSlot,
         _caps: &Caps,
-    ) -> Result<MathableMove, String> {
+    ) -> Result<MathableMove, SessionError> {
         let seed = record.current().settings().seed ^ record.moves().len() as u64;
-        let mut player = mathable_player(spec, seed).map_err(|e| e.to_string())?;
+        let mut player = mathable_player(spec, seed).map_err(SessionError::player)?;
         Ok(player.choose_move(record))
     }
 
-    fn check_spec(_record: &Record<Mathable>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), String> {
-        mathable_player(spec, 0).map(|_| ()).map_err(|e| e.to_string())
+    fn check_spec(_record: &Record<Mathable>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), SessionError> {
+        mathable_player(spec, 0).map(|_| ()).map_err(SessionError::player)
     }
 }
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::session::{slot_player, Adapter, Caps, EngineSlot, Served};
+use crate::session::{SessionError, slot_player, Adapter, Caps, EngineSlot, Served};
 use crate::{Game, Player, PlayerKind, PlayerSpec, Record};
 use super::engine::EnginePlayer as ReversiEnginePlayer;
 use super::players::make_player as reversi_player;
@@ -14,8 +14,8 @@ use super::{levels as reversi_levels, Color, Reversi, ReversiMove};
 pub struct ReversiAdapter;
 
 /// A worker's Reversi engine; its tables are allocated fallibly (an error, not an abort).
-fn reversi_engine() -> Result<ReversiEnginePlayer, String> {
-    ReversiEnginePlayer::try_new(None, None, "engine".into()).map_err(|e| e.to_string())
+fn reversi_engine() -> Result<ReversiEnginePlayer, SessionError> {
+    ReversiEnginePlayer::try_new(None, None, "engine".into()).map_err(SessionError::engine)
 }
 
 impl Adapter<Reversi> for ReversiAdapter {
@@ -26,7 +26,7 @@ impl Adapter<Reversi> for ReversiAdapter {
         crate::games::reversi::players::PLAYERS
     }
 
-    fn start(_options: &Value, _secret: &Value) -> Result<Reversi, String> {
+    fn start(_options: &Value, _secret: &Value) -> Result<Reversi, SessionError> {
         Ok(Reversi::new())
     }
 
@@ -82,14 +82,14 @@ impl Adapter<Reversi> for ReversiAdapter {
         spec: &PlayerSpec,
         slot: &mut EngineSlot,
         caps: &Caps,
-    ) -> Result<ReversiMove, String> {
+    ) -> Result<ReversiMove, SessionError> {
         if spec.name == "engine" && (spec.settings.contains_key("level") || spec.settings.contains_key("seed")) {
             // A level on the worker's engine; its draws among near-equal moves are seeded by the
             // position and the ply (or the spec's seed), so a replayed game gets the same moves.
-            let mut level = *reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
+            let mut level = *reversi_levels::level_from_spec(spec).map_err(SessionError::player)?;
             // Never past this server's longest thinking time (the search keeps its last depth).
             level.time_cap = Some(level.time_cap.map_or(caps.max_think, |t| t.min(caps.max_think)));
-            let seed = spec.get_u64("seed").map_err(|e| e.to_string())?.unwrap_or(0)
+            let seed = spec.get_u64("seed").map_err(SessionError::player)?.unwrap_or(0)
                 ^ record.current().hash()
                 ^ record.moves().len() as u64;
             let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
@@ -98,38 +98,38 @@ impl Adapter<Reversi> for ReversiAdapter {
         }
         if spec.name == "engine" {
             // One engine per worker, its tables reused; the spec sets its limits for this move.
-            let time = spec.get_duration("time").map_err(|e| e.to_string())?;
-            let depth = spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?.map(|d| d as u32);
+            let time = spec.get_duration("time").map_err(SessionError::player)?;
+            let depth = spec.get_in_range("depth", 1..=60).map_err(SessionError::player)?.map(|d| d as u32);
             let player = slot_player(slot, "engine".into(), reversi_engine)?;
             let engine = player.engine();
             engine.time = if time.is_none() && depth.is_none() { Some(Duration::from_secs(1)) } else { time };
             engine.depth = depth;
             return Ok(player.choose_move(record));
         }
-        let mut player = reversi_player(spec, record.moves().len() as u64).map_err(|e| e.to_string())?;
+        let mut player = reversi_player(spec, record.moves().len() as u64).map_err(SessionError::player)?;
         Ok(player.choose_move(record))
     }
 
-    fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, caps: &Caps) -> Result<(), String> {
+    fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError> {
         if spec.name == "engine" {
             // Checked without building an engine (its tables are tens of megabytes).
             if spec.settings.contains_key("level") || spec.settings.contains_key("seed") {
                 // A level's time is capped by the server's longest thinking time when it plays.
-                reversi_levels::level_from_spec(spec).map_err(|e| e.to_string())?;
+                reversi_levels::level_from_spec(spec).map_err(SessionError::player)?;
             }
-            spec.get_duration("time").map_err(|e| e.to_string())?;
-            spec.get_in_range("depth", 1..=60).map_err(|e| e.to_string())?;
+            spec.get_duration("time").map_err(SessionError::player)?;
+            spec.get_in_range("depth", 1..=60).map_err(SessionError::player)?;
             let bytes = crate::games::reversi::engine::Engine::MEMORY_BYTES;
             if bytes > caps.engine_memory {
-                return Err(format!(
+                return Err(SessionError::Player(format!(
                     "the engine needs {} MiB, over this server's limit of {} MiB per engine",
                     bytes >> 20,
                     caps.engine_memory >> 20
-                ));
+                )));
             }
             return Ok(());
         }
-        reversi_player(spec, 0).map(|_| ()).map_err(|e| e.to_string())
+        reversi_player(spec, 0).map(|_| ()).map_err(SessionError::player)
     }
 }
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::session::{option_usize, slot_player, Adapter, Caps, EngineSlot, Served};
+use crate::session::{SessionError, option_usize, slot_player, Adapter, Caps, EngineSlot, Served};
 use crate::{Game, PlayerKind, PlayerSpec, Record};
 use super::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
 use super::{Cell, Slide, SlideMove, SlideVariant};
@@ -52,10 +52,10 @@ impl Adapter<Slide> for SlideAdapter {
         SLIDE_KINDS
     }
 
-    fn start(options: &Value, _secret: &Value) -> Result<Slide, String> {
+    fn start(options: &Value, _secret: &Value) -> Result<Slide, SessionError> {
         let size = option_usize(options, "size", 3)?;
         let empty = option_usize(options, "empty", 1)?;
-        let variant = SlideVariant::new(size, empty).map_err(|e| e.to_string())?;
+        let variant = SlideVariant::new(size, empty).map_err(SessionError::options)?;
         Ok(Slide::start(&variant))
     }
 
@@ -99,15 +99,15 @@ impl Adapter<Slide> for SlideAdapter {
         spec: &PlayerSpec,
         slot: &mut EngineSlot,
         _caps: &Caps,
-    ) -> Result<SlideMove, String> {
+    ) -> Result<SlideMove, SessionError> {
         // The player is kept for the next move of the same spec (its search table is reused).
-        let player = slot_player(slot, spec.to_string(), || slide_player(spec).map_err(|e| e.to_string()))?;
+        let player = slot_player(slot, spec.to_string(), || slide_player(spec).map_err(SessionError::player))?;
         Ok(player.choose_move(record))
     }
 
-    fn check_spec(_record: &Record<Slide>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), String> {
+    fn check_spec(_record: &Record<Slide>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), SessionError> {
         // Slide's players hold no big tables: building one checks every value.
-        slide_player(spec).map(|_| ()).map_err(|e| e.to_string())
+        slide_player(spec).map(|_| ()).map_err(SessionError::player)
     }
 }
 
