@@ -709,7 +709,8 @@ async fn with_every_other_person_gone_proposals_act_at_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_game_starts_with_its_defaults() {
     let server = start().await;
-    for game in ["slide", "reversi", "connect", "mathable"] {
+    for game in catalog_games(server.addr).await {
+        let game = game.as_str();
         let created = create(server.addr, json!({"game": game})).await;
         let seats = created.answer["state"]["seats"].as_array().unwrap().clone();
         assert_eq!(seats[0], "human", "{game}");
@@ -840,4 +841,59 @@ async fn undo_when_the_computer_moved_first_never_leaves_the_game_stuck() {
     play_ok(addr, &game.id, game.token(1), "1").await;
     let replied = wait_for(addr, &game.id, None, SHORT, |v| v["moves"].as_array().unwrap().len() == 3).await;
     assert_eq!(replied["moves"].as_array().unwrap().len(), 3);
+}
+
+/// The names of the games the server offers, from its catalog (every game in the registry).
+async fn catalog_games(addr: std::net::SocketAddr) -> Vec<String> {
+    let catalog = get(addr, "/api/catalog").await;
+    assert_eq!(catalog.status, 200, "{}", catalog.text);
+    let games: Vec<String> =
+        catalog.body["games"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap().to_string()).collect();
+    let registered: Vec<&str> = tabletop::registry::GAMES.iter().map(|g| g.name).collect();
+    assert_eq!(games, registered, "the catalog lists every registered game");
+    games
+}
+
+/// Every registered game between two people from its defaults: each person moves from their own
+/// view's legal moves (seeded choice), a watcher sees every move at once, and a game with hidden
+/// information gives nobody its position notation and nobody but the seat to move its legal moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_registered_game_between_two_people() {
+    let server = start().await;
+    let addr = server.addr;
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    for name in catalog_games(addr).await {
+        let game = create(addr, json!({"game": name, "seats": ["human", "human"]})).await;
+        for ply in 0..12 {
+            let watcher = state(addr, &game.id, None).await;
+            if watcher["status"]["over"] == true {
+                break;
+            }
+            let seat = watcher["status"]["to_move"].as_u64().unwrap() as usize;
+            let mine = state(addr, &game.id, Some(game.token(seat))).await;
+            let other = state(addr, &game.id, Some(game.token(1 - seat.min(1)))).await;
+            if mine["position"].is_null() {
+                // Hidden information: nobody gets the whole position, and only the seat to move
+                // its legal moves.
+                assert!(other["position"].is_null() && watcher["position"].is_null(), "{name}");
+                assert_eq!(watcher["legal"], json!([]), "{name} ply {ply}: a watcher sees legal moves");
+                assert_eq!(other["legal"], json!([]), "{name} ply {ply}: the other seat sees legal moves");
+            }
+            let legal: Vec<&str> = mine["legal"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+            assert!(!legal.is_empty(), "{name} ply {ply}: the seat to move has no legal move");
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let choice = legal[(seed % legal.len() as u64) as usize];
+            let after = play(addr, &game.id, game.token(seat), choice).await;
+            assert_eq!(after.status, 200, "{name} {choice}: {}", after.text);
+            if after.body["proposal"].is_object() {
+                // Between people an agreement move (Mathable's terminate) is a proposal: no move.
+                break;
+            }
+            let moves = after.body["moves"].as_array().unwrap().len();
+            let seen = state(addr, &game.id, None).await["moves"].as_array().unwrap().len();
+            assert_eq!(seen, moves, "{name}: a watcher sees the move at once");
+        }
+    }
 }
