@@ -16,4 +16,5 @@ registry! {
     reversi,
     connect,
     mathable,
+    gomoku,
 }
