@@ -33,7 +33,7 @@ fn command_tree(tools: &[(&'static GameEntry, Tool)]) -> Command {
         }
         if verb == Verb::Bench {
             sub = sub.subcommand(
-                tabletop_web::command::ServeBenchArgs::augment_args(Command::new("serve"))
+                tabletop_client::command::ServeBenchArgs::augment_args(Command::new("serve"))
                     .about("Load benchmark of `tabletop serve`: many games at once over loopback")
                     .long_about(None),
             );
@@ -85,7 +85,9 @@ fn run(tools: &[(&'static GameEntry, Tool)], matches: &ArgMatches) -> anyhow::Re
     if let Some(verb) = Verb::ALL.into_iter().find(|v| v.word() == word) {
         let Some((name, args)) = sub.subcommand() else { anyhow::bail!("tabletop {word}: name a game") };
         if verb == Verb::Bench && name == "serve" {
-            return Ok(tabletop_web::command::bench(tabletop_web::command::ServeBenchArgs::from_arg_matches(args)?)?);
+            return Ok(tabletop_client::command::bench(tabletop_client::command::ServeBenchArgs::from_arg_matches(
+                args,
+            )?)?);
         }
         return match tools.iter().find(|(g, t)| g.name == name && t.place == Place::Verb(verb)) {
             Some((_, tool)) => Ok((tool.run)(args)?),

@@ -18,7 +18,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 
-#[path = "../../tabletop-web/tests/support/pg.rs"]
+#[path = "../../tabletop-client/tests/support/pg.rs"]
 mod pg;
 
 /// A running `tabletop serve` process.

@@ -4,16 +4,16 @@
 //! - [`sessions`]: a uniform [`sessions::Session`] over any game, with a small adapter per game.
 //! - [`store`]: the SQLite database (versioned schema; every move committed before the answer).
 //! - [`live`]: the games in memory (a bounded cache), their events, proposals and computers.
+//! - [`error`]: [`error::ApiError`], why a request failed (one variant per HTTP status).
 //! - [`engines`]: the bounded pool of engine workers that does all the thinking.
 //! - [`server`]: the router, the page (embedded in the binary), the API handlers, the limits.
-//! - [`mod@bench`]: the load benchmark behind `tabletop bench serve`.
 
 #![warn(missing_docs)]
 
-pub mod bench;
 pub mod command;
 pub mod config;
 pub mod engines;
+pub mod error;
 pub mod live;
 pub mod server;
 pub mod sessions;

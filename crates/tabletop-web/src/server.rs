@@ -33,73 +33,12 @@ use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::config::ServeConfig;
+pub use crate::error::ApiError;
 use crate::live::{AppState, Change, LiveGame, ProposalKind, Shared};
 use crate::sessions::new_session;
 use crate::store::{GameRow, Store, StoreError};
 
-/// Request bodies larger than this are refused (413).
-pub const BODY_LIMIT: usize = 16 * 1024;
-
-/// Why a request failed; each maps to one HTTP status.
-#[derive(Debug, thiserror::Error)]
-pub enum ApiError {
-    /// 400: the request is malformed.
-    #[error("{0}")]
-    BadRequest(String),
-    /// 403: a seat's action without that seat's token, or not allowed for it.
-    #[error("{0}")]
-    Forbidden(String),
-    /// 413: the body is over [`BODY_LIMIT`].
-    #[error("request body too large (limit {BODY_LIMIT} bytes)")]
-    TooLarge,
-    /// 404: no such game.
-    #[error("no game with id {0:?}")]
-    NotFound(String),
-    /// 409: the game moved on (another request won, or it is not this seat's turn).
-    #[error("{0}")]
-    Conflict(String),
-    /// 422: the rules refuse the move; the reason is the one the terminal gives.
-    #[error("{0}")]
-    Illegal(String),
-    /// 503 with `Retry-After`: the engine workers are all busy.
-    #[error("the engines are all busy; try again in a few seconds")]
-    Busy,
-    /// 503: the database cannot be written.
-    #[error("the server cannot store games right now; try again later")]
-    Unavailable,
-    /// 500: stored data is damaged or storage failed (the reason goes to the log, not the client).
-    #[error("internal error")]
-    Internal(String),
-}
-
-impl From<StoreError> for ApiError {
-    fn from(err: StoreError) -> Self {
-        match err {
-            StoreError::Stale => ApiError::Conflict("the game has moved on: another request moved first".into()),
-            // The database is out of reach (restarting, connections dropped): try again later.
-            StoreError::Pool(_) => {
-                tracing::warn!("storage: {err}");
-                ApiError::Unavailable
-            }
-            StoreError::Postgres(ref pg) if out_of_reach(pg) => {
-                tracing::warn!("storage: {err}");
-                ApiError::Unavailable
-            }
-            other => ApiError::Internal(other.to_string()),
-        }
-    }
-}
-
-/// Whether a PostgreSQL error means the database is out of reach for now rather than a fault: a
-/// closed connection, an error without a SQLSTATE (I/O), or a connection exception (class 08),
-/// an operator's intervention such as `pg_terminate_backend` or a restart (class 57: the dying
-/// connection answers `57P01 admin_shutdown`), or exhausted resources (class 53).
-fn out_of_reach(error: &tokio_postgres::Error) -> bool {
-    match error.code() {
-        None => true,
-        Some(code) => error.is_closed() || ["08", "57", "53"].iter().any(|class| code.code().starts_with(class)),
-    }
-}
+pub use crate::error::BODY_LIMIT;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {

@@ -243,13 +243,13 @@ async fn load_benchmark_loses_nothing() {
         return;
     }
     let dir = tempdir();
-    let settings = tabletop_web::bench::LoadSettings {
+    let settings = tabletop_client::bench::LoadSettings {
         games: 20,
         max_moves: 10,
         max_time: Duration::from_secs(20),
         think: Duration::ZERO,
     };
-    let report = tabletop_web::bench::load_benchmark(settings, &dir.join("load.db")).await.unwrap();
+    let report = tabletop_client::bench::load_benchmark(settings, &dir.join("load.db")).await.unwrap();
     assert_eq!(report.lost, 0);
     assert!(report.moves > 100 && report.moves <= 200, "20 seeded games of at most 10 moves: {}", report.moves);
 }

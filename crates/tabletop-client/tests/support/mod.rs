@@ -1,6 +1,6 @@
 //! The harness shared by `people.rs` and `threats.rs`: servers on a free loopback port with a
-//! temporary database, a minimal HTTP/1.1 client (one request per connection, raw bytes, so that
-//! headers and half-sent requests can be tested), and a reader of the raw Server-Sent Events stream.
+//! temporary database, over this crate's raw HTTP/1.1 and event-stream client (one request per
+//! connection, raw bytes, so that headers and half-sent requests can be tested).
 
 #![allow(dead_code)]
 
@@ -11,29 +11,17 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
-/// An answer: status, raw head (lower-cased header lines), and the JSON body (`Null` if none).
-#[derive(Debug)]
-pub struct Answer {
-    pub status: u16,
-    pub head: String,
-    pub body: Value,
-    pub text: String,
+#[allow(unused_imports)] // threats.rs parses raw answers; people.rs does not
+pub use tabletop_client::client::{parse_answer, Answer};
+
+/// The `error` of a JSON error answer (panics if the answer is not one).
+pub trait ErrorText {
+    fn error(&self) -> String;
 }
 
-impl Answer {
-    /// A header's value (name in lower case).
-    pub fn header(&self, name: &str) -> Option<String> {
-        self.head.lines().find_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            (key.trim().eq_ignore_ascii_case(name)).then(|| value.trim().to_string())
-        })
-    }
-
-    /// The `error` of a JSON error answer (panics if the answer is not one).
-    pub fn error(&self) -> String {
+impl ErrorText for Answer {
+    fn error(&self) -> String {
         self.body["error"]
             .as_str()
             .unwrap_or_else(|| panic!("not a JSON error: {} {}", self.status, self.text))
@@ -41,57 +29,16 @@ impl Answer {
     }
 }
 
-/// Decodes an HTTP/1.1 body (chunked or not) from the bytes after the head.
-fn decode_body(head: &str, raw: &[u8]) -> Vec<u8> {
-    if !head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        return raw.to_vec();
-    }
-    let mut out = Vec::new();
-    let mut rest = raw;
-    while let Some(end) = rest.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&rest[..end]);
-        let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16) else { break };
-        rest = &rest[end + 2..];
-        if size == 0 || rest.len() < size {
-            out.extend_from_slice(&rest[..size.min(rest.len())]);
-            break;
-        }
-        out.extend_from_slice(&rest[..size]);
-        rest = rest.get(size + 2..).unwrap_or(&[]);
-    }
-    out
-}
-
 /// Sends raw bytes and reads the whole answer (the request should say `Connection: close`).
 pub async fn raw(addr: SocketAddr, bytes: &[u8]) -> Answer {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(bytes).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut raw))
+    tabletop_client::client::exchange(addr, None, bytes, Duration::from_secs(20))
         .await
         .expect("the server answers within 20 s")
-        .ok();
-    parse_answer(&raw)
-}
-
-pub fn parse_answer(raw: &[u8]) -> Answer {
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or(raw.len());
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let status: u16 = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = decode_body(&head, raw.get(split + 4..).unwrap_or(&[]));
-    let text = String::from_utf8_lossy(&body).to_string();
-    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Answer { status, head, body, text }
 }
 
 /// One request with a JSON body (or none).
 pub async fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Answer {
-    let body = body.unwrap_or("");
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    raw(addr, format!("{head}{body}").as_bytes()).await
+    raw(addr, &tabletop_client::client::request_bytes(addr, method, path, body.unwrap_or(""))).await
 }
 
 pub async fn get(addr: SocketAddr, path: &str) -> Answer {
@@ -257,15 +204,9 @@ pub fn a_placement(view: &Value) -> String {
         .to_string()
 }
 
-/// An open event stream, read raw: `event: state` / `data: {json}` blocks.
+/// An open event stream (the shared client's), read for its `state` events.
 pub struct Events {
-    stream: TcpStream,
-    /// Bytes read and not yet decoded (chunked framing).
-    raw: Vec<u8>,
-    /// Decoded body text not yet split into events.
-    text: String,
-    head_done: bool,
-    chunked: bool,
+    stream: tabletop_client::client::EventStream,
     pub head: String,
 }
 
@@ -275,57 +216,20 @@ impl Events {
             Some(t) => format!("/api/games/{id}/events?token={t}"),
             None => format!("/api/games/{id}/events"),
         };
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
-        stream.write_all(head.as_bytes()).await.unwrap();
-        Events { stream, raw: Vec::new(), text: String::new(), head_done: false, chunked: false, head: String::new() }
-    }
-
-    /// Moves complete chunks from `raw` to `text`.
-    fn decode(&mut self) {
-        if !self.head_done {
-            let Some(split) = self.raw.windows(4).position(|w| w == b"\r\n\r\n") else { return };
-            self.head = String::from_utf8_lossy(&self.raw[..split]).to_string();
-            self.chunked = self.head.to_ascii_lowercase().contains("transfer-encoding: chunked");
-            self.raw.drain(..split + 4);
-            self.head_done = true;
-        }
-        if !self.chunked {
-            self.text.push_str(&String::from_utf8_lossy(&self.raw));
-            self.raw.clear();
-            return;
-        }
-        loop {
-            let Some(end) = self.raw.windows(2).position(|w| w == b"\r\n") else { return };
-            let size_text = String::from_utf8_lossy(&self.raw[..end]).to_string();
-            let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16).unwrap_or(0);
-            if self.raw.len() < end + 2 + size + 2 {
-                return;
-            }
-            let chunk = self.raw[end + 2..end + 2 + size].to_vec();
-            self.text.push_str(&String::from_utf8_lossy(&chunk));
-            self.raw.drain(..end + 2 + size + 2);
-        }
+        let stream = tabletop_client::client::EventStream::open(addr, None, &path).await.unwrap();
+        Events { stream, head: String::new() }
     }
 
     /// The next `state` event's data within `limit`, or `None`.
     pub async fn next(&mut self, limit: Duration) -> Option<Value> {
         let deadline = tokio::time::Instant::now() + limit;
         loop {
-            self.decode();
-            while let Some(end) = self.text.find("\n\n") {
-                let block: String = self.text.drain(..end + 2).collect();
-                let data: Vec<&str> =
-                    block.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
-                if block.lines().any(|l| l == "event: state") && !data.is_empty() {
-                    return Some(serde_json::from_str(&data.join("\n")).expect("event data is JSON"));
-                }
-            }
-            let mut buf = [0u8; 16384];
-            let read = tokio::time::timeout_at(deadline, self.stream.read(&mut buf)).await;
-            match read {
-                Ok(Ok(0)) | Ok(Err(_)) | Err(_) => return None,
-                Ok(Ok(n)) => self.raw.extend_from_slice(&buf[..n]),
+            let event = tokio::time::timeout_at(deadline, self.stream.next()).await;
+            self.head.clone_from(&self.stream.head);
+            match event {
+                Ok(Ok(event)) if event.name == "state" => return Some(event.data),
+                Ok(Ok(_)) => continue,
+                Ok(Err(_)) | Err(_) => return None,
             }
         }
     }

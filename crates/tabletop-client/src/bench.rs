@@ -13,7 +13,7 @@
 //!   whether the server kept answering.
 
 use std::collections::{BTreeMap, HashMap};
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -23,10 +23,12 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpSocket, TcpStream};
+use tokio::io::AsyncReadExt;
 
-use crate::store::{Store, StoreError};
+use tabletop_web::store::{Store, StoreError};
+
+use crate::client::{open_connection, ClientError};
+use crate::scenarios;
 
 /// What the load benchmark measured.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -86,36 +88,16 @@ pub enum BenchError {
     Target(String),
 }
 
-/// A connection to `addr`, from the loopback address `from` when given (each simulated client
-/// has its own address, as the server's per-client limits expect).
-async fn connect(addr: SocketAddr, from: Option<Ipv4Addr>) -> std::io::Result<TcpStream> {
-    match from {
-        None => TcpStream::connect(addr).await,
-        Some(ip) => {
-            let socket = TcpSocket::new_v4()?;
-            socket.bind(SocketAddr::new(IpAddr::V4(ip), 0))?;
-            socket.connect(addr).await
+impl From<ClientError> for BenchError {
+    fn from(err: ClientError) -> Self {
+        match err {
+            ClientError::Io(io) => BenchError::Io(io),
+            ClientError::Protocol(what) => BenchError::Protocol(what),
         }
     }
 }
 
-/// Splits a raw HTTP response into its status and the JSON of its body (`Null` if none).
-fn parse_response(raw: &[u8]) -> Result<(u16, Value), BenchError> {
-    let text = String::from_utf8_lossy(raw);
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| BenchError::Protocol(text.chars().take(80).collect()))?;
-    let payload = text.split("\r\n\r\n").nth(1).unwrap_or("");
-    let json = match (payload.find('{'), payload.rfind('}')) {
-        (Some(a), Some(b)) if a <= b => serde_json::from_str(&payload[a..=b]).unwrap_or(Value::Null),
-        _ => Value::Null,
-    };
-    Ok((status, json))
-}
-
-/// One request on its own connection, from `from`, within `limit`.
+/// One request on its own connection, from `from`, within `limit`: the status and JSON body.
 async fn request_from(
     addr: SocketAddr,
     from: Option<Ipv4Addr>,
@@ -124,22 +106,11 @@ async fn request_from(
     body: &str,
     limit: Duration,
 ) -> Result<(u16, Value), BenchError> {
-    let exchange = async {
-        let mut stream = connect(addr, from).await?;
-        let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            body.len()
-        );
-        stream.write_all(head.as_bytes()).await?;
-        stream.write_all(body.as_bytes()).await?;
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).await?;
-        parse_response(&raw)
-    };
-    match tokio::time::timeout(limit, exchange).await {
-        Ok(result) => result,
-        Err(_) => Err(BenchError::Io(std::io::Error::new(std::io::ErrorKind::TimedOut, "no answer in time"))),
+    let answer = crate::client::request(addr, from, method, path, body, limit).await?;
+    if answer.status == 0 {
+        return Err(BenchError::Protocol(answer.head.chars().take(80).collect()));
     }
+    Ok((answer.status, answer.body))
 }
 
 /// The strings of a JSON array.
@@ -147,78 +118,22 @@ fn strings(value: &Value) -> Vec<String> {
     value.as_array().into_iter().flatten().filter_map(|m| m.as_str().map(String::from)).collect()
 }
 
-/// An event stream's `data:` lines, de-chunked, as JSON values.
-struct EventStream {
-    stream: TcpStream,
-    raw: Vec<u8>,
-    decoded: Vec<u8>,
-    headers_done: bool,
-}
+/// An event stream whose answer must be 200: each event's data with its arrival.
+struct EventStream(crate::client::EventStream);
 
 impl EventStream {
     async fn open(addr: SocketAddr, from: Option<Ipv4Addr>, path: &str) -> Result<Self, BenchError> {
-        let mut stream = connect(addr, from).await?;
-        let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
-        stream.write_all(head.as_bytes()).await?;
-        Ok(EventStream { stream, raw: Vec::new(), decoded: Vec::new(), headers_done: false })
+        Ok(EventStream(crate::client::EventStream::open(addr, from, path).await?))
     }
 
-    /// Moves complete chunks from `raw` to `decoded` (chunked transfer encoding).
-    fn dechunk(&mut self) -> Result<(), BenchError> {
-        if !self.headers_done {
-            let Some(end) = find(&self.raw, b"\r\n\r\n") else { return Ok(()) };
-            let head = String::from_utf8_lossy(&self.raw[..end]).to_string();
-            if !head.starts_with("HTTP/1.1 200") {
-                return Err(BenchError::Protocol(format!("event stream: {}", head.lines().next().unwrap_or(""))));
-            }
-            self.raw.drain(..end.saturating_add(4));
-            self.headers_done = true;
-        }
-        loop {
-            let Some(line_end) = find(&self.raw, b"\r\n") else { return Ok(()) };
-            let size_text = String::from_utf8_lossy(&self.raw[..line_end]).to_string();
-            let size = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-                .map_err(|_| BenchError::Protocol(format!("bad chunk size {size_text:?}")))?;
-            let start = line_end.saturating_add(2);
-            let Some(end) = start.checked_add(size) else { return Err(BenchError::Protocol("chunk too large".into())) };
-            if self.raw.len() < end.saturating_add(2) {
-                return Ok(());
-            }
-            if size == 0 {
-                return Err(BenchError::Protocol("the event stream ended".into()));
-            }
-            self.decoded.extend_from_slice(&self.raw[start..end]);
-            self.raw.drain(..end.saturating_add(2));
-        }
-    }
-
-    /// The next event's data, with the moment its last byte arrived.
     async fn next(&mut self) -> Result<(Value, Instant), BenchError> {
-        loop {
-            if let Some(end) = find(&self.decoded, b"\n\n") {
-                let block = String::from_utf8_lossy(&self.decoded[..end]).to_string();
-                self.decoded.drain(..end.saturating_add(2));
-                let data: String = block.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect();
-                if data.is_empty() {
-                    continue; // a keep-alive comment
-                }
-                let value = serde_json::from_str(&data)
-                    .map_err(|e| BenchError::Protocol(format!("event data is not JSON: {e}")))?;
-                return Ok((value, Instant::now()));
-            }
-            let mut buffer = [0u8; 16 * 1024];
-            let n = self.stream.read(&mut buffer).await?;
-            if n == 0 {
-                return Err(BenchError::Protocol("the event stream closed".into()));
-            }
-            self.raw.extend_from_slice(&buffer[..n]);
-            self.dechunk()?;
+        let event = self.0.next().await;
+        if self.0.status() != 200 && !self.0.head.is_empty() {
+            return Err(BenchError::Protocol(format!("event stream: {}", self.0.head.lines().next().unwrap_or(""))));
         }
+        let event = event?;
+        Ok((event.data, event.at))
     }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 /// Holds the event stream of one seat until `stop`; sends when connected, publishes the most
@@ -349,7 +264,7 @@ async fn play_into(
     };
     let limit = Duration::from_secs(60);
     let mut rng = ChaCha8Rng::seed_from_u64(plan.index as u64);
-    let create = json!({"game": "slide", "options": {"size": 4, "empty": 2}, "seats": ["human", "human"]}).to_string();
+    let create = scenarios::load_game().to_string();
     let (status, created) = request_from(home, plan.from, "POST", "/api/games", &create, limit).await?;
     if status != 200 {
         return Err(BenchError::Protocol(format!("create answered {status}: {created}")));
@@ -381,7 +296,7 @@ async fn play_into(
                 },
                 None => "closed".to_string(),
             };
-            return Err(BenchError::Protocol(format!("an event stream did not connect: {why}")));
+            return Err(BenchError::Protocol(format!("an event stream was not opened: {why}")));
         }
     }
     let mut state = created["state"].clone();
@@ -565,15 +480,15 @@ async fn play_all(settings: LoadSettings, targets: Vec<SocketAddr>, own_addresse
 pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadReport, BenchError> {
     raise_file_limit();
     // One client creates every game: lift the per-client limits for the benchmark.
-    let config = crate::ServeConfig {
+    let config = tabletop_web::ServeConfig {
         addr: std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
         db: db.to_path_buf(),
         create_rate: 1_000_000,
         hint_rate: 1_000_000,
-        ..crate::ServeConfig::default()
+        ..tabletop_web::ServeConfig::default()
     };
     let database = config.database();
-    let server = crate::start(config).await.map_err(|e| BenchError::Protocol(e.to_string()))?;
+    let server = tabletop_web::start(config).await.map_err(|e| BenchError::Protocol(e.to_string()))?;
     let (played, mut report) = play_all(settings, vec![server.addr], false).await;
     server.shutdown().await;
     // Every acknowledged move must be in the database, read back through a fresh connection.
@@ -649,7 +564,7 @@ pub async fn load_benchmark_targets(settings: LoadSettings, targets: &[SocketAdd
 /// `HOST:PORT`.
 ///
 /// ```
-/// use tabletop_web::bench::target_addr;
+/// use tabletop_client::bench::target_addr;
 /// assert_eq!(target_addr("http://127.0.0.1:8080/").unwrap().port(), 8080);
 /// assert_eq!(target_addr("127.0.0.1:9000").unwrap().port(), 9000);
 /// assert!(target_addr("https://example.org").is_err());
@@ -839,7 +754,7 @@ async fn ordinary_player(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut latencies = Vec::new();
     let limit = Duration::from_secs(10);
-    let create = json!({"game": "slide", "options": {"size": 5, "empty": 2}, "seats": ["human", "human"]}).to_string();
+    let create = scenarios::ordinary_game().to_string();
     let mut game: Option<(String, Vec<String>, Value)> = None;
     let mut waited_for_start = false;
     while Instant::now() < deadline {
@@ -891,7 +806,7 @@ async fn ordinary_player(
 /// fast as they are answered (a short pause after a refusal) until `deadline`.
 async fn hint_attacker(addr: SocketAddr, from: Ipv4Addr, deadline: Instant, statuses: Arc<Mutex<Statuses>>) {
     let limit = Duration::from_secs(30);
-    let create = json!({"game": "reversi", "seats": ["human", "engine:time=100ms"]}).to_string();
+    let create = scenarios::versus_quick_computer().to_string();
     let Ok((200, created)) = request_from(addr, Some(from), "POST", "/api/games", &create, limit).await else {
         let mut s = statuses.lock().unwrap_or_else(|e| e.into_inner());
         let entry = s.entry("no game".into()).or_insert(0);
@@ -915,7 +830,8 @@ async fn hint_attacker(addr: SocketAddr, from: Ipv4Addr, deadline: Instant, stat
 async fn idle_holder(addr: SocketAddr, from: Ipv4Addr, deadline: Instant) -> (u64, u64, u64, Vec<Duration>) {
     let (mut opened, mut closed, mut failed, mut held) = (0u64, 0u64, 0u64, Vec::new());
     while Instant::now() < deadline {
-        let Ok(Ok(mut stream)) = tokio::time::timeout(Duration::from_secs(5), connect(addr, Some(from))).await else {
+        let Ok(Ok(mut stream)) = tokio::time::timeout(Duration::from_secs(5), open_connection(addr, Some(from))).await
+        else {
             failed = failed.saturating_add(1);
             tokio::time::sleep(Duration::from_millis(500)).await;
             continue;
@@ -946,13 +862,7 @@ async fn long_thinker(
     statuses: Arc<Mutex<Statuses>>,
 ) -> u64 {
     let limit = Duration::from_secs(10);
-    // Reversi with the computer first; Connect with the computer second (its opening book
-    // answers the first player at once).
-    let (create, person) = if index.is_multiple_of(2) {
-        (json!({"game": "reversi", "seats": ["engine:time=10s", "human"]}), 1)
-    } else {
-        (json!({"game": "connect", "options": {"preset": "connect4"}, "seats": ["human", "engine:time=10s"]}), 0)
-    };
+    let (create, person) = scenarios::longest_thinking(index);
     let outcome = request_from(addr, Some(from), "POST", "/api/games", &create.to_string(), limit).await;
     count(&statuses, &outcome);
     let Ok((200, created)) = outcome else { return 0 };
@@ -990,7 +900,7 @@ async fn versus_computer(
 ) -> (Vec<Duration>, Option<Duration>) {
     let limit = Duration::from_secs(10);
     let mut replies = Vec::new();
-    let create = json!({"game": "reversi", "seats": ["human", "engine:time=100ms"]}).to_string();
+    let create = scenarios::versus_quick_computer().to_string();
     let mut game: Option<(String, Value)> = None;
     tokio::time::sleep(start.saturating_duration_since(Instant::now())).await;
     while Instant::now() < deadline {
@@ -1037,7 +947,7 @@ async fn versus_computer(
 /// The server under attack: a child process or one in this process.
 enum Target {
     Child(std::process::Child, PathBuf),
-    InProcess(crate::RunningServer),
+    InProcess(tabletop_web::RunningServer),
 }
 
 fn start_child(exe: &Path, db: &Path) -> Result<(std::process::Child, SocketAddr, PathBuf), BenchError> {
@@ -1081,12 +991,12 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
         }
         None => {
             // The defaults of `tabletop serve`, on a free port and a temporary database.
-            let config = crate::ServeConfig {
+            let config = tabletop_web::ServeConfig {
                 addr: SocketAddr::from(([127, 0, 0, 1], 0)),
                 db: settings.db.clone(),
-                ..crate::ServeConfig::default()
+                ..tabletop_web::ServeConfig::default()
             };
-            let server = crate::start(config).await.map_err(|e| BenchError::Protocol(e.to_string()))?;
+            let server = tabletop_web::start(config).await.map_err(|e| BenchError::Protocol(e.to_string()))?;
             let addr = server.addr;
             (Target::InProcess(server), addr)
         }
@@ -1158,7 +1068,7 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
         .map(|_| {
             let (statuses, next) = (create_statuses.clone(), next.clone());
             tokio::spawn(async move {
-                let body = json!({"game": "reversi", "seats": ["human", "engine"]}).to_string();
+                let body = scenarios::versus_default_computer().to_string();
                 while Instant::now() < deadline && next.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < creations {
                     let from = Some(Ipv4Addr::new(127, 0, 0, 2));
                     let outcome = request_from(addr, from, "POST", "/api/games", &body, Duration::from_secs(10)).await;

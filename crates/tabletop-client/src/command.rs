@@ -1,0 +1,217 @@
+//! `tabletop bench serve`: its options (clap) and the report it prints. The `tabletop` binary
+//! only dispatches to [`fn@bench`].
+
+use std::time::Duration;
+
+/// Why `tabletop bench serve` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// The benchmark could not run.
+    #[error(transparent)]
+    Bench(#[from] crate::bench::BenchError),
+    /// Writing the scratch directory or the output failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The report could not be written as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    /// The benchmark ran and found a fault.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Options of `tabletop bench serve`.
+#[derive(clap::Args)]
+pub struct ServeBenchArgs {
+    /// Games played at once (default 200 on the server in this process, 400 with --targets).
+    #[arg(long)]
+    pub games: Option<usize>,
+    /// Server processes already running (e.g. `tabletop serve --db postgres://...` twice), as
+    /// http://HOST:PORT separated by commas: game k is created on target k % n, its move i goes
+    /// to target i % n, and each move's event is timed on the next target's stream (cross-process
+    /// with two targets or more); then every game is read back from every target.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["abuse", "db"])]
+    pub targets: Vec<String>,
+    /// The database of the server run in this process: a PostgreSQL URL (postgres://USER@HOST/DB)
+    /// or a SQLite file (default: a temporary SQLite file).
+    #[arg(long, conflicts_with = "abuse")]
+    pub db: Option<String>,
+    /// Moves per game at most.
+    #[arg(long, default_value_t = 40)]
+    pub moves: usize,
+    /// Seconds at most for the playing phase (default 30), or of the attacks with --abuse (default 60).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub seconds: Option<u64>,
+    /// Milliseconds each client waits before each move (0: back to back).
+    #[arg(long, default_value_t = 100)]
+    pub think_ms: u64,
+    /// The abuse benchmark: 150 concurrent hint requesters, 2,000 idle connections, 10,000 game
+    /// creations from one client and 20 seats asking for the longest thinking, while 20 ordinary
+    /// clients play; against `tabletop serve` with its default limits, as a child process.
+    #[arg(long)]
+    pub abuse: bool,
+    /// With --abuse: run the server in this process instead (its memory is then the whole process's).
+    #[arg(long, requires = "abuse")]
+    pub in_process: bool,
+    /// With --abuse: ordinary clients playing person-vs-person games.
+    #[arg(long, default_value_t = 20, requires = "abuse")]
+    pub players: usize,
+    /// With --abuse: concurrent hint requesters (each from its own loopback address).
+    #[arg(long, default_value_t = 150, requires = "abuse")]
+    pub hints: usize,
+    /// With --abuse: idle connections held.
+    #[arg(long, default_value_t = 2000, requires = "abuse")]
+    pub idle: usize,
+    /// With --abuse: games created by one client.
+    #[arg(long, default_value_t = 10_000, requires = "abuse")]
+    pub creations: usize,
+    /// With --abuse: seats asking for the longest thinking (engine:time=10s).
+    #[arg(long, default_value_t = 20, requires = "abuse")]
+    pub long_thinkers: usize,
+    /// With --abuse: ordinary people against a quick computer (engine:time=100ms), timing its replies.
+    #[arg(long, default_value_t = 5, requires = "abuse")]
+    pub versus_computer: usize,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What a `--db` value is, without its credentials (a PostgreSQL URL loses everything before `@`).
+fn describe_db(db: &str) -> String {
+    match tabletop_web::store::DatabaseTarget::parse(db) {
+        tabletop_web::store::DatabaseTarget::Postgres(url) => {
+            let place = url.rsplit('@').next().unwrap_or("").split('?').next().unwrap_or("");
+            format!("PostgreSQL ({place})")
+        }
+        tabletop_web::store::DatabaseTarget::Sqlite(path) => format!("SQLite ({})", path.display()),
+    }
+}
+
+/// Runs `tabletop bench serve`: prints the report (or one JSON object) and fails when the
+/// benchmark found a fault (a lost move, a refused one, a missing event, the server died).
+pub fn bench(args: ServeBenchArgs) -> Result<(), CommandError> {
+    let dir = std::env::temp_dir().join(format!("tabletop-bench-serve-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let db = dir.join("bench.db");
+    if args.abuse {
+        let exe = if args.in_process { None } else { Some(std::env::current_exe()?) };
+        let duration = Duration::from_secs(args.seconds.unwrap_or(60));
+        let mut settings = crate::bench::AbuseSettings::new(duration, db, exe);
+        settings.think = Duration::from_millis(args.think_ms);
+        settings.players = args.players;
+        settings.hints = args.hints;
+        settings.idle = args.idle;
+        settings.creations = args.creations;
+        settings.long_thinkers = args.long_thinkers;
+        settings.versus_computer = args.versus_computer;
+        let report = crate::bench::abuse_benchmark_blocking(settings);
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = report?;
+        if args.json {
+            println!("{}", serde_json::to_string(&r)?);
+        } else {
+            println!("abuse for {:.0} s against the server ({}):", r.seconds, r.server);
+            println!("  peak memory {:.1} MiB (at the end {:.1} MiB)", r.peak_memory_mib, r.final_memory_mib);
+            println!(
+                "  ordinary moves ({} players): {} moves, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; answers {:?}",
+                r.players, r.moves, r.move_p50_ms, r.move_p99_ms, r.move_max_ms, r.move_statuses
+            );
+            println!(
+                "  {} people against engine:time=100ms: {} replies, p50 {:.0} ms, slowest {:.0} ms, {} still awaited at the end",
+                args.versus_computer,
+                r.computer_replies,
+                r.computer_reply_p50_ms,
+                r.computer_reply_max_ms,
+                r.computer_replies_awaited
+            );
+            println!("  {} hint requesters: {:?}", args.hints, r.hint_statuses);
+            println!("  {} creations from one client: {:?}", args.creations, r.create_statuses);
+            println!(
+                "  longest thinking: creations {:?}, {} computer moves seen",
+                r.long_think_create_statuses, r.long_think_computer_moves
+            );
+            println!(
+                "  idle connections: {} opened, {} closed by the server (held {:.1} s at the median), {} failed",
+                r.idle_opened, r.idle_closed_by_server, r.idle_held_p50_s, r.idle_failed
+            );
+            println!(
+                "  health probe: {}/{} answered, longest gap {:.0} ms, slowest {:.0} ms; server alive at the end: {}; {} ERROR log lines",
+                r.probes_ok, r.probes, r.probe_max_gap_ms, r.probe_max_ms, r.server_alive, r.log_errors
+            );
+        }
+        if !r.server_alive {
+            return Err(CommandError::Failed("the server died during the attacks".into()));
+        }
+        return Ok(());
+    }
+    let default_games = if args.targets.is_empty() { 200 } else { 400 };
+    let settings = crate::bench::LoadSettings {
+        games: args.games.unwrap_or(default_games),
+        max_moves: args.moves,
+        max_time: Duration::from_secs(args.seconds.unwrap_or(30)),
+        think: Duration::from_millis(args.think_ms),
+    };
+    let (report, against) = if args.targets.is_empty() {
+        let (db, against) = match &args.db {
+            Some(url) => (std::path::PathBuf::from(url), describe_db(url)),
+            None => (db, "a temporary SQLite file".to_string()),
+        };
+        (crate::bench::load_benchmark_blocking(settings, &db), format!("one server in this process on {against}"))
+    } else {
+        let targets = args
+            .targets
+            .iter()
+            .map(|t| crate::bench::target_addr(t))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| CommandError::Failed(format!("--targets: {e}")))?;
+        let plural = if targets.len() == 1 { "" } else { "s" };
+        let against = format!("{} server{plural}: {}", targets.len(), args.targets.join(", "));
+        (crate::bench::load_benchmark_targets_blocking(settings, &targets), against)
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    let report = report?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!("against {against}");
+        println!(
+            "{} games at once: {} moves in {:.2} s = {:.0} moves/s; move latency p50 {:.2} ms, p99 {:.2} ms; lost {}",
+            report.games,
+            report.moves,
+            report.seconds,
+            report.moves_per_second,
+            report.p50_ms,
+            report.p99_ms,
+            report.lost
+        );
+        let at = if report.cross_process {
+            "cross-process events (at another server than the one taking the move)"
+        } else {
+            "events at the other seat"
+        };
+        println!(
+            "{at}: {} measured, {} missing; delay after the acknowledgement p50 {:.2} ms, p99 {:.2} ms",
+            report.events, report.events_missing, report.event_p50_ms, report.event_p99_ms
+        );
+        println!("moves refused with 409: {}; games stopped by other errors: {}", report.refused, report.errors);
+        if let Some(error) = &report.first_error {
+            println!("first error: {error}");
+        }
+    }
+    if report.lost > 0 {
+        return Err(CommandError::Failed(format!("{} acknowledged moves are missing from the database", report.lost)));
+    }
+    if report.refused > 0 || report.errors > 0 {
+        return Err(CommandError::Failed(format!(
+            "{} moves refused with 409, {} games stopped by errors",
+            report.refused, report.errors
+        )));
+    }
+    if report.events_missing > 0 {
+        return Err(CommandError::Failed(format!(
+            "{} moves never reached the other seat's event stream",
+            report.events_missing
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! A client of the tabletop server (`tabletop serve`), kept out of the server itself:
+//!
+//! - [`client`]: a minimal raw HTTP/1.1 and Server-Sent Events client, shared by the benchmarks
+//!   and the server's test suites (this crate's `tests/`).
+//! - [`mod@bench`]: the load benchmark and the abuse benchmark behind `tabletop bench serve`;
+//!   `scenarios` holds the games they play.
+//! - [`command`]: the options of `tabletop bench serve` and its printed report.
+
+#![warn(missing_docs)]
+
+pub mod bench;
+pub mod client;
+pub mod command;
+mod scenarios;

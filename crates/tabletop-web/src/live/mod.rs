@@ -1,0 +1,703 @@
+//! The games in play: a bounded cache over the database, each game with its event channel,
+//! presence, pending proposal and computer thinking. This module holds the types and a game's
+//! own state (moves, takebacks, proposals, resignations, its view); the other jobs live apart:
+//! [`cache`] (loading and evicting), [`computer`] (scheduling computer seats) and [`processes`]
+//! (what processes sharing a database tell each other).
+//!
+//! - [`AppState::game`] loads a game on demand (replaying its moves) and resumes its computer.
+//! - Games idle longer than [`IDLE_EVICTION`], or the least recently used past the cache size,
+//!   are dropped from memory (they stay in the database); a game someone watches or a computer
+//!   thinks for is kept.
+//! - [`schedule`] starts a computer's thinking on the engine pool when one is to move, and
+//!   passes the turns of seats that left.
+//! - A watcher checks every few seconds that the database file is still the one opened;
+//!   if not, writes are refused (503) rather than acknowledged and lost.
+
+mod cache;
+mod computer;
+mod processes;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use rand::RngCore;
+use serde_json::{json, Value};
+use tabletop::cancel::CancelFlag;
+use tokio::sync::{broadcast, mpsc};
+
+use crate::config::ServeConfig;
+use crate::engines::EnginePool;
+use crate::error::ApiError;
+use crate::sessions::Session;
+use crate::store::{GameRow, Store, StoreError, StoredGame, Write};
+
+use cache::replay;
+pub use cache::{start_background, IDLE_EVICTION};
+use computer::seat_kind;
+pub use computer::{public_players, resume_computers, schedule};
+use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
+
+/// 32 random hex digits from the OS generator (ids and tokens).
+pub fn random_hex() -> String {
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Seconds since the Unix epoch.
+pub fn now_seconds() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// What changed in a game, as events name it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// The stream just opened (or missed events): here is the current state.
+    Connected,
+    /// A move was played.
+    Move,
+    /// Moves were taken back.
+    Undo,
+    /// A takeback was asked for.
+    TakebackRequested,
+    /// A takeback was refused.
+    TakebackDeclined,
+    /// One person accepted a proposal that still waits for others.
+    ProposalAccepted,
+    /// Ending the game was proposed.
+    TerminateProposed,
+    /// Ending the game was refused.
+    TerminateDeclined,
+    /// A seat resigned.
+    Resign,
+    /// A computer started thinking.
+    Thinking,
+    /// An open seat was taken.
+    SeatTaken,
+    /// Someone connected or left.
+    Presence,
+}
+
+impl Change {
+    /// The change an event name names.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            Change::Connected,
+            Change::Move,
+            Change::Undo,
+            Change::TakebackRequested,
+            Change::TakebackDeclined,
+            Change::ProposalAccepted,
+            Change::TerminateProposed,
+            Change::TerminateDeclined,
+            Change::Resign,
+            Change::Thinking,
+            Change::SeatTaken,
+            Change::Presence,
+        ]
+        .into_iter()
+        .find(|c| c.name() == name)
+    }
+
+    /// The name in events.
+    pub fn name(self) -> &'static str {
+        match self {
+            Change::Connected => "connected",
+            Change::Move => "move",
+            Change::Undo => "undo",
+            Change::TakebackRequested => "takeback_requested",
+            Change::TakebackDeclined => "takeback_declined",
+            Change::ProposalAccepted => "proposal_accepted",
+            Change::TerminateProposed => "terminate_proposed",
+            Change::TerminateDeclined => "terminate_declined",
+            Change::Resign => "resign",
+            Change::Thinking => "thinking",
+            Change::SeatTaken => "seat_taken",
+            Change::Presence => "presence",
+        }
+    }
+}
+
+/// One change, sent to every event stream of the game (each renders the state for its viewer).
+#[derive(Clone, Copy, Debug)]
+pub struct Note {
+    /// What changed.
+    pub change: Change,
+    /// Who did it.
+    pub seat: Option<usize>,
+}
+
+/// What a proposal would do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProposalKind {
+    /// Take the game back to this many moves.
+    Takeback {
+        /// The number of moves kept.
+        to_ply: usize,
+    },
+    /// End the game now (Mathable's terminate).
+    Terminate,
+}
+
+/// A proposal waiting for the other people's answers (stored with the game, so that every
+/// server process sees it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Proposal {
+    kind: ProposalKind,
+    by: usize,
+    waiting_for: Vec<usize>,
+    at_ply: usize,
+}
+
+impl Proposal {
+    fn to_json(&self) -> Value {
+        let kind = match self.kind {
+            ProposalKind::Takeback { to_ply } => json!({"takeback": to_ply}),
+            ProposalKind::Terminate => json!("terminate"),
+        };
+        json!({"kind": kind, "by": self.by, "waiting_for": self.waiting_for, "at_ply": self.at_ply})
+    }
+
+    fn from_json(value: &Value) -> Option<Self> {
+        let kind = match &value["kind"] {
+            Value::String(s) if s == "terminate" => ProposalKind::Terminate,
+            other => ProposalKind::Takeback { to_ply: usize::try_from(other["takeback"].as_u64()?).ok()? },
+        };
+        let number = |v: &Value| v.as_u64().and_then(|n| usize::try_from(n).ok());
+        Some(Proposal {
+            kind,
+            by: number(&value["by"])?,
+            waiting_for: value["waiting_for"].as_array()?.iter().map(number).collect::<Option<Vec<_>>>()?,
+            at_ply: number(&value["at_ply"])?,
+        })
+    }
+}
+
+/// Marks a person connected while their event stream is open.
+pub struct PresenceGuard {
+    presence: Arc<Vec<AtomicUsize>>,
+    seat: usize,
+    events: broadcast::Sender<Note>,
+    /// Where to tell other processes (shared databases): the publisher, this process, the game.
+    publish: Option<(mpsc::UnboundedSender<String>, Arc<str>, String)>,
+}
+
+impl Drop for PresenceGuard {
+    fn drop(&mut self) {
+        if let Some(count) = self.presence.get(self.seat) {
+            count.fetch_sub(1, Ordering::SeqCst);
+        }
+        let _ = self.events.send(Note { change: Change::Presence, seat: Some(self.seat) });
+        if let Some((publisher, owner, id)) = &self.publish {
+            let _ = publisher.send(presence_payload(owner, id, self.seat, &self.presence));
+        }
+    }
+}
+
+/// A game in memory.
+pub struct LiveGame {
+    /// What is stored about it.
+    pub row: GameRow,
+    /// The rules and the moves so far.
+    pub session: Box<dyn Session>,
+    /// Is a computer thinking for it?
+    pub thinking: bool,
+    /// Raised to stop the thinking, hints and analyses of the game's current position; replaced
+    /// by a fresh flag once raised.
+    pub cancel: CancelFlag,
+    /// Every change goes to its event streams.
+    pub events: broadcast::Sender<Note>,
+    presence: Arc<Vec<AtomicUsize>>,
+    /// Connections to other processes, per process: per seat, and when they last said so.
+    presence_elsewhere: HashMap<String, (Vec<usize>, Instant)>,
+    proposal: Option<Proposal>,
+    /// The version in the database this copy matches (every write names it); -1 forces a reload.
+    stored_version: i64,
+    /// Does another server process think for its computer (it holds the lease)?
+    thinking_elsewhere: bool,
+    /// Changes to tell other server processes about (shared databases only).
+    publisher: Option<mpsc::UnboundedSender<String>>,
+    /// This process's name in notifications and leases.
+    owner: Arc<str>,
+}
+
+impl LiveGame {
+    fn new(stored: StoredGame, session: Box<dyn Session>, state: &AppState) -> Self {
+        let presence = Arc::new((0..stored.row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
+        LiveGame {
+            proposal: stored.proposal.as_ref().and_then(Proposal::from_json),
+            row: stored.row,
+            session,
+            thinking: false,
+            cancel: CancelFlag::new(),
+            events: broadcast::channel(64).0,
+            presence,
+            presence_elsewhere: HashMap::new(),
+            stored_version: stored.version,
+            thinking_elsewhere: stored.leased,
+            publisher: state.publisher.clone(),
+            owner: state.owner.clone(),
+        }
+    }
+
+    /// The version clients order states by: the stored version, the same in every process and
+    /// after every restart. States of one version differ only in what is not stored
+    /// (presence, thinking), so clients take a state unless its version is lower.
+    pub fn version(&self) -> u64 {
+        u64::try_from(self.stored_version).unwrap_or(0)
+    }
+
+    /// Replaces this copy by the database's (another request or process changed the game).
+    fn replace_with(&mut self, stored: StoredGame) -> Result<(), ApiError> {
+        let session = replay(&stored)?;
+        // Whatever this process was thinking about is for a position that no longer stands.
+        if self.thinking {
+            self.cancel_thinking();
+        }
+        self.session = session;
+        self.proposal = stored.proposal.as_ref().and_then(Proposal::from_json);
+        self.thinking_elsewhere = stored.leased;
+        self.row = stored.row;
+        self.stored_version = stored.version;
+        Ok(())
+    }
+
+    /// A write's outcome: the new stored version, or the error for the client (a write that
+    /// lost a race marks this copy for a reload).
+    fn written(&mut self, state: &AppState, result: Result<i64, StoreError>) -> Result<(), ApiError> {
+        match result {
+            Ok(version) => {
+                self.stored_version = version;
+                Ok(())
+            }
+            Err(err) => {
+                if matches!(err, StoreError::Stale) {
+                    self.stored_version = -1;
+                }
+                Err(state.write_failed(err))
+            }
+        }
+    }
+
+    /// Applies a versioned write to the database (503 when storage cannot be trusted).
+    async fn write(&mut self, state: &AppState, write: Write<'_>, computer_next: bool) -> Result<(), ApiError> {
+        state.check_writable()?;
+        let result = state.store().write(&self.row.id, self.stored_version, write, computer_next).await;
+        self.written(state, result)
+    }
+
+    /// The seat a token holds.
+    pub fn seat_of(&self, token: Option<&str>) -> Option<usize> {
+        let token = token?;
+        self.row.tokens.iter().position(|t| t == token).filter(|&seat| self.row.seats[seat] != "open")
+    }
+
+    /// The seat a request's token holds, or 403.
+    fn require_seat(&self, token: &str) -> Result<usize, ApiError> {
+        self.seat_of(Some(token)).ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))
+    }
+
+    /// Is the seat played by the computer?
+    pub fn is_computer(&self, seat: usize) -> bool {
+        self.row.seats.get(seat).is_some_and(|s| s != "human" && s != "open")
+    }
+
+    /// Seats played by people (open seats count: a person will take them).
+    pub fn people(&self) -> usize {
+        (0..self.row.seats.len()).filter(|&s| !self.is_computer(s)).count()
+    }
+
+    /// Are hints and analysis allowed for the seat to move?
+    pub fn hints_allowed(&self) -> bool {
+        self.people() <= 1 || self.row.hints
+    }
+
+    /// The seat to move, or `None` when the game is over (by the rules or a resignation).
+    pub fn to_move(&self) -> Option<usize> {
+        if self.row.ended.is_some() {
+            None
+        } else {
+            self.session.to_move()
+        }
+    }
+
+    /// Tells every stream of a change, and other server processes if it was stored.
+    pub fn changed(&mut self, change: Change, seat: Option<usize>) {
+        if let Some(publisher) = &self.publisher {
+            if !matches!(change, Change::Presence | Change::Connected) {
+                let seat = seat.map_or_else(|| "-".to_string(), |s| s.to_string());
+                let mut payload =
+                    format!("{} {} {} {} {seat}", self.owner, self.row.id, self.stored_version, change.name());
+                // A move carries its notation, so that other processes apply it without a reload.
+                let moves = self.session.moves();
+                if let (Change::Move, Some(notation)) = (change, moves.last()) {
+                    payload = format!("{payload} {} {notation}", moves.len() - 1);
+                }
+                let _ = publisher.send(payload);
+            }
+        }
+        self.changed_here(change, seat);
+    }
+
+    /// Tells this process's streams only.
+    fn changed_here(&mut self, change: Change, seat: Option<usize>) {
+        let _ = self.events.send(Note { change, seat });
+    }
+
+    /// Marks `viewer` connected until the guard is dropped.
+    pub fn presence_guard(&mut self, viewer: Option<usize>) -> Option<PresenceGuard> {
+        let seat = viewer?;
+        self.presence.get(seat)?.fetch_add(1, Ordering::SeqCst);
+        let _ = self.events.send(Note { change: Change::Presence, seat: Some(seat) });
+        let publish = self.publisher.clone().map(|p| (p, self.owner.clone(), self.row.id.clone()));
+        if let Some((publisher, owner, id)) = &publish {
+            let _ = publisher.send(presence_payload(owner, id, seat, &self.presence));
+        }
+        Some(PresenceGuard { presence: self.presence.clone(), seat, events: self.events.clone(), publish })
+    }
+
+    /// Is someone connected to `seat`, here or (recently said) in another process?
+    fn connected(&self, seat: usize) -> bool {
+        self.presence.get(seat).is_some_and(|c| c.load(Ordering::SeqCst) > 0)
+            || self
+                .presence_elsewhere
+                .values()
+                .any(|(counts, when)| when.elapsed() < PRESENCE_TRUSTED && counts.get(seat).is_some_and(|&c| c > 0))
+    }
+
+    /// Stops whatever thinks for this position (computer, hints, analyses).
+    pub fn cancel_thinking(&mut self) {
+        self.cancel.cancel();
+        self.cancel = CancelFlag::new();
+        self.thinking = false;
+    }
+
+    fn computer_to_move(&self) -> bool {
+        self.to_move().is_some_and(|s| self.is_computer(s) || self.row.resigned.contains(&s))
+    }
+
+    /// Stores the move just played at `ply`, or takes it back and answers 503.
+    pub async fn store_move(&mut self, state: &AppState, ply: usize, notation: &str) -> Result<(), ApiError> {
+        let computer_next = self.computer_to_move();
+        if let Err(err) = self.write(state, Write::Move { ply, notation }, computer_next).await {
+            self.session.undo();
+            return Err(err);
+        }
+        // Any move ends a pending proposal.
+        self.proposal = None;
+        Ok(())
+    }
+
+    /// Takes the game back to `ply` moves, in memory and in the database.
+    pub async fn take_back_to(&mut self, state: &AppState, ply: usize) -> Result<(), ApiError> {
+        self.cancel_thinking();
+        let mut undone = Vec::new();
+        while self.session.ply() > ply {
+            undone.push(self.session.moves().last().cloned().unwrap_or_default());
+            self.session.undo();
+        }
+        let computer_next = self.computer_to_move();
+        if let Err(err) = self.write(state, Write::Truncate { ply }, computer_next).await {
+            // Put the moves back: the database still has them.
+            for notation in undone.iter().rev() {
+                let _ = self.session.play(notation);
+            }
+            return Err(err);
+        }
+        self.proposal = None;
+        Ok(())
+    }
+
+    /// Other people who must answer a proposal by `seat`.
+    fn others(&self, seat: usize) -> Vec<usize> {
+        (0..self.row.seats.len())
+            .filter(|&s| s != seat && !self.is_computer(s) && !self.row.resigned.contains(&s))
+            .collect()
+    }
+
+    /// Must `seat` ask other people (undo and terminate become proposals)? Not when every
+    /// other seat is a computer or a person who resigned: nobody would be left to answer.
+    pub fn asks_others(&self, seat: usize) -> bool {
+        self.people() > 1 && !self.others(seat).is_empty()
+    }
+
+    /// Starts a proposal by `seat` (409 if one is pending).
+    pub async fn propose(&mut self, state: &AppState, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
+        if self.proposal.is_some() {
+            return Err(ApiError::Conflict("a proposal is already waiting for an answer".into()));
+        }
+        let waiting_for = self.others(seat);
+        let proposal = Proposal { kind, by: seat, waiting_for, at_ply: self.session.ply() };
+        self.store_proposal(state, Some(proposal)).await?;
+        let change = match kind {
+            ProposalKind::Takeback { .. } => Change::TakebackRequested,
+            ProposalKind::Terminate => Change::TerminateProposed,
+        };
+        self.changed(change, Some(seat));
+        Ok(())
+    }
+
+    /// A takeback request between people: only the requester's own last move (turn), only
+    /// if nobody moved since, and never a move that revealed hidden tokens.
+    pub async fn request_takeback(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+        let ply = self.session.ply();
+        let mut to_ply = ply;
+        while to_ply > 0 && self.session.mover_of(to_ply - 1) == Some(seat) {
+            to_ply -= 1;
+        }
+        if to_ply == ply {
+            return Err(ApiError::Illegal("only your own last move can be taken back, before anyone moves".into()));
+        }
+        if (to_ply..ply).any(|p| self.session.reveals(p)) {
+            return Err(ApiError::Illegal(
+                "draws, exchanges and ended turns reveal tokens: they cannot be taken back".into(),
+            ));
+        }
+        self.propose(state, ProposalKind::Takeback { to_ply }, seat).await
+    }
+
+    /// Gives the seats (an open one now taken by a person) and stores them.
+    pub async fn take_seat(&mut self, state: &AppState, seats: Vec<String>) -> Result<(), ApiError> {
+        let computer_next = self.computer_to_move();
+        self.write(state, Write::Seats { seats: &seats }, computer_next).await?;
+        self.row.seats = seats;
+        Ok(())
+    }
+
+    /// Stores a proposal (or its end), then keeps it.
+    async fn store_proposal(&mut self, state: &AppState, proposal: Option<Proposal>) -> Result<(), ApiError> {
+        let json = proposal.as_ref().map(Proposal::to_json);
+        let computer_next = self.computer_to_move();
+        self.write(state, Write::Proposal { proposal: json.as_ref() }, computer_next).await?;
+        self.proposal = proposal;
+        Ok(())
+    }
+
+    /// `seat` accepts or declines the pending proposal.
+    pub async fn answer_proposal(&mut self, state: &AppState, seat: usize, accept: bool) -> Result<(), ApiError> {
+        let Some(proposal) = self.proposal.clone() else {
+            return Err(ApiError::Conflict("there is no proposal to answer".into()));
+        };
+        if !proposal.waiting_for.contains(&seat) {
+            return Err(ApiError::Forbidden("this proposal is not waiting for your answer".into()));
+        }
+        let (kind, by, at_ply) = (proposal.kind, proposal.by, proposal.at_ply);
+        if !accept {
+            self.store_proposal(state, None).await?;
+            let change = match kind {
+                ProposalKind::Takeback { .. } => Change::TakebackDeclined,
+                ProposalKind::Terminate => Change::TerminateDeclined,
+            };
+            self.changed(change, Some(seat));
+            return Ok(());
+        }
+        let mut proposal = proposal;
+        proposal.waiting_for.retain(|&s| s != seat);
+        if !proposal.waiting_for.is_empty() {
+            self.store_proposal(state, Some(proposal)).await?;
+            self.changed(Change::ProposalAccepted, Some(seat));
+            return Ok(());
+        }
+        if self.session.ply() != at_ply {
+            self.store_proposal(state, None).await?;
+            return Err(ApiError::Conflict("the game moved on since the proposal".into()));
+        }
+        match kind {
+            ProposalKind::Takeback { to_ply } => {
+                self.take_back_to(state, to_ply).await?;
+                self.changed(Change::Undo, Some(by));
+            }
+            ProposalKind::Terminate => {
+                let agreed =
+                    self.session.agreement_move().ok_or_else(|| ApiError::Illegal("nothing to agree on".into()))?;
+                let notation = self.session.play(&agreed).map_err(|e| ApiError::Illegal(e.to_string()))?;
+                self.store_move(state, at_ply, &notation).await?;
+                self.cancel_thinking();
+                self.changed(Change::Move, Some(by));
+            }
+        }
+        self.proposal = None;
+        Ok(())
+    }
+
+    /// `seat` resigns: with two players it loses; with more, it leaves and ranks last.
+    pub async fn resign(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+        if self.row.resigned.contains(&seat) {
+            return Err(ApiError::Conflict("you have resigned already".into()));
+        }
+        let mut resigned = self.row.resigned.clone();
+        resigned.push(seat);
+        let remaining: Vec<usize> = (0..self.row.seats.len()).filter(|s| !resigned.contains(s)).collect();
+        let names = self.session.seat_names();
+        // The game ends when one player is left, or only computers (they would play on for nobody);
+        // then the best scores among those left win.
+        let only_computers = remaining.iter().all(|&s| self.is_computer(s));
+        let winners = match self.session.scores() {
+            Some(scores) if remaining.len() > 1 => {
+                let best = remaining.iter().map(|&s| scores[s]).max().unwrap_or(0);
+                remaining.iter().copied().filter(|&s| scores[s] == best).collect()
+            }
+            _ => remaining.clone(),
+        };
+        let ended = (remaining.len() <= 1 || only_computers)
+            .then(|| (format!("{} resigned", names.get(seat).map_or("a player", String::as_str)), winners));
+        // Passing for the seat that left may make a computer (or another leaver) next.
+        let computer_next = ended.is_none() && {
+            let to_move = self.to_move();
+            to_move.is_some_and(|s| self.is_computer(s) || resigned.contains(&s))
+        };
+        let ended_ref = ended.as_ref().map(|(r, w)| (r.as_str(), w.as_slice()));
+        self.write(state, Write::Resigned { resigned: &resigned, ended: ended_ref }, computer_next).await?;
+        self.row.resigned = resigned;
+        if let Some((reason, winners)) = ended {
+            self.row.ended = Some(reason);
+            self.row.ended_winners = winners;
+            self.cancel_thinking();
+        }
+        self.proposal = None;
+        self.changed(Change::Resign, Some(seat));
+        Ok(())
+    }
+
+    fn players(&self) -> Value {
+        let names = self.session.seat_names();
+        let players: Vec<Value> = self
+            .row
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, spec)| {
+                let kind = seat_kind(spec);
+                let connected = kind == "computer" || self.connected(seat);
+                json!({
+                    "seat": seat, "name": names.get(seat), "kind": kind, "spec": spec,
+                    "connected": connected, "resigned": self.row.resigned.contains(&seat),
+                })
+            })
+            .collect();
+        Value::Array(players)
+    }
+
+    /// The result banner's facts, once the game is over.
+    fn result(&self, status: &Value) -> Value {
+        if self.to_move().is_some() {
+            return Value::Null;
+        }
+        let names = self.session.seat_names();
+        let scores = self.session.scores();
+        let mut winners: Vec<usize> = match &self.row.ended {
+            Some(_) => self.row.ended_winners.clone(),
+            None => status["winners"]
+                .as_array()
+                .map_or_else(Vec::new, |w| w.iter().filter_map(Value::as_u64).map(|s| s as usize).collect()),
+        };
+        // Seats that left rank last: the best of the others win.
+        if self.row.ended.is_none() && winners.iter().any(|w| self.row.resigned.contains(w)) {
+            let remaining: Vec<usize> = (0..names.len()).filter(|s| !self.row.resigned.contains(s)).collect();
+            winners = match &scores {
+                Some(scores) => {
+                    let best = remaining.iter().map(|&s| scores[s]).max().unwrap_or(0);
+                    remaining.into_iter().filter(|&s| scores[s] == best).collect()
+                }
+                None => remaining,
+            };
+        }
+        let who = winners.iter().map(|&s| names[s].clone()).collect::<Vec<_>>().join(" and ");
+        let mut text = match winners.len() {
+            0 => "Draw".to_string(),
+            1 => format!("{who} wins"),
+            _ => format!("{who} share the win"),
+        };
+        if let Some(scores) = &scores {
+            // Named, so the order cannot mislead: "Black 30, White 34 discs".
+            let listed = scores.iter().zip(&names).map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ");
+            let unit = self.session.score_unit();
+            text = format!("{text} ({listed} {unit})");
+        }
+        let reason = match &self.row.ended {
+            Some(reason) => reason.clone(),
+            None => status["reason"].as_str().unwrap_or("").to_string(),
+        };
+        if !reason.is_empty() {
+            text = format!("{text}: {reason}.");
+        }
+        json!({"winners": winners, "text": text, "scores": scores, "reason": reason})
+    }
+
+    /// The state as `viewer` may see it.
+    pub fn state(&self, viewer: Option<usize>) -> Value {
+        let mut view = self.session.view(viewer);
+        if let Some(ended) = &self.row.ended {
+            view["status"] = json!({"over": true, "to_move": null, "winners": self.row.ended_winners, "reason": ended});
+            view["legal"] = json!([]);
+        }
+        let result = self.result(&view["status"]);
+        if let Some(winners) = result.get("winners") {
+            view["status"]["winners"] = winners.clone();
+        }
+        let hints = viewer.is_some() && viewer == self.to_move() && self.hints_allowed();
+        view["id"] = json!(self.row.id);
+        view["version"] = json!(self.version());
+        view["seats"] = json!(self.row.seats);
+        view["players"] = self.players();
+        view["people"] = json!(self.people());
+        view["options"] = self.row.options.clone();
+        view["hints_allowed"] = json!(self.row.hints);
+        view["hints"] = json!(hints);
+        view["thinking"] = json!(self.thinking || (self.thinking_elsewhere && self.to_move().is_some()));
+        view["your_seat"] = json!(viewer);
+        view["result"] = result;
+        view["proposal"] = match &self.proposal {
+            None => Value::Null,
+            Some(p) => {
+                let (kind, plies) = match p.kind {
+                    ProposalKind::Takeback { to_ply } => ("takeback", p.at_ply - to_ply),
+                    ProposalKind::Terminate => ("terminate", 0),
+                };
+                json!({"kind": kind, "by": p.by, "waiting_for": p.waiting_for, "plies": plies})
+            }
+        };
+        if self.session.shows_resignations() {
+            view["board"]["resigned"] = json!(self.row.resigned);
+        }
+        view
+    }
+}
+
+struct Cached {
+    game: Arc<tokio::sync::Mutex<LiveGame>>,
+    /// When it was last used (milliseconds since start), for idle eviction.
+    last_used: AtomicU64,
+    /// The order of last use (a server-wide counter: no ties), for least-recently-used eviction.
+    touched: AtomicU64,
+}
+
+/// The server's shared state.
+pub struct AppState {
+    /// The settings it runs with.
+    pub config: ServeConfig,
+    store: Store,
+    /// This process's name in leases and notifications (random per start).
+    pub owner: Arc<str>,
+    /// Changes to tell other processes (shared databases only).
+    publisher: Option<mpsc::UnboundedSender<String>>,
+    games: Mutex<HashMap<String, Cached>>,
+    /// The engine workers.
+    pub pool: Arc<EnginePool>,
+    /// Computer moves being thought about right now.
+    pub thinking: AtomicUsize,
+    writable: AtomicBool,
+    started: Instant,
+    touches: AtomicU64,
+    /// Games created since start (for `--game-seed`).
+    games_created: AtomicU64,
+    /// The database file as opened (device, inode); `None` in memory or with Postgres.
+    db_identity: Option<(u64, u64)>,
+    /// What the publisher task sends (taken when it starts).
+    published: Mutex<Option<mpsc::UnboundedReceiver<String>>>,
+}
+
+/// The state as handlers hold it.
+pub type Shared = Arc<AppState>;
