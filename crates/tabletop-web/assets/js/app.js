@@ -35,11 +35,15 @@ function loadStyle(name) {
 function loadGame(name) {
   if (!/^[a-z][a-z0-9_]*$/.test(name)) return Promise.reject(new Error(`no such game: ${name}`));
   if (!loading.has(name)) {
-    loading.set(name, Promise.all([import(`./games/${name}.js`), loadStyle(name)]).then(([module]) => {
-      const missing = REQUIRED.filter((piece) => module[piece] === undefined);
+    const imported = import(`./games/${name}.js`).catch((error) => {
+      console.warn(error);
+      throw new Error(`its page module js/games/${name}.js could not be loaded`);
+    });
+    loading.set(name, Promise.all([imported, loadStyle(name)]).then(([game]) => {
+      const missing = REQUIRED.filter((piece) => game[piece] === undefined);
       if (missing.length) throw new Error(`js/games/${name}.js lacks ${missing.join(", ")}`);
-      GAMES[name] = module;
-      return module;
+      GAMES[name] = game;
+      return game;
     }));
   }
   return loading.get(name);
@@ -49,9 +53,11 @@ function loadGame(name) {
 // catalog's order. A game whose module cannot be loaded is left out and reported.
 async function loadCatalog() {
   const { games } = await api("GET", "/api/catalog");
+  const problems = [];
   const loaded = await Promise.all(games.map((entry) => loadGame(entry.name).then(
     (module) => ({ entry, module }),
-    (error) => { $("start-error").textContent = `${entry.title} cannot be offered: ${error.message}`; return null; })));
+    (error) => { problems.push(`${entry.title} cannot be offered: ${error.message}.`); return null; })));
+  $("start-error").textContent = problems.join(" ");
   return loaded.filter(Boolean);
 }
 
