@@ -592,6 +592,37 @@ test("gomoku page module: the server's board JSON drawn, named and playable, on 
   }
 });
 
+// The start page builds itself from whatever the catalog says: here the server's catalog with
+// two games added on the way (Gomoku, whose module the page has, and one it has none for).
+test("start page: a listed game without a page module is reported, the others offered; Gomoku's card and options", async ({ browser, base }) => {
+  const page = await person(browser, PHONE);
+  await page.route("**/api/catalog", async (route) => {
+    const response = await route.fetch();
+    const catalog = await response.json();
+    const kinds = [{ name: "engine", settings: [], help: "" }, { name: "random", settings: ["seed"], help: "" }, { name: "human", settings: [], help: "" }];
+    catalog.games.push({ name: "gomoku", title: "Gomoku", about: "five in a row", players: kinds });
+    catalog.games.push({ name: "nosuchgame", title: "No Such Game", about: "none", players: kinds });
+    await route.fulfill({ response, json: catalog });
+  });
+  await page.goto(base);
+  await page.locator("#game-gomoku").waitFor({ state: "attached" });
+  assert.match(await page.textContent("#start-error"), /No Such Game cannot be offered/);
+  assert.equal(await page.locator("#game-nosuchgame").count(), 0);
+  const real = (await (await fetch(base + "api/catalog")).json()).games.length;
+  assert.equal(await page.locator("#game-choice input").count(), real + 1, "every other game is offered");
+  await page.click("label:has(#game-gomoku)");
+  // Only the computers the server lists for the game are offered (no greedy player here).
+  assert.deepEqual(await page.getByLabel("Computer strength").locator("option").allTextContents(), ["Strong", "Random"]);
+  await page.click("#options-box summary");
+  assert.equal(await page.inputValue("#gomoku-size"), "15");
+  assert.deepEqual(await unnamedControls(page), [], "every control on the start page has a name");
+  await noSidewaysScroll(page, "start page with Gomoku");
+  await shot(page, "start-page-gomoku-phone");
+  // The module and stylesheet that are not there were asked for once, and that is all.
+  assert.deepEqual((page.missing || []).map((url) => new URL(url).pathname).sort(), ["/js/games/nosuchgame.css", "/js/games/nosuchgame.js"]);
+  page.missing = [];
+});
+
 test("a link to no game says so", async ({ browser, base }) => {
   const page = await person(browser);
   const missing = [];
