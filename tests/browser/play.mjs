@@ -592,6 +592,86 @@ test("gomoku page module: the server's board JSON drawn, named and playable, on 
   }
 });
 
+// Gomoku on the game page, on the states the server will send for it (answered here on the way,
+// until the library offers the game): Black completes five in a row on a phone.
+test("gomoku game page: the server's states drawn, a move sent by a tap, the winning line and the stepping", async ({ browser, base }) => {
+  const id = "0123456789abcdef0123456789abcdef";
+  const n = 15;
+  const names = Array.from({ length: n * n }, (_, i) => "abcdefghijklmno"[i % n] + (n - Math.floor(i / n)));
+  const opening = ["d4", "d5", "e5", "e6", "f6", "f7", "g7", "g8"];
+  const boardAfter = (moves, won) => {
+    const cells = names.map((name) => { const at = moves.indexOf(name); return at < 0 ? "" : at % 2 === 0 ? "x" : "o"; });
+    return { size: n, cells, last_move: moves[moves.length - 1] || null, winning_line: won ? ["d4", "e5", "f6", "g7", "h8"] : [] };
+  };
+  const players = [
+    { connected: true, kind: "human", name: "Black", resigned: false, seat: 0, spec: "human" },
+    { connected: false, kind: "computer", name: "White", resigned: false, seat: 1, spec: "engine" },
+  ];
+  const stateAfter = (moves, version) => {
+    const over = moves.length > opening.length;
+    return {
+      id, game: "gomoku", version, options: { size: n }, people: 1, position: "", proposal: null, thinking: false, your_seat: 0,
+      hints: false, hints_allowed: false, seats: ["human", "engine"], players,
+      moves, history: moves.map((move, i) => ({ seat: i % 2, move })),
+      board: boardAfter(moves, over),
+      legal: over ? [] : names.filter((name) => !moves.includes(name)),
+      status: over ? { over: true, to_move: null, winners: [0], reason: "five in a row" } : { over: false, to_move: moves.length % 2 },
+      result: over ? { winners: [0], text: "Black wins: five in a row.", scores: null, reason: "five in a row" } : null,
+    };
+  };
+  let current = stateAfter(opening, 1);
+  const sent = [];
+  const page = await person(browser, PHONE);
+  await page.addInitScript(([id]) => localStorage.setItem("tabletop:" + id, JSON.stringify({ tokens: ["black-token", null], game: "gomoku", created: 1 })), [id]);
+  await page.route(`**/api/games/${id}**`, async (route) => {
+    const request = route.request();
+    const path = new URL(request.url()).pathname;
+    if (path.endsWith("/events")) {
+      return route.fulfill({ status: 200, contentType: "text/event-stream", body: `retry: 600000\nevent: state\ndata: ${JSON.stringify(current)}\n\n` });
+    }
+    const ply = /\/boards\/(\d+)$/.exec(path);
+    if (ply) return route.fulfill({ json: { ply: Number(ply[1]), board: boardAfter(current.moves.slice(0, Number(ply[1])), false) } });
+    if (path.endsWith("/moves") && request.method() === "POST") {
+      const body = request.postDataJSON();
+      sent.push(body);
+      current = stateAfter([...current.moves, body.move], current.version + 1);
+      return route.fulfill({ json: current });
+    }
+    if (path === `/api/games/${id}`) return route.fulfill({ json: current });
+    return route.fulfill({ status: 404, json: { error: "not in this test" } });
+  });
+  await page.goto(base + `game/${id}`);
+  await page.locator('#board [data-key="h8"]').waitFor();
+  assert.equal(await page.textContent("#game-title"), "Gomoku (15 x 15)");
+  assert.match(await page.textContent("#status"), /Your move \(Black\)/);
+  assert.equal(await page.getAttribute('#board [data-key="h8"]', "aria-label"), "h8, empty");
+  assert.equal(await page.getAttribute('#board [data-key="g8"]', "aria-label"), "g8, white stone, last move");
+  assert.equal(await page.locator("#board .cell.playable").count(), n * n - opening.length, "every empty point is playable");
+  // The game's stylesheet is in: the players' swatches have their stones' colours.
+  assert.equal(await page.locator(".swatch.seat0").evaluate((e) => getComputedStyle(e).backgroundColor), "rgb(17, 17, 17)");
+  assert.deepEqual(await unnamedControls(page), [], "every control on the Gomoku page has a name");
+  await noSidewaysScroll(page, "gomoku game page, phone");
+  const width = await page.locator('#board [data-key="h8"]').evaluate((c) => c.getBoundingClientRect().width);
+  assert.ok(width >= 24, `Gomoku's points are ${width} px wide on a phone`);
+  await shot(page, "gomoku-game-phone");
+  await page.click('#board [data-key="h8"]');
+  await page.waitForFunction(() => window.tabletop.state.status.over);
+  assert.deepEqual(sent, [{ move: "h8", token: "black-token", ply: 8 }]);
+  await page.locator("#result:not([hidden])").waitFor();
+  assert.match(await page.textContent("#result"), /Black wins: five in a row\. You won\./);
+  assert.equal(await page.getAttribute('#board [data-key="h8"]', "aria-label"), "h8, black stone, last move, winning line");
+  assert.equal(await page.locator("#board .cell.win").count(), 5, "the winning line is marked");
+  assert.equal(await page.locator("#board .cell.playable").count(), 0, "nothing to play once it is over");
+  await shot(page, "gomoku-game-phone-over");
+  // Stepping through the finished game: the first position is empty, then d4 is Black's.
+  await stepTo(page, "#step-first", 0);
+  assert.equal(await page.locator("#board .cell.x, #board .cell.o").count(), 0);
+  await stepTo(page, "#step-forward", 1);
+  assert.equal(await page.getAttribute('#board [data-key="d4"]', "aria-label"), "d4, black stone, last move");
+  assert.deepEqual(await page.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions received");
+  await noSidewaysScroll(page, "gomoku game page over, phone");
+});
+
 // The start page builds itself from whatever the catalog says: here the server's catalog with
 // two games added on the way (Gomoku, whose module the page has, and one it has none for).
 test("start page: a listed game without a page module is reported, the others offered; Gomoku's card and options", async ({ browser, base }) => {
