@@ -1,5 +1,7 @@
 // tabletop's page: the start page at `/`, a game at `/game/{id}`. Talks to the JSON API
-// (docs/API.md); one module per game draws its board (js/games/*.js).
+// (docs/API.md). It names no game: the games come from the server (`GET /api/catalog`), and
+// each game's module (js/games/<name>.js, with its stylesheet js/games/<name>.css) is loaded by
+// name when needed; js/games/common.js documents what every game module provides.
 //
 // Live: one EventSource per page (js/events.js); every state carries a `version`, and the page
 // keeps the newest. History stepping after a game: the server gives the public board after any
@@ -9,13 +11,63 @@
 import { api, held, tokensOf, keepToken, keepTokens, heldGames, forget } from "./api.js";
 import { follow } from "./events.js";
 import { el, restoreFocus } from "./board.js";
-import * as slide from "./games/slide.js";
-import * as reversi from "./games/reversi.js";
-import * as connect from "./games/connect.js";
-import * as mathable from "./games/mathable.js";
+import { REQUIRED } from "./games/common.js";
 
-const GAMES = { slide, reversi, connect, mathable };
+const GAMES = {}; // name -> the game's module, once loaded
+const loading = new Map(); // name -> the promise of its module
 const $ = (id) => document.getElementById(id);
+
+// The game's stylesheet, added once; resolves when it has loaded (or failed: the board is then
+// drawn unstyled rather than not at all).
+function loadStyle(name) {
+  const href = new URL(`./games/${name}.css`, import.meta.url).href;
+  if ([...document.styleSheets].some((sheet) => sheet.href === href)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const link = el("link", { rel: "stylesheet", href, "data-game": name });
+    link.addEventListener("load", resolve, { once: true });
+    link.addEventListener("error", resolve, { once: true });
+    document.head.append(link);
+  });
+}
+
+// The module of the game `name` (and its stylesheet), loaded by name. Rejects, naming the
+// missing piece, when the module lacks part of the interface every game provides.
+function loadGame(name) {
+  if (!/^[a-z][a-z0-9_]*$/.test(name)) return Promise.reject(new Error(`no such game: ${name}`));
+  if (!loading.has(name)) {
+    const imported = import(`./games/${name}.js`).catch((error) => {
+      console.warn(error);
+      throw new Error(`its page module js/games/${name}.js could not be loaded`);
+    });
+    loading.set(name, Promise.all([imported, loadStyle(name)]).then(([game]) => {
+      const missing = REQUIRED.filter((piece) => game[piece] === undefined);
+      if (missing.length) throw new Error(`js/games/${name}.js lacks ${missing.join(", ")}`);
+      GAMES[name] = game;
+      return game;
+    }));
+  }
+  return loading.get(name);
+}
+
+// The games this server offers (its catalog), each with its page module loaded, in the
+// catalog's order. A game whose module cannot be loaded is left out and reported.
+async function loadCatalog() {
+  const { games } = await api("GET", "/api/catalog");
+  const problems = [];
+  const loaded = await Promise.all(games.map((entry) => loadGame(entry.name).then(
+    (module) => ({ entry, module }),
+    (error) => { problems.push(`${entry.title} cannot be offered: ${error.message}.`); return null; })));
+  $("start-error").textContent = problems.join(" ");
+  return loaded.filter(Boolean);
+}
+
+// The computer players offered for a game: those the module names whose kind the server
+// offers (a spec is `kind` or `kind:settings`); failing those, the server's own kinds.
+function computersOf({ entry, module }) {
+  const kinds = entry.players.map((p) => p.name).filter((n) => n !== "human");
+  const named = module.info.computers.filter(([spec]) => kinds.includes(spec.split(":")[0]));
+  return named.length ? named : kinds.map((kind) => [kind, kind]);
+}
 
 // ---- a confirmation dialog (Resign, Terminate) ----
 
@@ -60,27 +112,38 @@ const OPPONENTS = [
   ["screen", "Someone at this screen", "Take turns on this device."],
 ];
 
-function showStart() {
+async function showStart() {
   document.title = "tabletop: board games";
   $("start").hidden = false;
   const form = $("new-game");
+  let offered = [];
+  try {
+    offered = await loadCatalog();
+  } catch (error) {
+    $("start-error").textContent = error.message;
+  }
+  const byName = new Map(offered.map((g) => [g.entry.name, g]));
   const gameChoice = $("game-choice");
-  gameChoice.replaceChildren(...Object.values(GAMES).map(({ info }, i) => el("label", { class: "game-card" },
-    el("input", { type: "radio", name: "game", value: info.name, checked: i === 0, id: "game-" + info.name }),
+  gameChoice.replaceChildren(...offered.map(({ entry, module: { info } }, i) => el("label", { class: "game-card" },
+    el("input", { type: "radio", name: "game", value: entry.name, checked: i === 0, id: "game-" + entry.name }),
     el("span", { class: "pic", html: info.picture }),
-    el("span", { class: "game-text" }, el("strong", { text: info.title }), el("span", { class: "blurb", text: info.blurb })))));
+    el("span", { class: "game-text" }, el("strong", { text: info.title || entry.title }), el("span", { class: "blurb", text: info.blurb || entry.about })))));
   $("opponent-choice").replaceChildren(...OPPONENTS.map(([value, title, note], i) => el("label", { class: "opponent" },
     el("input", { type: "radio", name: "opponent", value, checked: i === 0, id: "opponent-" + value }),
     el("span", {}, el("strong", { text: title }), " ", el("span", { class: "note", text: note })))));
   let options = null;
   const update = () => {
-    const game = GAMES[form.elements.game.value];
+    const chosen = byName.get(form.elements.game.value);
+    if (!chosen) return;
+    const game = chosen.module;
     const opponent = form.elements.opponent.value;
     const strength = $("strength");
-    const keep = strength.dataset.game === game.info.name ? strength.value : null;
-    strength.replaceChildren(...game.info.computers.map(([spec, label]) => el("option", { value: spec, text: label })));
-    strength.value = keep || game.info.defaultComputer || game.info.computers[0][0];
-    strength.dataset.game = game.info.name;
+    const computers = computersOf(chosen);
+    const keep = strength.dataset.game === chosen.entry.name ? strength.value : null;
+    strength.replaceChildren(...computers.map(([spec, label]) => el("option", { value: spec, text: label })));
+    const first = computers.some(([spec]) => spec === game.info.defaultComputer) ? game.info.defaultComputer : computers[0] && computers[0][0];
+    strength.value = keep || first;
+    strength.dataset.game = chosen.entry.name;
     $("strength-row").hidden = opponent !== "computer";
     $("hints-row").hidden = opponent === "computer";
     options = game.options();
@@ -92,10 +155,11 @@ function showStart() {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     $("start-error").textContent = "";
+    if (!options) return;
     const game = form.elements.game.value;
     const opponent = form.elements.opponent.value;
     const opts = options.read();
-    const count = game === "mathable" ? opts.players : 2;
+    const count = GAMES[game].seats(opts);
     const other = { computer: $("strength").value, friend: "human", anyone: "open", screen: "human" }[opponent];
     const seats = ["human", ...Array(count - 1).fill(other)];
     const hints = opponent === "computer" ? false : $("hints").checked;
@@ -128,22 +192,10 @@ function showStart() {
   setInterval(() => { if (!document.hidden) showLobby(); }, 10000);
 }
 
-const describeOptions = (game, options) => {
-  if (game === "slide") return `${options.size || 3} x ${options.size || 3}`;
-  if (game === "connect") return { connect3: "Connect Three", "connect4-6x4": "6 x 4" }[options.preset] || "";
-  if (game === "mathable") return `${options.preset || "classic"}, ${options.players || 2} players`;
-  return "";
-};
-
+// A game's title with its options ("Slide (3 x 3)"), by its module; a game whose module is not
+// loaded (no longer offered) goes by its name.
 function gameTitle(game, options) {
-  const title = GAMES[game] ? GAMES[game].info.title : game;
-  if (game === "connect") {
-    if (options.preset === "connect3") return "Connect Three";
-    if (options.width) return `Connect ${options.connect || 4} (${options.width} x ${options.height})`;
-    return options.preset === "connect4-6x4" ? "Connect Four (6 x 4)" : title;
-  }
-  const more = describeOptions(game, options);
-  return more ? `${title} (${more})` : title;
+  return GAMES[game] ? GAMES[game].title(options) : game;
 }
 
 async function showLobby() {
@@ -252,7 +304,7 @@ async function showStep(ply) {
 // stepping shows the positions played.
 page.replayMismatches = async () => {
   const s = page.state;
-  const key = (b) => JSON.stringify(s.game === "connect" ? b.rows : s.game === "mathable" ? b.cells.map((c) => c.token) : b.cells);
+  const key = (b) => String(GAMES[s.game].boardKey(b));
   const wrong = [];
   for (const [n, json] of page.seen) {
     if (n < s.moves.length && key(await loadBoard(n)) !== key(JSON.parse(json))) wrong.push(n);
@@ -326,7 +378,7 @@ function analysisPly() {
 
 function analysisAllowed() {
   const s = page.state;
-  if (s.status.over) return s.game !== "mathable";
+  if (s.status.over) return !!(module() && module().analysisWhenOver);
   return !!s.hints && !!moverToken();
 }
 
@@ -374,6 +426,11 @@ function render() {
   const s = page.state;
   if (!s) return;
   const game = module();
+  if (!game) {
+    // The game's module comes by name the first time its state arrives; draw once it is here.
+    loadGame(s.game).then(render, (error) => { $("message").textContent = error.message; });
+    return;
+  }
   const over = s.status.over;
   const stepping = over && page.step !== null && page.step < s.moves.length;
   const ply = stepping ? page.step : s.moves.length;
@@ -464,17 +521,18 @@ function render() {
   const seated = mySeats().length > 0;
   const versusPeople = people() > 1;
   const undo = $("undo");
-  undo.hidden = !seated || over;
+  const undoOver = over && !game.takebackWhenOver;
+  undo.hidden = !seated || undoOver;
   undo.textContent = versusPeople ? "Ask to take back" : "Undo";
   const lastMove = s.history[s.history.length - 1];
   // Between people only one's own last move can be taken back.
-  undo.disabled = over || s.moves.length === 0 || !!s.proposal || (s.thinking && !versusPeople) ||
+  undo.disabled = undoOver || s.moves.length === 0 || !!s.proposal || (s.thinking && !versusPeople) ||
     (versusPeople && !(lastMove && page.tokens[lastMove.seat]));
   $("hint").hidden = !seated || over;
   $("hint").disabled = !playable || !s.hints;
   $("hint").title = s.hints ? "" : versusPeople ? "Hints are off in this game between people." : "";
   const analysis = $("analysis");
-  analysis.hidden = over ? s.game === "mathable" || s.moves.length === 0 : !seated;
+  analysis.hidden = over ? !game.analysisWhenOver || s.moves.length === 0 : !seated;
   analysis.disabled = !analysisAllowed();
   analysis.title = analysisAllowed() ? "" : over ? "" : s.hints_allowed === false && versusPeople ? "Analysis is off in this game between people." : "Analysis is for the player to move.";
   analysis.setAttribute("aria-pressed", String(page.analysisOn));
@@ -601,6 +659,7 @@ async function showGame(id) {
     if (!page.state || event.altKey || event.ctrlKey || event.metaKey) return;
     if (["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName) || $("confirm").open) return;
     const game = module();
+    if (!game) return;
     const playable = !page.state.status.over && !!moverToken() && !page.state.thinking && !page.state.proposal;
     if (game.key && game.key(event, { playable, legal: page.state.legal, play })) event.preventDefault();
   });

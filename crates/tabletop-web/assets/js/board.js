@@ -8,7 +8,6 @@ export function el(tag, props = {}, ...children) {
     if (key === "class") node.className = value;
     else if (key === "text") node.textContent = value;
     else if (key === "html") node.innerHTML = value;
-    else if (key === "style") node.style.cssText = value;
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else if (key in node && typeof value !== "string") node[key] = value;
     else node.setAttribute(key, value === true ? "" : value);
@@ -31,13 +30,30 @@ export function cell({ key, label, className = "", content = [], playable = fals
 
 const focusMemory = new Map(); // board name -> the key of the cell focused last
 
+// The grids' columns depend on the board's size, so their rules are made here, one per layout,
+// in a stylesheet of the page's own (no inline styles).
+const layouts = new Set();
+let layoutSheet = null;
+function layout(columns, minCell, withRows) {
+  const name = `${withRows ? "r" : ""}${columns}-${String(minCell).replace(/[^a-z0-9]/gi, "_")}`;
+  if (!layouts.has(name)) {
+    if (!layoutSheet) {
+      layoutSheet = new CSSStyleSheet();
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, layoutSheet];
+    }
+    layoutSheet.insertRule(`.grid[data-layout="${name}"] { grid-template-columns: ${withRows ? "auto " : ""}repeat(${columns}, minmax(${minCell}, 1fr)); }`);
+    layouts.add(name);
+  }
+  return name;
+}
+
 // A grid of `cells` (row by row, `columns` wide) with column labels above and row labels to
-// the left (either may be omitted).
+// the left (either may be omitted); each cell's column is at least `minCell` wide (a CSS length).
 export function grid({ name, className, columns, cells, colLabels, rowLabels, label, minCell = "0" }) {
   const withRows = Array.isArray(rowLabels);
+  if (!Number.isInteger(columns) || columns < 1 || !/^\d+(\.\d+)?(px|rem|em)?$/.test(String(minCell))) throw new Error(`a grid of ${columns} columns of ${minCell}`);
   const frame = el("div", {
-    class: "grid " + className, role: "group", "aria-label": label,
-    style: `grid-template-columns: ${withRows ? "auto " : ""}repeat(${columns}, minmax(${minCell}, 1fr))`,
+    class: "grid " + className, role: "group", "aria-label": label, "data-layout": layout(columns, minCell, withRows),
   });
   if (colLabels) {
     if (withRows) frame.append(el("span", { class: "coord corner", "aria-hidden": "true" }));

@@ -1,4 +1,54 @@
-// Small helpers the game modules share.
+// Small helpers the game modules share, and the interface every game's page module provides.
+//
+// The page names no game: js/app.js lists the games from the server (`GET /api/catalog`) and
+// loads a game's module by its name, `js/games/<name>.js`, together with its stylesheet
+// `js/games/<name>.css`. A game the catalog does not list is never loaded. Every module exports:
+//
+//   info: {
+//     name,             the game's name in the API (`POST /api/games {"game": name}`)
+//     title, blurb,     what its card on the start page says
+//     picture,          the card's picture: an SVG string (attributes only, no styles)
+//     computers,        [[spec, label], ...]: the computer players offered by name, best first
+//                       (the start page offers those whose kind the catalog lists)
+//     defaultComputer?, the spec chosen at first (else the first of `computers`)
+//   }
+//   options(values = {}) -> { fields: [Element], read: () => options }
+//                     the start page's board options (with a label each) and the options object
+//                     sent on Start; `values` presets them
+//   summary(options) -> string   the options in a few words ("3 x 3"; "" for none)
+//   title(options) -> string     the game's title with its options, for headings and lists
+//                     (`titled(info, summary(options))` unless the game says it better)
+//   seats(options) -> number     how many players a game with these options seats
+//   boardKey(board) -> string    equal for two boards of the same position, from the server's
+//                     board JSON (the tests compare the history boards with those seen live)
+//   analysisWhenOver: boolean    whether a finished game can be analysed (else its Analysis
+//                     button is hidden once the game is over)
+//   takebackWhenOver: boolean    whether the last move can still be taken back once the game is
+//                     over (else the Undo button is hidden then)
+//   render(ctx) -> { board: Element, extra?: [Element], help?: string }
+//                     draws the position; ctx = { state, board, playable, legal, ui (the module's
+//                     own selection, kept between renders), hint, analysis, replaying, viewSeat,
+//                     seated, nameOf(seat), play(move), rerender(), terminate() }. Every cell is
+//                     a button with an accessible name (board.js's `cell`).
+//   scores(board, state, nameOf) -> [string] | null   (optional) a score per seat, then extras
+//   key(event, ctx) -> boolean   (optional) a keyboard shortcut; true when it was used
+//
+// Its stylesheet holds everything drawn for that game: the board (`.board-area.<name>`, its
+// cells) and the players' swatches (`.swatch.<name>.seat0`, ...). No inline styles.
+
+// The exports every game module must have; app.js refuses a module without one, naming it.
+export const REQUIRED = ["info", "options", "summary", "title", "seats", "boardKey", "analysisWhenOver", "takebackWhenOver", "render"];
+
+// "Slide" + "3 x 3" -> "Slide (3 x 3)".
+export function titled(info, more) {
+  return more ? `${info.title} (${more})` : info.title;
+}
+
+// For two-player games.
+export const twoSeats = () => 2;
+
+// A board whose `cells` say the whole position.
+export const cellsKey = (board) => JSON.stringify(board.cells);
 
 // A short mark for a value in words ("win in 7 plies" -> "W7", "+4 discs" -> "+4").
 export function shortValue(entry) {

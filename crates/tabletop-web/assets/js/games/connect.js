@@ -1,6 +1,6 @@
 // Connect-N: drop pieces into columns (numbered from 1, left to right).
 import { el, cell, grid } from "../board.js";
-import { shortValue } from "./common.js";
+import { shortValue, twoSeats } from "./common.js";
 
 export const info = {
   name: "connect",
@@ -20,6 +20,20 @@ export function options(values = {}) {
   if (values.preset) preset.value = values.preset;
   return { fields: [el("label", {}, "Board ", preset)], read: () => ({ preset: preset.value }) };
 }
+
+export const summary = (options) => ({ connect3: "Connect Three", "connect4-6x4": "6 x 4" }[options.preset] || "");
+
+// The preset's own name when it has one ("Connect Three"), else the rule and the size.
+export function title(options) {
+  if (options.preset === "connect3") return "Connect Three";
+  if (options.width) return `Connect ${options.connect || 4} (${options.width} x ${options.height})`;
+  return options.preset === "connect4-6x4" ? "Connect Four (6 x 4)" : info.title;
+}
+
+export const seats = twoSeats;
+export const boardKey = (board) => JSON.stringify(board.rows);
+export const analysisWhenOver = true;
+export const takebackWhenOver = false;
 
 // Digits drop a piece in that column.
 export function key(event, ctx) {

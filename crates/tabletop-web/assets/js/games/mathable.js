@@ -1,7 +1,7 @@
 // Mathable: place number tokens where a op b = c with two neighbours in a line.
 // Columns A.. left to right, rows 1.. top to bottom (the notation's `G7`).
 import { el, cell, grid } from "../board.js";
-import { shortValue } from "./common.js";
+import { shortValue, titled } from "./common.js";
 
 export const info = {
   name: "mathable",
@@ -29,6 +29,16 @@ export function options(values = {}) {
     players,
   };
 }
+
+export const summary = (options) => `${options.preset || "classic"}, ${options.players || 2} players`;
+export const title = (options) => titled(info, summary(options));
+// Two to four players, as the start page's option says.
+export const seats = (options) => options.players || 2;
+// The tokens on the board (the racks and the bag are not shown in the history).
+export const boardKey = (board) => JSON.stringify(board.cells.map((c) => c.token));
+// A finished game offers no analysis.
+export const analysisWhenOver = false;
+export const takebackWhenOver = false;
 
 const placed = (move) => /^([A-Z]+\d+)=(\d+)$/.exec(String(move));
 

@@ -1,6 +1,6 @@
 // Reversi (Othello) on 8 x 8: files a-h left to right, ranks 1-8 top to bottom.
 import { el, cell, grid } from "../board.js";
-import { shortValue, FILES } from "./common.js";
+import { shortValue, FILES, titled, twoSeats, cellsKey } from "./common.js";
 
 const LEVELS = ["Beginner", "Novice", "Casual", "Intermediate", "Club", "Advanced", "Expert", "Master", "Grandmaster", "Maximum"];
 
@@ -19,6 +19,13 @@ export const info = {
 export function options() {
   return { fields: [], read: () => ({}) };
 }
+
+export const summary = () => "";
+export const title = () => titled(info, "");
+export const seats = twoSeats;
+export const boardKey = cellsKey;
+export const analysisWhenOver = true;
+export const takebackWhenOver = false;
 
 export const nameOf = (i) => FILES[i % 8] + (Math.floor(i / 8) + 1);
 const DISC = { b: "black disc", w: "white disc", "-": "empty" };

@@ -1,6 +1,6 @@
 // Slide: n x n tic-tac-toe in which k squares stay empty; then tiles slide.
 import { el, cell, grid } from "../board.js";
-import { shortValue } from "./common.js";
+import { shortValue, titled, twoSeats, cellsKey } from "./common.js";
 
 export const info = {
   name: "slide",
@@ -23,6 +23,13 @@ export function options(values = {}) {
     read: () => ({ size: Number(size.value), empty: Number(empty.value) }),
   };
 }
+
+export const summary = (options) => `${options.size || 3} x ${options.size || 3}`;
+export const title = (options) => titled(info, summary(options));
+export const seats = twoSeats;
+export const boardKey = cellsKey;
+export const analysisWhenOver = true;
+export const takebackWhenOver = false;
 
 // Squares a move touches (1-based): "5" -> [5], "3-6" -> [3, 6].
 const squaresOf = (move) => String(move).split("-").map(Number).filter((n) => n > 0);
