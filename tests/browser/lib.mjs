@@ -42,7 +42,11 @@ export function launch() {
 export async function person(browser, viewport = DESKTOP) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
-  page.on("console", (m) => { if (process.env.DEBUG) console.log("page:", m.text()); });
+  page.on("console", (m) => {
+    if (process.env.DEBUG) console.log("page:", m.text());
+    // The server's Content-Security-Policy must never block what the page itself does.
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) page.errors = (page.errors || []).concat(m.text());
+  });
   // Every request the page makes must find something (the favicon too).
   page.on("response", (response) => {
     if (response.status() === 404) page.missing = (page.missing || []).concat(response.url());

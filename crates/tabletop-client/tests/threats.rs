@@ -982,3 +982,219 @@ async fn forwarded_addresses_count_only_behind_a_proxy() {
     assert_eq!(create_as(direct.addr, "203.0.113.1").await, 200);
     assert_eq!(create_as(direct.addr, "203.0.113.2").await, 429, "without a proxy the header is ignored");
 }
+
+// ---- Issue 24: the server under hostile load ----
+
+/// Issue 24, items 1 and 2: one address cannot hold every event stream, nor everyone one game's;
+/// the refusal is a JSON 429 with a real `Retry-After`, and other addresses are still served.
+#[tokio::test]
+async fn event_streams_are_capped_per_address_and_per_game() {
+    let server =
+        start_with(tabletop_web::ServeConfig { max_streams_per_address: 3, max_streams_per_game: 5, ..config() }).await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "human"]})).await;
+    let path = format!("/api/games/{}/events", game.id);
+    let open = |from: [u8; 4]| {
+        let path = path.clone();
+        async move {
+            let from = std::net::Ipv4Addr::from(from);
+            let mut stream = tabletop_client::client::EventStream::open(addr, Some(from), &path).await.unwrap();
+            let first = tokio::time::timeout(SHORT, stream.next()).await;
+            (stream, first)
+        }
+    };
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        let (stream, first) = open([127, 0, 0, 1]).await;
+        assert_eq!(first.expect("in time").expect("an event").data["event"]["kind"], "connected");
+        held.push(stream);
+    }
+    // The fourth from the same address: refused with a JSON 429 and a wait to honour.
+    let refused = request(addr, "GET", &path, None).await;
+    assert_eq!(refused.status, 429, "{}", refused.text);
+    assert!(refused.error().contains("event streams"), "{}", refused.text);
+    let wait: u64 = refused.header("retry-after").expect("Retry-After").parse().unwrap();
+    assert!(wait >= 1, "Retry-After {wait}");
+    // Another address still gets its streams, up to the game's cap of 5.
+    for _ in 0..2 {
+        let (stream, first) = open([127, 0, 0, 2]).await;
+        assert!(first.expect("in time").is_ok(), "{}", stream.head);
+        held.push(stream);
+    }
+    let on_game =
+        tabletop_client::client::request(addr, Some([127, 0, 0, 3].into()), "GET", &path, "", SHORT).await.unwrap();
+    assert_eq!(on_game.status, 429);
+    assert!(on_game.body["error"].as_str().unwrap().contains("this game"), "{}", on_game.text);
+    // Closing one gives its place back (the server notices the close; wait on its answer).
+    held.remove(0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let again = tabletop_client::client::request(addr, None, "GET", &path, "", SHORT).await;
+        // A stream accepted answers 200 and stays open: the read times out on its events.
+        if again.is_err() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the closed stream's place never came back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Issue 24, item 1: a client that opens an event stream and never reads is closed once a
+/// write has waited the write timeout, instead of being buffered for without end.
+#[tokio::test]
+async fn an_event_stream_that_is_never_read_is_closed() {
+    let server = start_with(tabletop_web::ServeConfig {
+        write_timeout: Duration::from_secs(1),
+        max_streams_per_address: 10_000,
+        max_streams_per_game: 10_000,
+        ..config()
+    })
+    .await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "human"]})).await;
+    // The slow reader: a small receive buffer, and it never reads.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut slow = socket.connect(addr).await.unwrap();
+    let head =
+        format!("GET /api/games/{}/events HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n", game.id);
+    slow.write_all(head.as_bytes()).await.unwrap();
+    // Every time a seat connects or leaves, every stream is sent the whole state: a few MB for it.
+    for _ in 0..400 {
+        let mut seat = Events::open(addr, &game.id, Some(game.token(0))).await;
+        assert!(seat.next(SHORT).await.is_some());
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Reading now drains what the kernel holds and then finds the connection closed. Without a
+    // write deadline the server would still hold it open, and this read would wait forever.
+    let mut received = 0usize;
+    let mut buffer = vec![0u8; 64 * 1024];
+    let read_all = async {
+        loop {
+            match slow.read(&mut buffer).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received += n,
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read_all)
+        .await
+        .expect("the server closed the stream of a client that stopped reading");
+    assert!(received > 0 && received < 2_000_000, "received {received} bytes");
+}
+
+/// Issue 24, item 2: one address may hold its share of connections; a connection past it is
+/// closed at once while other addresses are served.
+#[tokio::test]
+async fn one_address_cannot_hold_every_connection() {
+    let server = start_with(tabletop_web::ServeConfig { max_connections_per_address: 4, ..config() }).await;
+    let addr = server.addr;
+    let mut idle = Vec::new();
+    for _ in 0..4 {
+        idle.push(TcpStream::connect(addr).await.unwrap());
+    }
+    // The fifth from 127.0.0.1 is closed without an answer...
+    let mut fifth = TcpStream::connect(addr).await.unwrap();
+    let _ = fifth.write_all(b"GET /api/lobby HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(SHORT, fifth.read_to_end(&mut answer)).await.expect("closed at once");
+    assert!(read.is_err() || answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+    // ...while another address is served.
+    let other = tabletop_client::client::request(addr, Some([127, 0, 0, 2].into()), "GET", "/api/lobby", "", SHORT)
+        .await
+        .unwrap();
+    assert_eq!(other.status, 200);
+    // A connection given back makes room again.
+    drop(idle.pop());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let again = tabletop_client::client::request(addr, None, "GET", "/api/lobby", "", SHORT).await;
+        if again.as_ref().is_ok_and(|a| a.status == 200) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no room came back: {again:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Issue 24, item 9 and the browser defences: every answer carries the content security policy,
+/// no framing, no sniffing and no referrer; the page itself has no inline script to allow.
+#[tokio::test]
+async fn every_answer_carries_the_browser_defences() {
+    let server = start().await;
+    for path in ["/", "/api/lobby", "/api/games/nosuchgame", "/js/app.js"] {
+        let answer = get(server.addr, path).await;
+        let csp = answer.header("content-security-policy").unwrap_or_else(|| panic!("{path}: no CSP"));
+        assert!(csp.contains("script-src 'self'") && csp.contains("frame-ancestors 'none'"), "{path}: {csp}");
+        assert_eq!(answer.header("x-frame-options").as_deref(), Some("DENY"), "{path}");
+        assert_eq!(answer.header("x-content-type-options").as_deref(), Some("nosniff"), "{path}");
+        assert_eq!(answer.header("referrer-policy").as_deref(), Some("no-referrer"), "{path}");
+    }
+    let page = get(server.addr, "/").await.text;
+    assert!(!page.contains("<script>") && !page.contains(" style="), "the page has inline script or style");
+}
+
+/// Issue 24, item 6: another site's page cannot make its visitors take open seats (its Origin
+/// is refused, and a join needs a JSON body, which a plain cross-site form cannot send).
+#[tokio::test]
+async fn joins_come_only_from_this_sites_page() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "open"]})).await;
+    let path = format!("/api/games/{}/join", game.id);
+    let form = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\n\r\n"
+    );
+    let answer = raw(addr, form.as_bytes()).await;
+    assert_eq!(answer.status, 400, "{}", answer.text);
+    assert!(answer.error().contains("application/json"), "{}", answer.text);
+    assert!(answer.body["error"].is_string(), "a JSON error: {}", answer.text);
+    let cross = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: https://evil.example\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
+    );
+    let answer = raw(addr, cross.as_bytes()).await;
+    assert_eq!(answer.status, 403, "{}", answer.text);
+    assert_eq!(state(addr, &game.id, None).await["seats"][1], "open", "the seat is still open");
+    // The page's own origin joins.
+    let own = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: http://{addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}"
+    );
+    let answer = raw(addr, own.as_bytes()).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+}
+
+/// Issue 24, item 9: action bodies with unknown fields are refused, and an error never echoes
+/// long input back.
+#[tokio::test]
+async fn unknown_fields_are_refused_without_echoing_them() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "human"]})).await;
+    let long = "x".repeat(8000);
+    let body = json!({"move": "d3", "token": game.token(0), long.clone(): 1});
+    let answer = post(addr, &format!("/api/games/{}/moves", game.id), body).await;
+    assert_eq!(answer.status, 400, "{}", answer.text);
+    assert!(answer.error().contains("unknown field"), "{}", answer.text);
+    assert!(answer.text.len() < 400, "the error echoes {} bytes", answer.text.len());
+    let plain =
+        post(addr, &format!("/api/games/{}/moves", game.id), json!({"move": "d3", "token": game.token(0)})).await;
+    assert_eq!(plain.status, 200, "{}", plain.text);
+}
+
+/// Issue 24, item 9: a rate-limited answer says when to come back (never `Retry-After: 0`).
+#[tokio::test]
+async fn rate_limited_answers_carry_a_real_retry_after() {
+    let server = start_with(tabletop_web::ServeConfig { create_rate: 6, ..config() }).await;
+    let mut limited = None;
+    for _ in 0..20 {
+        let answer = post(server.addr, "/api/games", json!({"game": "connect", "seats": ["human", "human"]})).await;
+        if answer.status == 429 {
+            limited = Some(answer);
+            break;
+        }
+    }
+    let limited = limited.expect("the sixth creation a minute is refused");
+    let wait: u64 = limited.header("retry-after").expect("Retry-After").parse().unwrap();
+    assert!(wait >= 1, "Retry-After {wait}");
+    assert!(limited.body["error"].is_string(), "{}", limited.text);
+}

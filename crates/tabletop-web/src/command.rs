@@ -35,6 +35,18 @@ pub struct ServeArgs {
     /// Open connections at most.
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_connections: u32,
+    /// Open connections one client address may hold (not applied with --behind-proxy).
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections_per_address: u32,
+    /// Event streams one client address may hold open (429 beyond).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_streams_per_address: u32,
+    /// Event streams open on one game (429 beyond).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_streams_per_game: u32,
+    /// Seconds a write may wait for a client that stopped reading before its connection closes.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub write_timeout: u64,
     /// Games one client address may create (or join) per minute.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub create_rate: u32,
@@ -104,6 +116,10 @@ impl ServeArgs {
             workers: self.workers.map_or(defaults.workers, usize::from),
             queue: self.queue as usize,
             max_connections: self.max_connections as usize,
+            max_connections_per_address: self.max_connections_per_address as usize,
+            max_streams_per_address: self.max_streams_per_address as usize,
+            max_streams_per_game: self.max_streams_per_game as usize,
+            write_timeout: Duration::from_secs(self.write_timeout),
             create_rate: self.create_rate,
             hint_rate: self.hint_rate,
             cache_games: self.cache_games as usize,

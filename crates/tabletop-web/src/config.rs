@@ -25,6 +25,15 @@ pub struct ServeConfig {
     pub queue: usize,
     /// Open connections at most; further ones wait to be accepted.
     pub max_connections: usize,
+    /// Open connections one client address may hold; further ones are closed at once (not
+    /// applied behind a proxy, where every connection comes from the proxy).
+    pub max_connections_per_address: usize,
+    /// Event streams one client address may hold open (429 beyond).
+    pub max_streams_per_address: usize,
+    /// Event streams open on one game (429 beyond).
+    pub max_streams_per_game: usize,
+    /// How long a write may wait for a client that stopped reading before its connection closes.
+    pub write_timeout: Duration,
     /// Games one client address may create per minute.
     pub create_rate: u32,
     /// Hints and analyses one client address may ask per minute.
@@ -68,6 +77,10 @@ impl Default for ServeConfig {
             workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
             queue: 32,
             max_connections: 4096,
+            max_connections_per_address: 128,
+            max_streams_per_address: 32,
+            max_streams_per_game: 256,
+            write_timeout: Duration::from_secs(20),
             create_rate: 60,
             hint_rate: 120,
             cache_games: 2000,

@@ -28,6 +28,14 @@ pub enum ApiError {
     /// 422: the rules refuse the move; the reason is the one the terminal gives.
     #[error("{0}")]
     Illegal(String),
+    /// 429 with `Retry-After` (seconds): the client holds as much of something as it may.
+    #[error("{what}; try again in {retry_after} seconds")]
+    TooMany {
+        /// What is at its limit.
+        what: String,
+        /// When to try again, in seconds.
+        retry_after: u64,
+    },
     /// 503 with `Retry-After`: the engine workers are all busy.
     #[error("the engines are all busy; try again in a few seconds")]
     Busy,

@@ -4,6 +4,7 @@
 //! - [`sessions`]: a uniform [`sessions::Session`] over any game, with a small adapter per game.
 //! - [`store`]: the SQLite database (versioned schema; every move committed before the answer).
 //! - [`live`]: the games in memory (a bounded cache), their events, proposals and computers.
+//! - [`connection`]: per-address caps and the write deadline for clients that stop reading.
 //! - [`error`]: [`error::ApiError`], why a request failed (one variant per HTTP status).
 //! - [`engines`]: the bounded pool of engine workers that does all the thinking.
 //! - [`server`]: the router, the page (embedded in the binary), the API handlers, the limits.
@@ -12,6 +13,7 @@
 
 pub mod command;
 pub mod config;
+pub mod connection;
 pub mod engines;
 pub mod error;
 pub mod live;

@@ -49,6 +49,7 @@ impl IntoResponse for ApiError {
             ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Illegal(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::TooMany { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Busy | ApiError::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(reason) => {
                 tracing::error!("internal error: {reason}");
@@ -62,6 +63,9 @@ impl IntoResponse for ApiError {
         if status == StatusCode::SERVICE_UNAVAILABLE {
             response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
         }
+        if let ApiError::TooMany { retry_after, .. } = self {
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(retry_after.max(1)));
+        }
         response
     }
 }
@@ -71,7 +75,24 @@ fn bad_body(rejection: JsonRejection) -> ApiError {
     if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
         ApiError::TooLarge
     } else {
-        ApiError::BadRequest(rejection.body_text())
+        ApiError::BadRequest(at_most(&short_words(&rejection.body_text()), 300))
+    }
+}
+
+/// `text` with every word longer than 40 characters cut (a long field name or value is not
+/// repeated back).
+fn short_words(text: &str) -> String {
+    text.split(' ')
+        .map(|word| if word.chars().count() > 40 { at_most(word, 20) } else { word.to_string() })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `text` cut to `limit` characters (with an ellipsis): errors never echo long input back.
+fn at_most(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
     }
 }
 
@@ -114,6 +135,44 @@ async fn fallback(request: Request) -> Response {
     (StatusCode::NOT_FOUND, Json(json!({"error": format!("no such page: {}", request.uri().path())}))).into_response()
 }
 
+/// What the page may load and who may frame it: the page is same-origin scripts and styles only
+/// (no inline script, no inline style attribute), never framed, and sends no referrer (a game's
+/// link is its watch link).
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; \
+     connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/// The browser defences on every answer: the content security policy, no framing, no type
+/// sniffing, no referrer.
+async fn browser_defences(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    response
+}
+
+/// Refuses a state-changing request sent by another site's page: a browser names the page's
+/// origin in `Origin`, which must then be this server (its Host, or `--public-url`). Requests
+/// without `Origin` (scripts, the command line) pass; the JSON body every action requires keeps
+/// plain cross-site forms out too (they cannot send `application/json` without asking first).
+async fn same_origin(State(state): State<Shared>, request: Request, next: axum::middleware::Next) -> Response {
+    if request.method() == axum::http::Method::GET || request.method() == axum::http::Method::HEAD {
+        return next.run(request).await;
+    }
+    let Some(origin) = request.headers().get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return next.run(request).await;
+    };
+    let authority = origin.split_once("://").map_or(origin, |(_, rest)| rest).trim_end_matches('/');
+    let host = request.headers().get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let public =
+        state.config.public_url.as_deref().map(|u| u.split_once("://").map_or(u, |(_, r)| r).trim_end_matches('/'));
+    if authority.eq_ignore_ascii_case(host) || public.is_some_and(|p| authority.eq_ignore_ascii_case(p)) {
+        return next.run(request).await;
+    }
+    ApiError::Forbidden("requests from another site's page are refused".into()).into_response()
+}
+
 /// Errors made by layers (rate limits, body limits, wrong methods) come as text: make them JSON.
 async fn json_errors(response: Response) -> Response {
     let status = response.status();
@@ -133,6 +192,9 @@ async fn json_errors(response: Response) -> Response {
         StatusCode::PAYLOAD_TOO_LARGE => format!("request body too large (limit {BODY_LIMIT} bytes)"),
         StatusCode::TOO_MANY_REQUESTS => {
             tracing::warn!("refused work: a client's rate limit");
+            // The limiter rounds its wait down to whole seconds: "0" would invite a retry storm.
+            let wait = parts.headers.get(header::RETRY_AFTER).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+            parts.headers.insert(header::RETRY_AFTER, HeaderValue::from(wait.unwrap_or(1).max(1)));
             format!("too many requests from this address; {}", if text.is_empty() { "slow down" } else { &text })
         }
         _ if !text.is_empty() => text,
@@ -206,6 +268,8 @@ pub fn router(state: Shared) -> Router {
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(RequestBodyTimeoutLayer::new(config.body_timeout))
         .layer(axum::middleware::map_response(json_errors))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), same_origin))
+        .layer(axum::middleware::map_response(browser_defences))
         .layer(
             TraceLayer::new_for_http()
                 // The path only: tokens travel in bodies and query strings, never in the log.
@@ -239,6 +303,13 @@ impl RunningServer {
     }
 }
 
+/// The kernel's send buffer per connection, in bytes: a whole state event fits, and a client
+/// that stops reading costs no more.
+const SEND_BUFFER: usize = 256 * 1024;
+
+/// The most a connection buffers in the server (headers read, or answers not yet sent).
+const CONNECTION_BUFFER: usize = 64 * 1024;
+
 /// Opens the database, resumes the computers that are to move, and serves in the background.
 pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     raise_file_limit();
@@ -254,6 +325,8 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     let connections = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
     let header_timeout = config.header_timeout;
     let behind_proxy = config.behind_proxy;
+    let write_timeout = config.write_timeout;
+    let per_address = crate::connection::PerAddress::new(config.max_connections_per_address);
     let task = tokio::spawn(async move {
         loop {
             let Ok(permit) = connections.clone().acquire_owned().await else { return };
@@ -270,9 +343,28 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
                     continue;
                 }
             };
+            // Behind a proxy every connection is the proxy's: only the total is capped there.
+            let held = if behind_proxy {
+                None
+            } else {
+                match per_address.try_hold(peer.ip()) {
+                    Some(held) => Some(held),
+                    None => {
+                        tracing::debug!("connection from {peer} closed: its address holds its share of connections");
+                        continue; // dropping the stream closes it
+                    }
+                }
+            };
+            // The kernel's buffer for a client that stops reading stays small (autotuning would
+            // grow it to megabytes), and the write deadline closes such a client.
+            if let Err(err) = socket2::SockRef::from(&stream).set_send_buffer_size(SEND_BUFFER) {
+                tracing::debug!("cannot bound the send buffer for {peer}: {err}");
+            }
+            let stream = crate::connection::WriteDeadline::new(stream, write_timeout);
             let app = app.clone();
             tokio::spawn(async move {
                 let _permit = permit;
+                let _held = held;
                 let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
                     let client = if behind_proxy { forwarded_client(request.headers()).unwrap_or(peer) } else { peer };
                     request.extensions_mut().insert(ConnectInfo(client));
@@ -281,6 +373,7 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
                 let connection = hyper::server::conn::http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(header_timeout)
+                    .max_buf_size(CONNECTION_BUFFER)
                     .keep_alive(true)
                     .serve_connection(TokioIo::new(stream), service);
                 if let Err(err) = connection.await {
@@ -488,7 +581,17 @@ async fn lobby(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
     Ok(Json(json!({ "games": games })))
 }
 
-async fn join(State(state): State<Shared>, UrlPath(id): UrlPath<String>) -> Result<Json<Value>, ApiError> {
+/// The body of a join: an empty JSON object (a JSON body cannot come from another site's form).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JoinRequest {}
+
+async fn join(
+    State(state): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<JoinRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(JoinRequest {}) = body.map_err(bad_body)?;
     state.check_writable()?;
     let live = state.game(&id).await?;
     let mut game = live.lock().await;
@@ -527,17 +630,29 @@ async fn get_game(
 
 async fn events(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     Query(query): Query<TokenQuery>,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, ApiError> {
     let live = state.game(&id).await?;
+    // Held while the stream is open: one client address, or everyone on one game, cannot hold
+    // every connection the server has.
+    let by_address = state.streams_by_address.try_hold(client.ip()).ok_or_else(|| ApiError::TooMany {
+        what: format!("this address has {} event streams open already", state.config.max_streams_per_address),
+        retry_after: 30,
+    })?;
+    let by_game = state.streams_by_game.try_hold(id.clone()).ok_or_else(|| ApiError::TooMany {
+        what: format!("this game has {} event streams open already", state.config.max_streams_per_game),
+        retry_after: 30,
+    })?;
+    let held = (by_address, by_game);
     let (receiver, viewer, presence) = {
         let mut game = live.lock().await;
         let viewer = game.seat_of(query.token.as_deref());
         (game.events.subscribe(), viewer, game.presence_guard(viewer))
     };
     let stream = futures_util::stream::unfold(
-        (receiver, live, viewer, presence, true),
+        (receiver, live, viewer, (presence, held), true),
         |(mut receiver, live, viewer, presence, first)| async move {
             let note = if first {
                 crate::live::Note { change: Change::Connected, seat: viewer }
@@ -577,6 +692,7 @@ async fn board_at(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MoveRequest {
     #[serde(rename = "move")]
     notation: String,
@@ -619,6 +735,7 @@ async fn submit_move(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct TokenRequest {
     token: String,
 }
@@ -657,6 +774,7 @@ async fn undo(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ProposalAnswer {
     token: String,
     accept: bool,
@@ -692,6 +810,7 @@ async fn resign(
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct HintRequest {
     token: Option<String>,
     ply: Option<usize>,

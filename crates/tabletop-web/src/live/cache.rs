@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 use super::processes::start_sharing;
 use super::*;
 use crate::config::ServeConfig;
+use crate::connection::PerAddress;
 use crate::engines::EnginePool;
 use crate::error::ApiError;
 use crate::sessions::{new_session, Session};
@@ -44,6 +45,8 @@ impl AppState {
         };
         Arc::new(AppState {
             pool: EnginePool::new(config.workers, config.queue, watchdog),
+            streams_by_address: PerAddress::new(config.max_streams_per_address),
+            streams_by_game: PerAddress::new(config.max_streams_per_game),
             config,
             store,
             owner,

@@ -686,6 +686,10 @@ pub struct AppState {
     games: Mutex<HashMap<String, Cached>>,
     /// The engine workers.
     pub pool: Arc<EnginePool>,
+    /// Event streams open per client address.
+    pub streams_by_address: Arc<crate::connection::PerAddress<std::net::IpAddr>>,
+    /// Event streams open per game.
+    pub streams_by_game: Arc<crate::connection::PerAddress<String>>,
     /// Computer moves being thought about right now.
     pub thinking: AtomicUsize,
     writable: AtomicBool,
