@@ -48,11 +48,16 @@ impl Server {
     }
 
     fn get(&self, path: &str) -> (u16, Value) {
-        request(&self.addr, "GET", path, "")
+        request(&self.addr, "GET", path, "", None)
     }
 
     fn post(&self, path: &str, body: &Value) -> (u16, Value) {
-        request(&self.addr, "POST", path, &body.to_string())
+        request(&self.addr, "POST", path, &body.to_string(), None)
+    }
+
+    /// A game's state as the seat holding `token` sees it (the token in the Authorization header).
+    fn state_as(&self, id: &str, token: &str) -> (u16, Value) {
+        request(&self.addr, "GET", &format!("/api/games/{id}"), "", Some(token))
     }
 
     /// SIGKILL: no chance to finish anything.
@@ -70,7 +75,12 @@ impl Server {
     /// open until the returned connection is dropped.
     fn events_as(&self, id: &str, token: Option<&str>) -> (mpsc::Receiver<Value>, TcpStream) {
         let mut stream = TcpStream::connect(&self.addr).expect("connects");
-        let query = token.map_or_else(String::new, |t| format!("?token={t}"));
+        // A seat's stream opens with a single-use ticket (no token in the URL).
+        let query = token.map_or_else(String::new, |t| {
+            let (status, answer) = self.post(&format!("/api/games/{id}/ticket"), &serde_json::json!({"token": t}));
+            assert_eq!(status, 200, "a ticket: {answer}");
+            format!("?ticket={}", answer["ticket"].as_str().expect("a ticket"))
+        });
         // HTTP/1.0: the body is the raw stream, without chunk framing.
         write!(stream, "GET /api/games/{id}/events{query} HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).expect("sends");
         let kept = stream.try_clone().expect("a second handle");
@@ -99,12 +109,13 @@ impl Drop for Server {
 }
 
 /// One request on its own connection.
-fn request(addr: &str, method: &str, path: &str, body: &str) -> (u16, Value) {
+fn request(addr: &str, method: &str, path: &str, body: &str, token: Option<&str>) -> (u16, Value) {
     let mut stream = TcpStream::connect(addr).expect("connects");
     stream.set_read_timeout(Some(Duration::from_secs(20))).expect("a timeout");
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        token.map_or_else(String::new, |t| format!("Authorization: Bearer {t}\r\n")),
         body.len()
     )
     .expect("sends");
@@ -197,7 +208,7 @@ fn whole_games_alternate_between_two_processes() {
             let token = &tokens[seat as usize];
             let here = &servers[request_count % 2];
             request_count += 1;
-            let (status, mine) = here.get(&format!("/api/games/{id}?token={token}"));
+            let (status, mine) = here.state_as(&id, &token);
             assert_eq!(status, 200);
             let legal: Vec<String> =
                 mine["legal"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();
@@ -287,7 +298,7 @@ fn a_killed_processs_computer_move_is_completed_by_the_other() {
     assert_eq!(moves_of(&moved).len(), 1);
     // Not thought twice: one move stored, and the game continues through the survivor.
     assert_eq!(stored_moves(&url, &id), moves_of(&moved));
-    let legal = other.get(&format!("/api/games/{id}?token={token}")).1["legal"][0].as_str().unwrap().to_string();
+    let legal = other.state_as(&id, &token).1["legal"][0].as_str().unwrap().to_string();
     let (status, answer) =
         other.post(&format!("/api/games/{id}/moves"), &json!({"move": legal, "token": token, "ply": 1}));
     assert_eq!(status, 200, "{answer}");

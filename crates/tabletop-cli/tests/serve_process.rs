@@ -82,11 +82,16 @@ impl Server {
     }
 
     fn get(&self, path: &str) -> (u16, Value) {
-        request(&self.addr, "GET", path, "").expect("the server answers")
+        request(&self.addr, "GET", path, "", None).expect("the server answers")
     }
 
     fn post(&self, path: &str, body: &Value) -> (u16, Value) {
-        request(&self.addr, "POST", path, &body.to_string()).expect("the server answers")
+        request(&self.addr, "POST", path, &body.to_string(), None).expect("the server answers")
+    }
+
+    /// A game's state as the seat holding `token` sees it (the token in the Authorization header).
+    fn state_as(&self, id: &str, token: &str) -> (u16, Value) {
+        request(&self.addr, "GET", &format!("/api/games/{id}"), "", Some(token)).expect("the server answers")
     }
 }
 
@@ -98,12 +103,13 @@ impl Drop for Server {
 }
 
 /// One request on its own connection; an error if the server does not answer within 10 s.
-fn request(addr: &str, method: &str, path: &str, body: &str) -> std::io::Result<(u16, Value)> {
+fn request(addr: &str, method: &str, path: &str, body: &str, token: Option<&str>) -> std::io::Result<(u16, Value)> {
     let mut stream = TcpStream::connect(addr)?;
     stream.set_read_timeout(Some(Duration::from_secs(10)))?;
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        token.map_or_else(String::new, |t| format!("Authorization: Bearer {t}\r\n")),
         body.len()
     )?;
     let mut text = String::new();
@@ -176,7 +182,7 @@ fn killed_while_the_computer_thinks_it_moves_after_a_restart_untouched() {
 
     // And the game goes on.
     let server = Server::start(&db, &[]);
-    let (status, state) = server.get(&format!("/api/games/{id}?token={}", tokens[0].as_deref().unwrap()));
+    let (status, state) = server.state_as(&id, tokens[0].as_deref().unwrap());
     assert_eq!(status, 200);
     assert_eq!(state["status"]["to_move"], json!(0));
     let mv = first_legal(&state);
@@ -209,7 +215,7 @@ fn a_computer_that_moves_first_survives_a_restart() {
 
     let server = Server::start(&db, &[]);
     let token = tokens[1].clone().unwrap();
-    let (status, state) = server.get(&format!("/api/games/{id}?token={token}"));
+    let (status, state) = server.state_as(&id, &token);
     assert_eq!(status, 200);
     assert_eq!(state["status"]["to_move"], json!(1));
     let mv = first_legal(&state);
@@ -229,7 +235,7 @@ fn play_until_killed(addr: String, games: Vec<(String, Vec<Option<String>>)>, se
     let stop = Instant::now() + Duration::from_secs(10);
     while Instant::now() < stop {
         let (id, tokens) = &games[rng.gen_range(0..games.len())];
-        let Ok((200, state)) = request(&addr, "GET", &format!("/api/games/{id}"), "") else { return };
+        let Ok((200, state)) = request(&addr, "GET", &format!("/api/games/{id}"), "", None) else { return };
         let Some(seat) = state["status"]["to_move"].as_u64() else { continue };
         let Some(token) = tokens.get(seat as usize).cloned().flatten() else {
             std::thread::sleep(Duration::from_millis(5));
@@ -242,7 +248,7 @@ fn play_until_killed(addr: String, games: Vec<(String, Vec<Option<String>>)>, se
         let mv = legal[rng.gen_range(0..legal.len())].as_str().unwrap_or_default().to_string();
         let ply = state["moves"].as_array().map_or(0, Vec::len);
         let body = json!({"move": mv, "token": token, "ply": ply}).to_string();
-        match request(&addr, "POST", &format!("/api/games/{id}/moves"), &body) {
+        match request(&addr, "POST", &format!("/api/games/{id}/moves"), &body, None) {
             Ok((200, next)) => {
                 let notation = next["moves"][ply].as_str().unwrap_or_default().to_string();
                 acked.lock().unwrap().push((id.clone(), ply, notation));
@@ -302,18 +308,26 @@ fn random_kills_lose_no_acknowledged_move_and_leave_no_game_stuck() {
                 assert_eq!(stored.get(*ply), Some(notation), "cycle {cycle}: acknowledged move {ply} of {id} lost");
             }
         }
-        // Restart; leave the games alone for a moment, then none may wait for a computer.
+        // Restart and leave the games alone: none may stay waiting for its computer. Each game's
+        // state is polled until its computer has moved (on a busy machine resuming and thinking
+        // take a while; a game whose computer is never resumed fails after 60 s).
         server = Server::start(&db, &[]);
-        std::thread::sleep(Duration::from_millis(2500));
         for (id, tokens) in &games {
-            let (status, state) = server.get(&format!("/api/games/{id}"));
-            assert_eq!(status, 200);
-            if let Some(seat) = state["status"]["to_move"].as_u64() {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            loop {
+                let (status, state) = server.get(&format!("/api/games/{id}"));
+                assert_eq!(status, 200);
+                let waits_for_computer =
+                    state["status"]["to_move"].as_u64().is_some_and(|seat| tokens[seat as usize].is_none());
+                if !waits_for_computer {
+                    break;
+                }
                 assert!(
-                    tokens[seat as usize].is_some(),
-                    "cycle {cycle}: game {id} still waits for its computer 2.5 s after the restart: {}",
+                    Instant::now() < deadline,
+                    "cycle {cycle}: game {id} still waits for its computer 60 s after the restart: {}",
                     state["thinking"]
                 );
+                std::thread::sleep(Duration::from_millis(100));
             }
         }
     }
@@ -491,9 +505,9 @@ fn a_hint_refused_for_busy_engines_is_a_warning_not_an_error() {
     let path = format!("/api/games/{other}/hint");
     let hint = json!({"token": other_tokens[0]}).to_string();
     let (addr, first_path, first_hint) = (server.addr.clone(), path.clone(), hint.clone());
-    let first = std::thread::spawn(move || request(&addr, "POST", &first_path, &first_hint));
+    let first = std::thread::spawn(move || request(&addr, "POST", &first_path, &first_hint, None));
     std::thread::sleep(Duration::from_millis(300));
-    let (status, answer) = request(&server.addr, "POST", &path, &hint).expect("the server answers");
+    let (status, answer) = request(&server.addr, "POST", &path, &hint, None).expect("the server answers");
     assert_eq!(status, 503, "{answer}");
     let _ = first.join();
     std::thread::sleep(Duration::from_millis(100));

@@ -284,8 +284,9 @@ async fn play_into(
         let (shows, seen) = tokio::sync::watch::channel(0usize);
         shown.push(seen);
         let token = &tokens[j % 2];
-        let path = format!("/api/games/{id}/events?token={token}");
         let addr = targets[j % n];
+        // A seat's stream opens with a single-use ticket asked of the server that serves it.
+        let path = crate::client::events_path(addr, plan.from, &id, Some(token), limit).await?;
         watchers.push(tokio::spawn(watch_seat(addr, plan.from, path, ready, shows, stopped.clone())));
         if connected.await.is_err() {
             let _ = stop.send(true);

@@ -130,11 +130,46 @@ pub async fn exchange(
 
 /// The bytes of a request with a JSON body (empty for none) on a connection that closes after it.
 pub fn request_bytes(addr: SocketAddr, method: &str, path: &str, body: &str) -> Vec<u8> {
+    request_bytes_as(addr, method, path, body, None)
+}
+
+/// [`request_bytes`] as a seat: its token in the `Authorization: Bearer` header (never in the URL).
+pub fn request_bytes_as(addr: SocketAddr, method: &str, path: &str, body: &str, token: Option<&str>) -> Vec<u8> {
+    let authorization = token.map_or_else(String::new, |t| format!("Authorization: Bearer {t}\r\n"));
     format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{authorization}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .into_bytes()
+}
+
+/// A game's state as the seat holding `token` sees it (as a watcher without one).
+pub async fn state_as(
+    addr: SocketAddr,
+    from: Option<Ipv4Addr>,
+    id: &str,
+    token: Option<&str>,
+    limit: Duration,
+) -> Result<Answer, ClientError> {
+    exchange(addr, from, &request_bytes_as(addr, "GET", &format!("/api/games/{id}"), "", token), limit).await
+}
+
+/// The path of a game's event stream: a seat's with a fresh single-use ticket for `token`
+/// (`POST /api/games/{id}/ticket`), a watcher's without one.
+pub async fn events_path(
+    addr: SocketAddr,
+    from: Option<Ipv4Addr>,
+    id: &str,
+    token: Option<&str>,
+    limit: Duration,
+) -> Result<String, ClientError> {
+    let Some(token) = token else { return Ok(format!("/api/games/{id}/events")) };
+    let body = serde_json::json!({ "token": token }).to_string();
+    let answer = request(addr, from, "POST", &format!("/api/games/{id}/ticket"), &body, limit).await?;
+    let ticket = answer.body["ticket"]
+        .as_str()
+        .ok_or_else(|| ClientError::Protocol(format!("no ticket: {} {}", answer.status, answer.text)))?;
+    Ok(format!("/api/games/{id}/events?ticket={ticket}"))
 }
 
 /// One request with a JSON body (empty for none), from `from`, within `limit`.

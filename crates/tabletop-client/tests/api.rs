@@ -32,6 +32,13 @@ async fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&str>)
     (status, json)
 }
 
+/// A game's state as the seat holding `token` sees it (the token in the Authorization header).
+async fn state_as(addr: SocketAddr, id: &str, token: &str) -> Value {
+    let answer = tabletop_client::client::state_as(addr, None, id, Some(token), Duration::from_secs(20)).await.unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    answer.body
+}
+
 #[path = "support/pg.rs"]
 mod pg;
 
@@ -268,10 +275,10 @@ async fn mathable_racks_are_shown_only_to_their_seat() {
     assert_eq!(spectator["board"]["racks"], json!([7, 7, 7]));
     assert_eq!(spectator["legal"], json!([]));
     assert!(spectator["position"].is_null(), "the notation would reveal the racks");
-    let (_, seat1) = request(addr, "GET", &format!("/api/games/{id}?token={}", tokens[1]), None).await;
+    let seat1 = state_as(addr, &id, tokens[1]).await;
     assert!(seat1["board"]["racks"][1].is_array() && seat1["board"]["racks"][0].is_u64());
     assert_eq!(seat1["legal"], json!([]), "seat 1 is not to move");
-    let (_, seat0) = request(addr, "GET", &format!("/api/games/{id}?token={}", tokens[0]), None).await;
+    let seat0 = state_as(addr, &id, tokens[0]).await;
     let legal = seat0["legal"].as_array().unwrap();
     let placement =
         legal.iter().find(|m| m.as_str().unwrap().contains('=') && !m.as_str().unwrap().starts_with("swap")).unwrap();
@@ -330,8 +337,7 @@ async fn a_first_release_database_is_migrated() {
     };
     assert!(computer_moved.await, "the first release's game waiting for its computer resumed");
     let id = "0123456789abcdef0123456789abcdef";
-    let (status, state) = request(addr, "GET", &format!("/api/games/{id}?token=t0"), None).await;
-    assert_eq!(status, 200, "{state}");
+    let state = state_as(addr, id, "t0").await;
     assert!(state["options"].get("seed").is_none(), "the old public seed is hidden now");
     let dealt = Mathable::start(&Settings::preset(Preset::Classic).with_seed(77));
     let expected: Vec<u8> = dealt.rack(tabletop::Seat(0)).as_slice().to_vec();

@@ -1198,3 +1198,76 @@ async fn rate_limited_answers_carry_a_real_retry_after() {
     assert!(wait >= 1, "Retry-After {wait}");
     assert!(limited.body["error"].is_string(), "{}", limited.text);
 }
+
+/// Issue 24, item 3: the body timeout is a deadline for the whole body, not per chunk: a client
+/// trickling one byte every 300 ms is cut off once the body timeout has passed.
+#[tokio::test]
+async fn a_trickled_body_is_cut_off_at_the_deadline() {
+    let server = start_with(tabletop_web::ServeConfig { body_timeout: Duration::from_secs(1), ..config() }).await;
+    let mut slow = TcpStream::connect(server.addr).await.unwrap();
+    slow.write_all(
+        b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n",
+    )
+    .await
+    .unwrap();
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    // One byte at a time, each well within a per-chunk timeout; the answer ends the trickle.
+    while started.elapsed() < Duration::from_secs(10) {
+        if slow.write_all(b" ").await.is_err() {
+            break;
+        }
+        match tokio::time::timeout(Duration::from_millis(300), slow.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => break,
+            Ok(Ok(n)) => answer.extend_from_slice(&buffer[..n]),
+            Err(_) => {}
+        }
+        if !answer.is_empty() {
+            break;
+        }
+    }
+    let elapsed = started.elapsed();
+    let answer = parse_answer(&answer);
+    assert_eq!(answer.status, 408, "after {elapsed:?}: {}", answer.text);
+    assert!(answer.error().contains("timeout"), "{}", answer.text);
+    assert!(elapsed < Duration::from_secs(5), "cut off after {elapsed:?}");
+}
+
+/// Issue 24, item 8: a seat's token never travels in a URL (proxies and logs keep URLs): the
+/// state takes it in the Authorization header, the event stream a single-use ticket; a token in
+/// a query is refused with a sentence saying where it goes.
+#[tokio::test]
+async fn tokens_never_travel_in_urls() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "human"]})).await;
+    let other = create(addr, json!({"game": "reversi", "seats": ["human", "human"]})).await;
+    for path in [
+        format!("/api/games/{}?token={}", game.id, game.token(0)),
+        format!("/api/games/{}/events?token={}", game.id, game.token(0)),
+    ] {
+        let answer = get(addr, &path).await;
+        assert_eq!(answer.status, 400, "{path}: {}", answer.text);
+        assert!(answer.error().contains("Authorization"), "{}", answer.text);
+    }
+    // The header shows the seat its own view; a wrong token is a watcher's view.
+    assert_eq!(state(addr, &game.id, Some(game.token(1))).await["your_seat"], 1);
+    assert!(state(addr, &game.id, Some("0123456789abcdef0123456789abcdef")).await["your_seat"].is_null());
+    // A ticket opens the seat's stream once, only on its game, and only for a seat's token.
+    let ticket = |id: String, token: String| async move {
+        post(addr, &format!("/api/games/{id}/ticket"), json!({"token": token})).await
+    };
+    assert_eq!(ticket(game.id.clone(), other.token(0).to_string()).await.status, 403, "another game's token");
+    let answer = ticket(game.id.clone(), game.token(1).to_string()).await;
+    assert_eq!(answer.status, 200, "{}", answer.text);
+    let issued = answer.body["ticket"].as_str().unwrap().to_string();
+    let on_other = get(addr, &format!("/api/games/{}/events?ticket={issued}", other.id)).await;
+    assert_eq!(on_other.status, 403, "a ticket is for its own game: {}", on_other.text);
+    // Spent by the refusal above: a ticket serves once, whatever happened.
+    let spent = get(addr, &format!("/api/games/{}/events?ticket={issued}", game.id)).await;
+    assert_eq!(spent.status, 403, "{}", spent.text);
+    let mut seat = Events::open(addr, &game.id, Some(game.token(1))).await;
+    let first = seat.next(SHORT).await.expect("the seat's stream opens");
+    assert_eq!(first["your_seat"], 1);
+}

@@ -9,7 +9,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
@@ -29,7 +29,6 @@ use tower::ServiceExt;
 use tower_governor::governor::GovernorConfigBuilder;
 use tower_governor::GovernorLayer;
 use tower_http::limit::RequestBodyLimitLayer;
-use tower_http::timeout::RequestBodyTimeoutLayer;
 use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::config::ServeConfig;
@@ -173,6 +172,30 @@ async fn same_origin(State(state): State<Shared>, request: Request, next: axum::
     ApiError::Forbidden("requests from another site's page are refused".into()).into_response()
 }
 
+/// Reads a request's whole body within `body_timeout` from the end of its head: a deadline for
+/// the whole body, where a per-chunk timeout lets a client send one byte every few seconds
+/// forever. Bodies are small (at most [`BODY_LIMIT`]), so holding one costs little.
+async fn body_deadline(State(state): State<Shared>, request: Request, next: axum::middleware::Next) -> Response {
+    if request.method() == axum::http::Method::GET || request.method() == axum::http::Method::HEAD {
+        return next.run(request).await;
+    }
+    // A body declared too large is refused before any of it is read.
+    let declared = request.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > BODY_LIMIT as u64) {
+        return ApiError::TooLarge.into_response();
+    }
+    let limit = state.config.body_timeout;
+    let (parts, body) = request.into_parts();
+    match tokio::time::timeout(limit, axum::body::to_bytes(body, BODY_LIMIT)).await {
+        Ok(Ok(bytes)) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
+        Ok(Err(_)) => ApiError::TooLarge.into_response(),
+        Err(_) => {
+            let reason = format!("request body timeout: the body was not received within {} s", limit.as_secs_f64());
+            (StatusCode::REQUEST_TIMEOUT, Json(json!({ "error": reason }))).into_response()
+        }
+    }
+}
+
 /// Errors made by layers (rate limits, body limits, wrong methods) come as text: make them JSON.
 async fn json_errors(response: Response) -> Response {
     let status = response.status();
@@ -256,6 +279,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/catalog", get(catalog))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/events", get(events))
+        .route("/api/games/{id}/ticket", post(ticket))
         .route("/api/games/{id}/boards/{ply}", get(board_at))
         .route("/api/games/{id}/moves", post(submit_move))
         .route("/api/games/{id}/undo", post(undo))
@@ -266,7 +290,7 @@ pub fn router(state: Shared) -> Router {
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
-        .layer(RequestBodyTimeoutLayer::new(config.body_timeout))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), body_deadline))
         .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::from_fn_with_state(state.clone(), same_origin))
         .layer(axum::middleware::map_response(browser_defences))
@@ -612,28 +636,102 @@ async fn join(
     Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
 }
 
+/// What a state request may carry in its query: nothing secret. A seat's token comes in the
+/// `Authorization: Bearer` header, never in a URL (proxies and logs keep URLs).
 #[derive(Deserialize)]
-struct TokenQuery {
-    token: Option<String>,
+#[serde(deny_unknown_fields)]
+struct StateQuery {}
+
+/// An event stream's query: a seat's single-use ticket (from `POST .../ticket`), or nothing for
+/// a watcher.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventsQuery {
+    ticket: Option<String>,
+}
+
+/// The token of `Authorization: Bearer TOKEN`, if any.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::AUTHORIZATION)?.to_str().ok()?.strip_prefix("Bearer ").map(str::trim)
+}
+
+/// A query that is not what a route takes (a token in the URL among them): 400, saying where a
+/// token goes instead.
+fn bad_query(rejection: axum::extract::rejection::QueryRejection) -> ApiError {
+    let text = rejection.body_text();
+    if text.contains("token") {
+        ApiError::BadRequest(
+            "a token never goes in a URL: send it as `Authorization: Bearer TOKEN`, or get a ticket for the event stream (POST /api/games/{id}/ticket)".into(),
+        )
+    } else {
+        ApiError::BadRequest(at_most(&short_words(&text), 300))
+    }
 }
 
 async fn get_game(
     State(state): State<Shared>,
     UrlPath(id): UrlPath<String>,
-    Query(query): Query<TokenQuery>,
+    headers: HeaderMap,
+    query: Result<Query<StateQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
+    query.map_err(bad_query)?;
     let live = state.game(&id).await?;
     let game = live.lock().await;
-    let viewer = game.seat_of(query.token.as_deref());
+    let viewer = game.seat_of(bearer(&headers));
     Ok(Json(game.state(viewer)))
+}
+
+/// How long a ticket for an event stream stays good.
+const TICKET_LIFE: Duration = Duration::from_secs(60);
+
+/// Tickets waiting to be used, at most (older ones are dropped when they expire).
+const TICKETS_HELD: usize = 100_000;
+
+/// `POST /api/games/{id}/ticket` with `{"token"}`: a single-use ticket, good for a minute, that
+/// opens the seat's event stream (`GET .../events?ticket=T`). A browser's EventSource cannot
+/// send a header, and a ticket in a URL is worth nothing once used.
+async fn ticket(
+    State(state): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<TokenRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let live = state.game(&id).await?;
+    let seat = live.lock().await.seat_of(Some(&request.token));
+    let seat = seat.ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))?;
+    let ticket = crate::live::random_hex();
+    let mut tickets = state.tickets.lock().unwrap_or_else(|e| e.into_inner());
+    let now = Instant::now();
+    tickets.retain(|_, (_, _, until)| *until > now);
+    if tickets.len() >= TICKETS_HELD {
+        return Err(ApiError::TooMany { what: "too many event-stream tickets are waiting".into(), retry_after: 10 });
+    }
+    tickets.insert(ticket.clone(), (id, seat, now + TICKET_LIFE));
+    Ok(Json(json!({"ticket": ticket, "expires_in": TICKET_LIFE.as_secs()})))
 }
 
 async fn events(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
-    Query(query): Query<TokenQuery>,
+    query: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, ApiError> {
+    let Query(query) = query.map_err(bad_query)?;
+    // A ticket is used up here, whatever follows.
+    let seat = match &query.ticket {
+        None => None,
+        Some(ticket) => {
+            let taken = state.tickets.lock().unwrap_or_else(|e| e.into_inner()).remove(ticket);
+            match taken {
+                Some((game, seat, until)) if game == id && until > Instant::now() => Some(seat),
+                _ => {
+                    return Err(ApiError::Forbidden(
+                        "that ticket is not good (used, expired or for another game)".into(),
+                    ))
+                }
+            }
+        }
+    };
     let live = state.game(&id).await?;
     // Held while the stream is open: one client address, or everyone on one game, cannot hold
     // every connection the server has.
@@ -648,7 +746,8 @@ async fn events(
     let held = (by_address, by_game);
     let (receiver, viewer, presence) = {
         let mut game = live.lock().await;
-        let viewer = game.seat_of(query.token.as_deref());
+        // The seat may have been given up since the ticket was issued.
+        let viewer = seat.filter(|&s| game.row.seats.get(s).is_some_and(|spec| spec != "open"));
         (game.events.subscribe(), viewer, game.presence_guard(viewer))
     };
     let stream = futures_util::stream::unfold(

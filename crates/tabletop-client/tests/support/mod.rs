@@ -150,11 +150,7 @@ pub async fn create(addr: SocketAddr, body: Value) -> Created {
 }
 
 pub async fn state(addr: SocketAddr, id: &str, token: Option<&str>) -> Value {
-    let path = match token {
-        Some(t) => format!("/api/games/{id}?token={t}"),
-        None => format!("/api/games/{id}"),
-    };
-    let answer = get(addr, &path).await;
+    let answer = tabletop_client::client::state_as(addr, None, id, token, Duration::from_secs(20)).await.unwrap();
     assert_eq!(answer.status, 200, "{}", answer.text);
     answer.body
 }
@@ -212,10 +208,7 @@ pub struct Events {
 
 impl Events {
     pub async fn open(addr: SocketAddr, id: &str, token: Option<&str>) -> Events {
-        let path = match token {
-            Some(t) => format!("/api/games/{id}/events?token={t}"),
-            None => format!("/api/games/{id}/events"),
-        };
+        let path = tabletop_client::client::events_path(addr, None, id, token, Duration::from_secs(20)).await.unwrap();
         let stream = tabletop_client::client::EventStream::open(addr, None, &path).await.unwrap();
         Events { stream, head: String::new() }
     }

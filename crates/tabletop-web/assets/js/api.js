@@ -7,12 +7,15 @@ export class ApiError extends Error {
   }
 }
 
-export async function api(method, path, body) {
+// One request; `token` (a seat's) travels in the Authorization header, never in the URL.
+export async function api(method, path, body, token) {
   let response;
+  const headers = body ? { "Content-Type": "application/json" } : {};
+  if (token) headers.Authorization = `Bearer ${token}`;
   try {
     response = await fetch(path, {
       method,
-      headers: body ? { "Content-Type": "application/json" } : {},
+      headers,
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch {

@@ -238,7 +238,7 @@ async function showMyGames() {
   const rows = await Promise.all(games.map(async (g) => {
     const token = g.tokens.find(Boolean);
     try {
-      const state = await api("GET", `/api/games/${g.id}?token=${encodeURIComponent(token)}`);
+      const state = await api("GET", `/api/games/${g.id}`, undefined, token);
       const opponents = state.players.filter((p) => p.seat !== state.your_seat)
         .map((p) => (p.kind === "computer" ? "computer" : p.kind === "open" ? "open seat" : g.tokens[p.seat] ? "this screen" : p.name)).join(", ");
       let status;
@@ -342,7 +342,7 @@ function accept(state) {
   // This browser may hold several seats (a game at one screen): see the game as the seat to move.
   const want = moverToken();
   if (want && state.your_seat !== state.status.to_move) {
-    api("GET", `/api/games/${page.id}?token=${encodeURIComponent(want)}`).then(accept, () => {});
+    api("GET", `/api/games/${page.id}`, undefined, want).then(accept, () => {});
   }
   render();
   if (page.analysisOn) loadAnalysis();
@@ -366,7 +366,7 @@ function play(move) {
 
 async function refresh() {
   const token = moverToken() || anyToken();
-  try { accept(await api("GET", `/api/games/${page.id}` + (token ? `?token=${encodeURIComponent(token)}` : ""))); }
+  try { accept(await api("GET", `/api/games/${page.id}`, undefined, token)); }
   catch (error) { $("message").textContent = error.message; }
 }
 
@@ -604,7 +604,7 @@ async function showGame(id) {
   if (invited) {
     history.replaceState(null, "", location.pathname + location.search);
     try {
-      const state = await api("GET", `/api/games/${id}?token=${encodeURIComponent(invited)}`);
+      const state = await api("GET", `/api/games/${id}`, undefined, invited);
       if (state.your_seat !== null && state.your_seat !== undefined) keepToken(id, state.your_seat, invited, state.game);
       else $("message").textContent = "This invite link holds no seat in this game; you are watching.";
     } catch (error) {

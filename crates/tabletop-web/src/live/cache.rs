@@ -47,6 +47,7 @@ impl AppState {
             pool: EnginePool::new(config.workers, config.queue, watchdog),
             streams_by_address: PerAddress::new(config.max_streams_per_address),
             streams_by_game: PerAddress::new(config.max_streams_per_game),
+            tickets: Mutex::new(HashMap::new()),
             config,
             store,
             owner,

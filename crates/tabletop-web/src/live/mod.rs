@@ -39,6 +39,21 @@ use computer::seat_kind;
 pub use computer::{public_players, resume_computers, schedule};
 use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
 
+/// Are two secrets equal? In time that depends on their lengths only, not on where they differ.
+///
+/// ```
+/// use tabletop_web::live::same_secret;
+/// assert!(same_secret(b"0123", b"0123"));
+/// assert!(!same_secret(b"0123", b"0124"));
+/// assert!(!same_secret(b"0123", b"012"));
+/// ```
+pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |differ, (x, y)| differ | (x ^ y)) == 0
+}
+
 /// 32 random hex digits from the OS generator (ids and tokens).
 pub fn random_hex() -> String {
     let mut bytes = [0u8; 16];
@@ -291,7 +306,14 @@ impl LiveGame {
     /// The seat a token holds.
     pub fn seat_of(&self, token: Option<&str>) -> Option<usize> {
         let token = token?;
-        self.row.tokens.iter().position(|t| t == token).filter(|&seat| self.row.seats[seat] != "open")
+        // Every seat's token is compared, each in time independent of where they differ.
+        let mut found = None;
+        for (seat, held) in self.row.tokens.iter().enumerate() {
+            if same_secret(held.as_bytes(), token.as_bytes()) && found.is_none() {
+                found = Some(seat);
+            }
+        }
+        found.filter(|&seat| self.row.seats[seat] != "open")
     }
 
     /// The seat a request's token holds, or 403.
@@ -690,6 +712,8 @@ pub struct AppState {
     pub streams_by_address: Arc<crate::connection::PerAddress<std::net::IpAddr>>,
     /// Event streams open per game.
     pub streams_by_game: Arc<crate::connection::PerAddress<String>>,
+    /// Single-use tickets for seats' event streams: ticket -> (game, seat, until when).
+    pub tickets: Mutex<HashMap<String, (String, usize, Instant)>>,
     /// Computer moves being thought about right now.
     pub thinking: AtomicUsize,
     writable: AtomicBool,

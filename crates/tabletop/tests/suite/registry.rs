@@ -49,7 +49,8 @@ fn names_a_game(line: &str, words: &[String]) -> Option<String> {
         return None;
     }
     let lower = code.to_ascii_lowercase();
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    // `connect-src` (a CSP directive) or `game-connect` is one word, not a game's name.
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
     for word in words {
         let mut from = 0;
         while let Some(at) = lower[from..].find(word.as_str()) {
@@ -108,6 +109,7 @@ fn the_check_sees_a_game_name_in_code_but_not_in_comments() {
     assert_eq!(names_a_game("    match config.slide(NoTls).await {", &words), None);
     assert_eq!(names_a_game(r#"    if game == "slide" {"#, &words), Some("slide".into()));
     assert_eq!(names_a_game("    TcpStream::slide(addr)", &words), None);
+    assert_eq!(names_a_game("    slide-src 'self';", &words), None);
     assert_eq!(names_a_game("    use tabletop::games::slide::Slide;", &words), Some("slide".into()));
     let games = ["slide"];
     assert!(belongs_to_a_game_or_tests("crates/tabletop/src/games/slide/rules.rs", &games));
