@@ -208,7 +208,7 @@ fn whole_games_alternate_between_two_processes() {
             let token = &tokens[seat as usize];
             let here = &servers[request_count % 2];
             request_count += 1;
-            let (status, mine) = here.state_as(&id, &token);
+            let (status, mine) = here.state_as(&id, token);
             assert_eq!(status, 200);
             let legal: Vec<String> =
                 mine["legal"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect();

@@ -275,10 +275,10 @@ async fn mathable_racks_are_shown_only_to_their_seat() {
     assert_eq!(spectator["board"]["racks"], json!([7, 7, 7]));
     assert_eq!(spectator["legal"], json!([]));
     assert!(spectator["position"].is_null(), "the notation would reveal the racks");
-    let seat1 = state_as(addr, &id, tokens[1]).await;
+    let seat1 = state_as(addr, id, tokens[1]).await;
     assert!(seat1["board"]["racks"][1].is_array() && seat1["board"]["racks"][0].is_u64());
     assert_eq!(seat1["legal"], json!([]), "seat 1 is not to move");
-    let seat0 = state_as(addr, &id, tokens[0]).await;
+    let seat0 = state_as(addr, id, tokens[0]).await;
     let legal = seat0["legal"].as_array().unwrap();
     let placement =
         legal.iter().find(|m| m.as_str().unwrap().contains('=') && !m.as_str().unwrap().starts_with("swap")).unwrap();
