@@ -18,6 +18,118 @@ use crate::record::Record;
 /// Values at or beyond this are decided games (`WON + disc difference`).
 pub const WON: i32 = 100_000;
 
+/// The time for one move: the search aims at `target` and never runs past `limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveTime {
+    /// No iteration is started past it, nor one predicted to end well past it.
+    pub target: Duration,
+    /// The deadline: a search still running is stopped (with the best move so far).
+    pub limit: Duration,
+}
+
+/// An iteration is started if this share of it is predicted to fit: its first move (the
+/// previous best, with a full window) takes about half of it, and a move that proves better
+/// early in it is already worth having. 0.4 used 83% of a fixed budget on average, 0.25 92%,
+/// 0.1 99% (`tabletop bench reversi --time-use 50`).
+const FIRST_MOVE_SHARE: f64 = 0.25;
+
+impl MoveTime {
+    /// A fixed budget per move (`engine:time=T`): aim at `T`, stop at `T`.
+    pub fn fixed(time: Duration) -> MoveTime {
+        MoveTime { target: time, limit: time }
+    }
+
+    /// Both times times `num / den`.
+    fn scaled(self, num: u32, den: u32) -> MoveTime {
+        MoveTime { target: self.target * num / den, limit: self.limit * num / den }
+    }
+
+    /// Whether to start another iteration after `elapsed`, the last iteration having taken
+    /// `last` and the one before `before`. The next is predicted to take `last` times the
+    /// growth from `before` to `last` (odd and even depths alternate, so the growth is kept
+    /// within 1.5-8). It is started when the elapsed time is below the target and at least
+    /// its first move is predicted to finish by the limit: stopped there, it still improves
+    /// the move.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::reversi::engine::MoveTime;
+    /// let ms = Duration::from_millis;
+    /// let t = MoveTime::fixed(ms(100));
+    /// assert!(t.start_next(ms(20), ms(10), ms(4)));
+    /// assert!(!t.start_next(ms(100), ms(10), ms(4)));
+    /// // The next iteration would take about 180 ms: not even its first move would finish.
+    /// assert!(!t.start_next(ms(60), ms(60), ms(20)));
+    /// ```
+    pub fn start_next(&self, elapsed: Duration, last: Duration, before: Duration) -> bool {
+        if elapsed >= self.target {
+            return false;
+        }
+        let growth = if before.as_micros() >= 200 { last.as_secs_f64() / before.as_secs_f64() } else { 3.0 };
+        let next = last.as_secs_f64() * growth.clamp(1.5, 8.0);
+        elapsed.as_secs_f64() + FIRST_MOVE_SHARE * next <= self.limit.as_secs_f64()
+    }
+}
+
+/// A game clock for the side to move: the time left for the rest of the game and the increment
+/// added after each move (`engine:clock=5m+2s`, or the time an NBoard GUI gives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left for every remaining move.
+    pub remaining: Duration,
+    /// Added after each move.
+    pub increment: Duration,
+}
+
+impl Clock {
+    /// The budget of the next move in `position`. The remaining time is shared among the side
+    /// to move's remaining moves with more weight in the midgame (where the game is decided
+    /// and the search gains most) than in the opening and in the endgame (solved exactly in
+    /// a fraction of the time); a small reserve and the increment's share are kept, and no
+    /// move may take more than a fifth of the time left.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::reversi::{engine::Clock, Reversi};
+    /// use tabletop::Game;
+    /// let clock = Clock { remaining: Duration::from_secs(300), increment: Duration::ZERO };
+    /// let opening = clock.budget(&Reversi::new());
+    /// let mut mid = Reversi::new();
+    /// for mv in ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7", "d7", "c6"] {
+    ///     mid.play(mv.parse().unwrap()).unwrap();
+    /// }
+    /// let mid = clock.budget(&mid);
+    /// assert!(mid.target > opening.target);
+    /// assert!(mid.limit <= Duration::from_secs(60) && mid.target <= mid.limit);
+    /// ```
+    pub fn budget(&self, position: &Reversi) -> MoveTime {
+        let empties = position.open_squares();
+        // About 2% (at most a second) stays in reserve against the overheads of a move.
+        let reserve = (self.remaining / 50).min(Duration::from_secs(1));
+        let usable = self.remaining.saturating_sub(reserve);
+        let weights: f64 = (1..=empties).rev().step_by(2).map(clock_weight).sum();
+        let share = usable.as_secs_f64() * clock_weight(empties) / weights.max(1.0);
+        let increment = self.increment.as_secs_f64() * 0.9;
+        let cap = usable.as_secs_f64() / 5.0 + increment;
+        let target = (share + increment).min(cap);
+        MoveTime {
+            target: Duration::from_secs_f64(target),
+            limit: Duration::from_secs_f64((2.5 * target).min(cap)),
+        }
+    }
+}
+
+/// The weight of a move at `empties` empties in the sharing of a game clock.
+fn clock_weight(empties: u32) -> f64 {
+    match empties {
+        0..=12 => 0.15,
+        13..=20 => 0.8,
+        21..=44 => 1.5,
+        45..=52 => 1.0,
+        _ => 0.6,
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Entry {
     p: u64,
@@ -195,9 +307,9 @@ impl Engine {
     pub const MEMORY_BYTES: u64 =
         (std::mem::size_of::<Entry>() as u64) * (1 << ENGINE_TABLE_BITS) + Solver::memory_bytes(ENGINE_SOLVER_BITS);
 
-    /// The most empties the exact solver is tried on within the time budget.
-    fn solve_empties(&self) -> u32 {
-        match self.time {
+    /// The most empties the exact solver is tried on within `limit`.
+    fn solve_empties(limit: Option<Duration>) -> u32 {
+        match limit {
             None => 0,
             Some(t) if t >= Duration::from_millis(3000) => 22,
             Some(t) if t >= Duration::from_millis(900) => 20,
@@ -207,8 +319,38 @@ impl Engine {
         }
     }
 
-    /// Chooses a move for the side to move in `position` and says how good it is.
+    /// Chooses a move for the side to move in `position` and says how good it is, within the
+    /// engine's [`time`](Engine::time) and [`depth`](Engine::depth).
     pub fn analyse(&mut self, position: &Reversi) -> Analysis {
+        let budget = self.time.map(MoveTime::fixed);
+        self.analyse_within(position, budget)
+    }
+
+    /// Chooses a move with a game clock ([`Clock::budget`]): a forced move is played at once,
+    /// and the engine's [`depth`](Engine::depth) still limits the midgame search.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::reversi::{engine::{Clock, Engine}, Reversi};
+    /// let mut engine = Engine::new(None, None);
+    /// let clock = Clock { remaining: Duration::from_millis(600), increment: Duration::ZERO };
+    /// let a = engine.analyse_clock(&Reversi::new(), &clock);
+    /// assert!(a.elapsed < Duration::from_millis(300));
+    /// ```
+    pub fn analyse_clock(&mut self, position: &Reversi, clock: &Clock) -> Analysis {
+        let start = Instant::now();
+        let (p, o) = position.player_opponent();
+        let m = moves(p, o);
+        if m.count_ones() == 1 {
+            // Nothing to choose: the clock is kept for the moves that need it.
+            let best = Square::from_index(m.trailing_zeros() as usize).map(ReversiMove::Place).expect("a square");
+            return Analysis { best, value: 0, exact: false, depth: 0, nodes: 0, elapsed: start.elapsed() };
+        }
+        self.analyse_within(position, Some(clock.budget(position)))
+    }
+
+    /// Chooses a move within `budget` (none: the depth limit alone).
+    pub fn analyse_within(&mut self, position: &Reversi, budget: Option<MoveTime>) -> Analysis {
         let start = Instant::now();
         let (p, o) = position.player_opponent();
         let m = moves(p, o);
@@ -223,12 +365,12 @@ impl Engine {
             };
         }
         let empties = position.open_squares();
-        let exact_possible = self.depth.is_none() && empties <= self.solve_empties();
+        let exact_possible = self.depth.is_none() && empties <= Engine::solve_empties(budget.map(|b| b.limit));
         // The midgame search gets the whole budget, or a quarter before an exact solve.
-        let mid_budget = self.time.map(|t| if exact_possible { t / 4 } else { t });
+        let mid_budget = budget.map(|b| if exact_possible { b.scaled(1, 4) } else { b });
         let mut result = self.midgame(p, o, mid_budget, start);
         if exact_possible {
-            let deadline = self.time.map(|t| start + t);
+            let deadline = budget.map(|b| start + b.limit);
             self.solver.set_deadline(deadline);
             if let Some(sol) = self.solver.solve_window(position, -64, 64) {
                 result.best = sol.best.unwrap_or(result.best);
@@ -243,11 +385,14 @@ impl Engine {
         result
     }
 
-    fn midgame(&mut self, p: u64, o: u64, budget: Option<Duration>, start: Instant) -> Analysis {
+    /// Iterative deepening. With a budget, iterations go on until the next one is predicted
+    /// to overrun it (from the growth of the last two); the deadline `budget.limit` stops a
+    /// search inside an iteration, which still counts if it proved a better move.
+    fn midgame(&mut self, p: u64, o: u64, budget: Option<MoveTime>, start: Instant) -> Analysis {
         self.age = self.age.wrapping_add(1);
         self.nodes = 0;
         self.stopped = false;
-        self.deadline = budget.map(|b| start + b);
+        self.deadline = budget.map(|b| start + b.limit);
         let max_depth = self.depth.unwrap_or(60).clamp(1, 60);
         let mut root: Vec<(usize, u64)> = Bits(moves(p, o)).map(|sq| (sq, flips(p, o, sq))).collect();
         root.sort_by_key(|&(sq, f)| self.evaluate(o & !f, p | f | (1 << sq)));
@@ -255,18 +400,34 @@ impl Engine {
         let mut best_value = 0;
         let mut completed = 0;
         let empties = 64 - (p | o).count_ones();
+        // The durations of the last two completed iterations, for the prediction.
+        let mut last = Duration::ZERO;
         for depth in 1..=max_depth {
+            let iteration_start = Instant::now();
             let mut alpha = -WON - 65;
             let beta = WON + 65;
             let mut iter_best = root[0].0;
+            let mut searched = 0;
             for (i, &(sq, f)) in root.iter().enumerate() {
                 let (np, no) = (p | f | (1 << sq), o & !f);
                 let v = if i == 0 {
                     -self.pvs(no, np, depth - 1, -beta, -alpha)
                 } else {
                     let probe = -self.pvs(no, np, depth - 1, -alpha - 1, -alpha);
+                    if self.stopped {
+                        break;
+                    }
                     if probe > alpha {
-                        -self.pvs(no, np, depth - 1, -beta, -probe)
+                        let v = -self.pvs(no, np, depth - 1, -beta, -probe);
+                        if self.stopped {
+                            // Stopped while re-searching: the move already proved better than
+                            // the best so far at this depth, so it is the better choice.
+                            iter_best = sq;
+                            alpha = probe;
+                            searched = i + 1;
+                            break;
+                        }
+                        v
                     } else {
                         probe
                     }
@@ -274,13 +435,19 @@ impl Engine {
                 if self.stopped {
                     break;
                 }
+                searched = i + 1;
                 if v > alpha {
                     alpha = v;
                     iter_best = sq;
                 }
             }
             if self.stopped {
-                // A partial iteration still improves on the last one if it found a better move.
+                // Stopped inside the iteration: the moves searched so far at this depth began
+                // with the previous best, so their best is at least as well informed.
+                if searched > 0 {
+                    best = iter_best;
+                    best_value = alpha;
+                }
                 break;
             }
             best = iter_best;
@@ -292,9 +459,9 @@ impl Engine {
             if depth >= empties || best_value.abs() >= WON {
                 break;
             }
-            if let (Some(b), Some(_)) = (budget, self.deadline) {
-                // The next iteration would take several times longer: do not start it.
-                if start.elapsed() > b * 2 / 5 {
+            let before = std::mem::replace(&mut last, iteration_start.elapsed());
+            if let Some(b) = budget {
+                if !b.start_next(start.elapsed(), last, before) {
                     break;
                 }
             }
@@ -318,7 +485,8 @@ impl Engine {
 
     fn pvs(&mut self, p: u64, o: u64, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes & 0x3FF == 0 {
+        // Often enough (well under a millisecond) for a deadline of a few milliseconds.
+        if self.nodes & 0xFF == 0 {
             if let Some(d) = self.deadline {
                 if Instant::now() >= d {
                     self.stopped = true;
@@ -657,18 +825,21 @@ impl ProbCut {
 pub struct EnginePlayer {
     engine: Engine,
     description: String,
+    /// With a game clock (`engine:clock=5m+2s`): the clock at the start of a game, and the
+    /// time left in this one.
+    clock: Option<(Clock, Duration)>,
 }
 
 impl EnginePlayer {
     /// An engine player with a time budget and/or a depth limit.
     pub fn new(time: Option<Duration>, depth: Option<u32>, description: String) -> Self {
-        EnginePlayer { engine: Engine::new(time, depth), description }
+        EnginePlayer { engine: Engine::new(time, depth), description, clock: None }
     }
 
     /// An engine player as [`EnginePlayer::new`], or an error when the engine's tables cannot
     /// be allocated.
     pub fn try_new(time: Option<Duration>, depth: Option<u32>, description: String) -> Result<Self, TableAllocError> {
-        Ok(EnginePlayer { engine: Engine::try_new(time, depth)?, description })
+        Ok(EnginePlayer { engine: Engine::try_new(time, depth)?, description, clock: None })
     }
 
     /// An engine player with the ten-feature evaluation (`engine-v1`).
@@ -677,7 +848,30 @@ impl EnginePlayer {
         depth: Option<u32>,
         description: String,
     ) -> Result<Self, TableAllocError> {
-        Ok(EnginePlayer { engine: Engine::try_new_v1(time, depth)?, description })
+        Ok(EnginePlayer { engine: Engine::try_new_v1(time, depth)?, description, clock: None })
+    }
+
+    /// Plays every game on `clock` (each game starts with the whole of it): each move's time
+    /// comes from [`Clock::budget`], and the time it took (wall time) is taken off.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::reversi::{engine::{Clock, EnginePlayer}, Reversi};
+    /// use tabletop::{Player, Record};
+    /// let clock = Clock { remaining: Duration::from_millis(500), increment: Duration::ZERO };
+    /// let mut player = EnginePlayer::try_new(None, None, "engine:clock=500ms".into()).unwrap().with_clock(clock);
+    /// player.choose_move(&Record::new(Reversi::new()));
+    /// assert!(player.time_left().unwrap() < Duration::from_millis(500));
+    /// ```
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.engine.time = None;
+        self.clock = Some((clock, clock.remaining));
+        self
+    }
+
+    /// The time left on the game clock, if the player has one.
+    pub fn time_left(&self) -> Option<Duration> {
+        self.clock.map(|c| c.1)
     }
 
     /// The engine, for hints and analysis.
@@ -692,7 +886,21 @@ impl Player<Reversi> for EnginePlayer {
     }
 
     fn choose_move(&mut self, record: &Record<Reversi>) -> ReversiMove {
-        self.engine.analyse(record.current()).best
+        let Some((start, left)) = self.clock else {
+            return self.engine.analyse(record.current()).best;
+        };
+        let started = Instant::now();
+        let clock = Clock { remaining: left, increment: start.increment };
+        let best = self.engine.analyse_clock(record.current(), &clock).best;
+        let left = (left + start.increment).saturating_sub(started.elapsed());
+        self.clock = Some((start, left));
+        best
+    }
+
+    fn reset(&mut self) {
+        if let Some((start, _)) = self.clock {
+            self.clock = Some((start, start.remaining));
+        }
     }
 }
 

@@ -111,6 +111,10 @@ impl Adapter<Reversi> for ReversiAdapter {
     }
 
     fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError> {
+        if spec.name == "engine" && spec.settings.contains_key("clock") {
+            // The server thinks one move at a time on a shared engine: no game clock is kept.
+            return Err(SessionError::Player("clock= is for matches and the terminal; here use time=".to_string()));
+        }
         if spec.name == "engine" {
             // Checked without building an engine (its tables are tens of megabytes).
             if spec.settings.contains_key("level") || spec.settings.contains_key("seed") {
