@@ -47,25 +47,9 @@ fn the_evaluation_of_every_image_is_the_same() {
 fn the_four_first_moves_get_the_same_value_and_depth() {
     let analysis = Reversi::analyze(&Record::new(Reversi::new()), Duration::from_millis(300));
     assert_eq!(analysis.moves.len(), 4);
+    assert!(analysis.depth.is_some_and(|d| d >= 1), "{analysis:?}");
     let first = &analysis.moves[0];
     for m in &analysis.moves {
         assert_eq!((m.score, &m.text), (first.score, &first.text), "{analysis:?}");
     }
-}
-
-#[test]
-fn symmetric_moves_of_a_symmetric_position_get_the_same_value() {
-    // After f5 d6 (black, white), the position is symmetric about the a1-h8 diagonal... in
-    // general not; take the start's images instead: each first move leads to an image of
-    // the same position, so every reply set is valued alike whatever the move.
-    let mut values = Vec::new();
-    for first in ["f5", "e6", "d3", "c4"] {
-        let mut position = Reversi::new();
-        position.play(first.parse().unwrap()).unwrap();
-        let analysis = Reversi::analyze(&Record::new(position), Duration::from_millis(200));
-        let mut scores: Vec<i32> = analysis.moves.iter().map(|m| m.score).collect();
-        scores.sort_unstable();
-        values.push(scores);
-    }
-    assert!(values.iter().all(|v| v == &values[0]), "{values:?}");
 }

@@ -11,6 +11,7 @@ use super::eval::Weights;
 use super::patterns::PatternWeights;
 use super::rules::{Reversi, ReversiMove, Square};
 use super::solver::Solver;
+use super::symmetry::canonical;
 use crate::players::Player;
 use crate::memory::{try_large_vec, TableAllocError};
 use crate::record::Record;
@@ -940,6 +941,98 @@ impl Engine {
             }
         }
         values
+    }
+
+    /// The value of every legal placement of `position` for the side to move, all searched to
+    /// the same depth with a full window: iterative deepening over the whole list of moves
+    /// until `deadline` (or `max_depth` plies), keeping the last depth every move completed
+    /// (a depth predicted not to finish in time is not started). Moves that lead to images
+    /// of one position under the board's symmetries are searched once and share the value.
+    /// Returns the moves in the order of the legal placements with their values (hundredths
+    /// of a disc, or [`WON`] plus the disc difference once proved) and the depth in plies
+    /// from `position`; no placement gives an empty list and depth 0.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let mut engine = Engine::new(None, None);
+    /// let (values, depth) = engine.move_values_until(&Reversi::new(), Instant::now() + Duration::from_millis(50), 6);
+    /// assert_eq!(values.len(), 4);
+    /// assert!(depth >= 1 && depth <= 6);
+    /// // The four first moves lead to images of one position: one value.
+    /// assert!(values.iter().all(|v| v.1 == values[0].1));
+    /// ```
+    pub fn move_values_until(
+        &mut self,
+        position: &Reversi,
+        deadline: Instant,
+        max_depth: u32,
+    ) -> (Vec<(ReversiMove, i32)>, u32) {
+        let (p, o) = position.player_opponent();
+        let children: Vec<(usize, u64, u64)> = Bits(moves(p, o))
+            .map(|sq| {
+                let f = flips(p, o, sq);
+                (sq, o & !f, p | f | (1 << sq))
+            })
+            .collect();
+        // For each move, the first move whose child is an image of its child.
+        let keys: Vec<(u64, u64)> = children.iter().map(|&(_, cp, co)| canonical(cp, co)).collect();
+        let first_of: Vec<usize> = keys.iter().map(|k| keys.iter().position(|x| x == k).unwrap_or(0)).collect();
+        self.age = self.age.wrapping_add(1);
+        self.nodes = 0;
+        self.stopped = false;
+        self.deadline = Some(deadline);
+        let mut best: Vec<(ReversiMove, i32)> = Vec::new();
+        let mut completed = 0;
+        let mut last = Duration::ZERO;
+        let empties = 64 - (p | o).count_ones();
+        for depth in 1..=max_depth.clamp(1, 60) {
+            let iteration_start = Instant::now();
+            let mut values: Vec<i32> = Vec::with_capacity(children.len());
+            for (i, &(_, cp, co)) in children.iter().enumerate() {
+                let v = if first_of[i] < i {
+                    values[first_of[i]]
+                } else {
+                    -self.pvs(cp, co, depth - 1, -WON - 65, WON + 65)
+                };
+                if self.stopped {
+                    break;
+                }
+                values.push(v);
+            }
+            if self.stopped {
+                break;
+            }
+            best = children
+                .iter()
+                .zip(&values)
+                .filter_map(|(&(sq, _, _), &v)| Some((ReversiMove::Place(Square::from_index(sq)?), v)))
+                .collect();
+            completed = depth;
+            if depth >= empties || values.iter().all(|v| v.abs() >= WON) {
+                break;
+            }
+            let before = std::mem::replace(&mut last, iteration_start.elapsed());
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            // A depth cut short is thrown away, so one is started only if all of it should fit.
+            let growth = if before.as_micros() >= 200 { last.as_secs_f64() / before.as_secs_f64() } else { 3.0 };
+            if last.as_secs_f64() * growth.clamp(1.5, 8.0) > remaining.as_secs_f64() {
+                break;
+            }
+        }
+        self.deadline = None;
+        if completed == 0 && !children.is_empty() {
+            // Not even one ply in time: one ply without a deadline (a few evaluations).
+            self.stopped = false;
+            best = children
+                .iter()
+                .filter_map(|&(sq, cp, co)| {
+                    Some((ReversiMove::Place(Square::from_index(sq)?), -self.pvs(cp, co, 0, -WON - 65, WON + 65)))
+                })
+                .collect();
+            completed = 1;
+        }
+        (best, completed)
     }
 
     /// The exact score and a best move of `position` from the engine's endgame solver, within

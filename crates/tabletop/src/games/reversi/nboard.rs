@@ -213,14 +213,13 @@ impl<E: Write> Session<E> {
                 lines.push((0.0, format!("search {} {:+.2} 0 {}", move_text(a.best), discs(&a), a.depth)));
             }
         } else {
-            // Every move searched one ply less deep, the time cap shared between them.
-            let share = self.settings.max_time / moves.len().max(1) as u32;
-            self.set_limits(self.depth.saturating_sub(1).max(1), share);
-            for &mv in &moves {
-                let mut next = position;
-                next.play_unchecked(mv);
-                let (v, d, _) = side_value(&mut self.engine, &next);
-                lines.push((-v, format!("search {} {:+.2} 0 {}", move_text(mv), -v, d + 1)));
+            // Every move searched to the same depth (at most the GUI's) within the time cap,
+            // so that their values compare (and symmetric moves get the same one).
+            let deadline = Instant::now() + self.settings.max_time;
+            let (values, depth) = self.engine.move_values_until(&position, deadline, self.depth);
+            for (mv, v) in values {
+                let v = if v.abs() >= WON { f64::from(v.signum() * (v.abs() - WON)) } else { f64::from(v) / 100.0 };
+                lines.push((v, format!("search {} {v:+.2} 0 {depth}", move_text(mv))));
             }
             lines.sort_by(|a, b| b.0.total_cmp(&a.0));
             lines.truncate(count);
