@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::bitboard::{final_score, flips, moves, Bits};
 use super::eval::Weights;
-use super::patterns::PatternWeights;
+use super::patterns::{Indices, PatternWeights};
 use super::rules::{Reversi, ReversiMove, Square};
 use super::probcut::ProbCut;
 use super::solver::Solver;
@@ -299,6 +299,16 @@ impl Engine {
         }
     }
 
+    /// [`Engine::evaluate`] in the search: the pattern indices `ix` kept move by move, and
+    /// the side to move's moves `m` already generated.
+    #[inline]
+    fn evaluate_leaf(&self, ix: &Indices, p: u64, o: u64, m: u64) -> i32 {
+        match self.patterns {
+            Some(w) => w.evaluate_with_moves(ix, p, o, m),
+            None => self.weights.evaluate(p, o),
+        }
+    }
+
     /// The memory of one engine in bytes: its search table and its endgame solver's tables
     /// (about 30 MB).
     ///
@@ -412,15 +422,16 @@ impl Engine {
             let mut searched = 0;
             for (i, &(sq, f)) in root.iter().enumerate() {
                 let (np, no) = (p | f | (1 << sq), o & !f);
+                let cix = Indices::new(no, np);
                 let v = if i == 0 {
-                    -self.pvs(no, np, depth - 1, -beta, -alpha)
+                    -self.pvs(no, np, &cix, depth - 1, -beta, -alpha)
                 } else {
-                    let probe = -self.pvs(no, np, depth - 1, -alpha - 1, -alpha);
+                    let probe = -self.pvs(no, np, &cix, depth - 1, -alpha - 1, -alpha);
                     if self.stopped {
                         break;
                     }
                     if probe > alpha {
-                        let v = -self.pvs(no, np, depth - 1, -beta, -probe);
+                        let v = -self.pvs(no, np, &cix, depth - 1, -beta, -probe);
                         if self.stopped {
                             // Stopped while re-searching: the move already proved better than
                             // the best so far at this depth, so it is the better choice.
@@ -485,7 +496,14 @@ impl Engine {
         (h >> 24) as usize & self.mask
     }
 
-    fn pvs(&mut self, p: u64, o: u64, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
+    fn pvs(&mut self, p: u64, o: u64, ix: &Indices, depth: u32, alpha: i32, beta: i32) -> i32 {
+        self.pvs_with(p, o, moves(p, o), ix, depth, alpha, beta)
+    }
+
+    /// [`Engine::pvs`] given the side to move's moves `m` (a parent one ply above the leaves
+    /// has generated them to order its moves).
+    #[allow(clippy::too_many_arguments)] // The node's arguments, and its moves.
+    fn pvs_with(&mut self, p: u64, o: u64, m: u64, ix: &Indices, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
         // Often enough (well under a millisecond) for a deadline of a few milliseconds.
         if self.nodes & 0xFF == 0 {
@@ -501,15 +519,14 @@ impl Engine {
         if self.stopped {
             return 0;
         }
-        let m = moves(p, o);
         if m == 0 {
             if moves(o, p) == 0 {
                 return finished_value(p, o);
             }
-            return -self.pvs(o, p, depth, -beta, -alpha);
+            return -self.pvs(o, p, &ix.pass(), depth, -beta, -alpha);
         }
         if depth == 0 {
-            return self.evaluate(p, o);
+            return self.evaluate_leaf(ix, p, o, m);
         }
         let slot = self.slot(p, o);
         let e = self.table[slot];
@@ -528,38 +545,42 @@ impl Engine {
             }
         }
         if let Some(cut) = self.probcut {
-            if let Some(v) = self.probcut(cut, p, o, depth, alpha, beta) {
+            if let Some(v) = self.probcut(cut, p, o, ix, depth, alpha, beta) {
                 return v;
             }
         }
         let alpha_start = alpha;
-        let mut list = [(0u8, 0i32, 0u64); 32];
+        // Each move, its ordering key, its flips and (one ply above the leaves) the reply moves.
+        let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
         let mut n = 0;
         for sq in Bits(m) {
             let f = flips(p, o, sq);
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            let replies = moves(no, np);
             let key = if sq as u8 == hash_move {
                 i32::MIN
             } else if depth >= 2 {
-                self.evaluate(o & !f, p | f | (1 << sq))
+                self.evaluate_leaf(&ix.play(sq, f), no, np, replies)
             } else {
-                moves(o & !f, p | f | (1 << sq)).count_ones() as i32
+                replies.count_ones() as i32
             };
-            list[n] = (sq as u8, key, f);
+            list[n] = (sq as u8, key, f, replies);
             n += 1;
         }
         let list = &mut list[..n];
         list.sort_unstable_by_key(|e| e.1);
         let mut best = i32::MIN;
         let mut best_sq = 64u8;
-        for (i, &(sq, _, f)) in list.iter().enumerate() {
+        for (i, &(sq, _, f, replies)) in list.iter().enumerate() {
             let (np, no) = (p | f | (1 << sq), o & !f);
+            let cix = ix.play(sq as usize, f);
             let a = alpha.max(best);
             let v = if i == 0 {
-                -self.pvs(no, np, depth - 1, -beta, -a)
+                -self.pvs_with(no, np, replies, &cix, depth - 1, -beta, -a)
             } else {
-                let probe = -self.pvs(no, np, depth - 1, -a - 1, -a);
+                let probe = -self.pvs_with(no, np, replies, &cix, depth - 1, -a - 1, -a);
                 if probe > a && probe < beta {
-                    -self.pvs(no, np, depth - 1, -beta, -probe)
+                    -self.pvs_with(no, np, replies, &cix, depth - 1, -beta, -probe)
                 } else {
                     probe
                 }
@@ -590,7 +611,8 @@ impl Engine {
 impl Engine {
     /// Multi-ProbCut: a shallow null-window search predicts whether the full-depth value will
     /// be beyond `beta` (or below `alpha`) with the fitted confidence; if so, that bound.
-    fn probcut(&mut self, cut: &ProbCut, p: u64, o: u64, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
+    #[allow(clippy::too_many_arguments)] // The node's arguments, as pvs takes them.
+    fn probcut(&mut self, cut: &ProbCut, p: u64, o: u64, ix: &Indices, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
         let empties = 64 - (p | o).count_ones();
         let c = cut.get(depth, empties)?;
         // Decided games and windows near them are searched exactly.
@@ -600,7 +622,7 @@ impl Engine {
         let margin = PROBCUT_T * c.sigma as f64;
         let hi = ((beta as f64 + margin - c.b as f64) / c.a as f64).ceil() as i32;
         if hi < PROBCUT_LIMIT {
-            let v = self.pvs(p, o, c.shallow, hi - 1, hi);
+            let v = self.pvs(p, o, ix, c.shallow, hi - 1, hi);
             if self.stopped {
                 return Some(0);
             }
@@ -610,7 +632,7 @@ impl Engine {
         }
         let lo = ((alpha as f64 - margin - c.b as f64) / c.a as f64).floor() as i32;
         if lo > -PROBCUT_LIMIT {
-            let v = self.pvs(p, o, c.shallow, lo, lo + 1);
+            let v = self.pvs(p, o, ix, c.shallow, lo, lo + 1);
             if self.stopped {
                 return Some(0);
             }
@@ -737,7 +759,8 @@ impl Engine {
         let mut values = Vec::new();
         for sq in Bits(m) {
             let f = flips(p, o, sq);
-            let v = -self.pvs(o & !f, p | f | (1 << sq), depth.clamp(1, 60) - 1, -WON - 65, WON + 65);
+            let (cp, co) = (o & !f, p | f | (1 << sq));
+            let v = -self.pvs(cp, co, &Indices::new(cp, co), depth.clamp(1, 60) - 1, -WON - 65, WON + 65);
             if self.stopped {
                 break;
             }
@@ -798,7 +821,7 @@ impl Engine {
                 let v = if first_of[i] < i {
                     values[first_of[i]]
                 } else {
-                    -self.pvs(cp, co, depth - 1, -WON - 65, WON + 65)
+                    -self.pvs(cp, co, &Indices::new(cp, co), depth - 1, -WON - 65, WON + 65)
                 };
                 if self.stopped {
                     break;
@@ -832,7 +855,7 @@ impl Engine {
             best = children
                 .iter()
                 .filter_map(|&(sq, cp, co)| {
-                    Some((ReversiMove::Place(Square::from_index(sq)?), -self.pvs(cp, co, 0, -WON - 65, WON + 65)))
+                    Some((ReversiMove::Place(Square::from_index(sq)?), -self.pvs(cp, co, &Indices::new(cp, co), 0, -WON - 65, WON + 65)))
                 })
                 .collect();
             completed = 1;

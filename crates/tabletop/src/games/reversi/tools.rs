@@ -34,6 +34,13 @@ pub struct BenchArgs {
     /// Skip the midgame depth benchmark.
     #[arg(long)]
     pub no_midgame: bool,
+    /// The midgame benchmark searches to this depth instead of for 1 s (its nodes are then
+    /// the same on every run, so nodes per second compare builds).
+    #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=30))]
+    pub midgame_depth: Option<u32>,
+    /// The midgame benchmark's positions: seeded openings of 22, 24, ... plies.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=19))]
+    pub midgame_positions: u64,
     /// The endgame solver's transposition table holds 2^BITS entries.
     #[arg(long, value_name = "BITS", default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=28))]
     pub table_bits: u32,
@@ -286,21 +293,40 @@ pub fn bench(args: BenchArgs) -> ToolResult {
         println!("  {position}  score {:+3} best {best}  {:>10} nodes {s:6.2} s", sol.score, sol.nodes);
     }
     println!("  {within} of {count} solved within 1 s");
-    println!("Midgame search depth reached in 1 s (engine, exact solve off):");
-    for position in midgame_positions(4) {
-        let mut engine = crate::games::reversi::engine::Engine::new(Some(Duration::from_secs(1)), None);
+    midgame(args.midgame_positions, args.midgame_depth);
+    Ok(())
+}
+
+/// The midgame part of `tabletop bench reversi`: the depth reached in 1 s, or with `depth` the
+/// time and nodes per second of a fixed-depth search (the same nodes on any machine, so its
+/// speed compares builds), on `count` seeded positions.
+fn midgame(count: u64, depth: Option<u32>) {
+    use crate::games::reversi::engine::Engine;
+    match depth {
+        None => println!("Midgame search depth reached in 1 s (engine, exact solve off):"),
+        Some(d) => println!("Midgame search to depth {d} (engine, one fresh engine per position):"),
+    }
+    let (mut nodes, mut seconds) = (0u64, 0.0);
+    for position in midgame_positions(count) {
+        let mut engine = match depth {
+            None => Engine::new(Some(Duration::from_secs(1)), None),
+            Some(d) => Engine::new(None, Some(d)),
+        };
         let a = engine.analyse(&position);
+        nodes += a.nodes;
+        seconds += a.elapsed.as_secs_f64();
         println!(
-            "  {position}  {} empties: depth {:>2}, {:>9} nodes in {:.2} s, best {} ({})",
+            "  {position}  {} empties: depth {:>2}, {:>9} nodes in {:.2} s ({:.2} M nodes/s), best {} ({})",
             position.open_squares(),
             a.depth,
             a.nodes,
             a.elapsed.as_secs_f64(),
+            a.nodes as f64 / a.elapsed.as_secs_f64().max(1e-9) / 1e6,
             a.best,
             a.describe()
         );
     }
-    Ok(())
+    println!("  total: {nodes} nodes in {seconds:.2} s, {:.2} M nodes/s", nodes as f64 / seconds.max(1e-9) / 1e6);
 }
 
 /// `tabletop bench reversi --time-use N`: how much of its budget `engine:time=T` uses, in wall
