@@ -11,6 +11,7 @@ mod positions;
 mod random_input;
 mod reversi_levels;
 mod reversi_play;
+mod reversi_time;
 #[cfg(feature = "tune")]
 mod reversi_tune;
 mod shared_loop;

@@ -51,7 +51,7 @@ fn a_small_pattern_run_writes_weights_and_positions_the_library_accepts() {
     assert!(run.ok, "{}", run.stderr);
     assert_eq!(std::fs::read(&weights).expect("written again"), bytes);
     let text = std::fs::read_to_string(&cut).expect("the ProbCut file was written");
-    tabletop::games::reversi::engine::ProbCut::parse(&text).expect("valid ProbCut parameters");
+    tabletop::games::reversi::probcut::ProbCut::parse(&text).expect("valid ProbCut parameters");
     // A damaged positions file is refused with a reason.
     std::fs::write(&positions, b"TTRVPOS1 damaged").expect("writable");
     let run = tabletop(&["tune", "reversi", "--patterns", "--load-positions", &positions], "");

@@ -14,6 +14,8 @@ mod reversi_accuracy;
 mod reversi_ffo;
 mod reversi_levels;
 mod reversi_rules;
+mod reversi_symmetry;
+mod reversi_time;
 mod search_options;
 mod slide_conformance;
 mod slide_dictionary;

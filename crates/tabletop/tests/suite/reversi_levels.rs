@@ -99,7 +99,7 @@ fn bad_levels_are_refused_with_the_valid_values() {
     let err = make_player(&spec("engine:level=2,seed=x"), 1).err().unwrap().to_string();
     assert!(err.contains("a whole number"), "{err}");
     let err = make_player(&spec("engine:levels=2"), 1).err().unwrap().to_string();
-    assert!(err.contains("valid settings: time, depth, level, seed"), "{err}");
+    assert!(err.contains("valid settings: time, depth, level, seed, clock"), "{err}");
 }
 
 /// The moves a player makes from `record`, playing both sides for `plies` plies.

@@ -62,52 +62,48 @@ fn discs(score: i32) -> String {
     format!("{score:+} disc{}", if score.abs() == 1 { "" } else { "s" })
 }
 
-/// Every move of `root` valued by the engine, each child with an equal share of the time left.
+/// Every move of `root` valued by the engine, all searched to the same depth within the time
+/// left ([`ReversiEngine::move_values_until`]): symmetric moves get the same value, and the
+/// values of different moves are comparable.
 fn reversi_engine_moves(root: &Reversi, deadline: Instant) -> Analysis {
-    let Ok(mut engine) = ReversiEngine::try_new(Some(Duration::from_millis(1)), None) else {
+    let Ok(mut engine) = ReversiEngine::try_new(None, None) else {
         return Analysis::default();
     };
-    let mut moves = Vec::new();
-    root.legal_moves(&mut moves);
-    let me = root.side_to_move();
-    let mut out = Vec::with_capacity(moves.len());
-    let mut depth = u32::MAX;
-    for (i, &mv) in moves.iter().enumerate() {
-        let share = deadline.saturating_duration_since(Instant::now()) / (moves.len() - i) as u32;
-        engine.time = Some(share.max(Duration::from_millis(1)));
+    if root.legal_placements().is_empty() {
+        // A forced pass: its value is the opponent's position's, negated.
         let mut child = *root;
-        child.play_unchecked(mv);
-        // The engine values positions where a side can move: play a forced pass first.
-        let mut sign = -1;
-        if !child.is_over() && child.legal_placements().is_empty() {
-            child.play_unchecked(ReversiMove::Pass);
-            sign = 1;
-        }
-        let (score, exact, text) = if child.is_over() {
-            let s = child.final_score(me);
-            (100 * s, true, format!("{} (exact)", discs(s)))
-        } else {
-            let a = engine.analyse(&child);
-            let value = sign * a.value;
-            if a.exact {
-                (100 * value, true, format!("{} (exact)", discs(value)))
-            } else if value.abs() >= WON {
-                let d = value.abs() - WON;
-                let text = format!(
-                    "{} by {d} disc{} (proved)",
-                    if value > 0 { "wins" } else { "loses" },
-                    if d == 1 { "" } else { "s" }
-                );
-                (value.signum() * (6500 + d), false, text)
-            } else {
-                depth = depth.min(a.depth + 1);
-                (value, false, format!("{:+.2} discs (depth {})", value as f64 / 100.0, a.depth + 1))
-            }
-        };
-        out.push(MoveValue { notation: mv.to_string(), score, exact, text });
+        child.play_unchecked(ReversiMove::Pass);
+        let (values, depth) = engine.move_values_until(&child, deadline, 60);
+        let best = values.iter().map(|v| v.1).max().unwrap_or(0);
+        let (score, exact, text) = value_text(-best, depth + 1);
+        return sorted(vec![MoveValue { notation: ReversiMove::Pass.to_string(), score, exact, text }], None);
     }
-    let all_exact = out.iter().all(|m| m.exact);
-    sorted(out, if all_exact || depth == u32::MAX { None } else { Some(depth) })
+    let (values, depth) = engine.move_values_until(root, deadline, 60);
+    let out: Vec<MoveValue> = values
+        .into_iter()
+        .map(|(mv, value)| {
+            let (score, exact, text) = value_text(value, depth);
+            MoveValue { notation: mv.to_string(), score, exact, text }
+        })
+        .collect();
+    let all_proved = out.iter().all(|m| m.exact || m.score.abs() > 6400);
+    sorted(out, if all_proved { None } else { Some(depth) })
+}
+
+/// A search value for the side to move as the analysis shows it: a proved result as discs
+/// beyond any evaluation (6500 + the margin), otherwise hundredths of a disc with the depth.
+fn value_text(value: i32, depth: u32) -> (i32, bool, String) {
+    if value.abs() >= WON {
+        let d = value.abs() - WON;
+        let text = format!(
+            "{} by {d} disc{} (proved)",
+            if value > 0 { "wins" } else { "loses" },
+            if d == 1 { "" } else { "s" }
+        );
+        (value.signum() * (6500 + d), false, text)
+    } else {
+        (value, false, format!("{:+.2} discs (depth {depth})", value as f64 / 100.0))
+    }
 }
 
 #[cfg(test)]

@@ -103,6 +103,25 @@ pub fn midgame_positions(count: u64) -> Vec<Reversi> {
         .collect()
 }
 
+/// Midgame positions for the time-use benchmark: seeded random games (seeds `seed` to
+/// `seed + count - 1`) stopped after 14 to 36 plies (24 to 46 empties), none finished.
+pub fn time_use_positions(count: u64, seed: u64) -> Vec<Reversi> {
+    use rand::Rng;
+    let mut out = Vec::new();
+    for s in seed..seed + count {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(s);
+        let plies = rng.gen_range(14..=36);
+        let mut position = Reversi::new();
+        for mv in crate::arena::random_opening(&position, plies, &mut rng) {
+            position.play_unchecked(mv);
+        }
+        if !position.is_over() {
+            out.push(position);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,15 +8,129 @@ use std::time::{Duration, Instant};
 
 use super::bitboard::{final_score, flips, moves, Bits};
 use super::eval::Weights;
-use super::patterns::PatternWeights;
+use super::patterns::{Indices, PatternWeights};
 use super::rules::{Reversi, ReversiMove, Square};
+use super::probcut::ProbCut;
 use super::solver::Solver;
+use super::symmetry::canonical;
 use crate::players::Player;
 use crate::memory::{try_large_vec, TableAllocError};
 use crate::record::Record;
 
 /// Values at or beyond this are decided games (`WON + disc difference`).
 pub const WON: i32 = 100_000;
+
+/// The time for one move: the search aims at `target` and never runs past `limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveTime {
+    /// No iteration is started past it, nor one predicted to end well past it.
+    pub target: Duration,
+    /// The deadline: a search still running is stopped (with the best move so far).
+    pub limit: Duration,
+}
+
+/// An iteration is started if this share of it is predicted to fit: its first move (the
+/// previous best, with a full window) takes about half of it, and a move that proves better
+/// early in it is already worth having. 0.4 used 83% of a fixed budget on average, 0.25 92%,
+/// 0.1 99% (`tabletop bench reversi --time-use 50`).
+const FIRST_MOVE_SHARE: f64 = 0.25;
+
+impl MoveTime {
+    /// A fixed budget per move (`engine:time=T`): aim at `T`, stop at `T`.
+    pub fn fixed(time: Duration) -> MoveTime {
+        MoveTime { target: time, limit: time }
+    }
+
+    /// Both times times `num / den`.
+    fn scaled(self, num: u32, den: u32) -> MoveTime {
+        MoveTime { target: self.target * num / den, limit: self.limit * num / den }
+    }
+
+    /// Whether to start another iteration after `elapsed`, the last iteration having taken
+    /// `last` and the one before `before`. The next is predicted to take `last` times the
+    /// growth from `before` to `last` (odd and even depths alternate, so the growth is kept
+    /// within 1.5-8). It is started when the elapsed time is below the target and at least
+    /// its first move is predicted to finish by the limit: stopped there, it still improves
+    /// the move.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::reversi::engine::MoveTime;
+    /// let ms = Duration::from_millis;
+    /// let t = MoveTime::fixed(ms(100));
+    /// assert!(t.start_next(ms(20), ms(10), ms(4)));
+    /// assert!(!t.start_next(ms(100), ms(10), ms(4)));
+    /// // The next iteration would take about 180 ms: not even its first move would finish.
+    /// assert!(!t.start_next(ms(60), ms(60), ms(20)));
+    /// ```
+    pub fn start_next(&self, elapsed: Duration, last: Duration, before: Duration) -> bool {
+        if elapsed >= self.target {
+            return false;
+        }
+        let growth = if before.as_micros() >= 200 { last.as_secs_f64() / before.as_secs_f64() } else { 3.0 };
+        let next = last.as_secs_f64() * growth.clamp(1.5, 8.0);
+        elapsed.as_secs_f64() + FIRST_MOVE_SHARE * next <= self.limit.as_secs_f64()
+    }
+}
+
+/// A game clock for the side to move: the time left for the rest of the game and the increment
+/// added after each move (`engine:clock=5m+2s`, or the time an NBoard GUI gives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left for every remaining move.
+    pub remaining: Duration,
+    /// Added after each move.
+    pub increment: Duration,
+}
+
+impl Clock {
+    /// The budget of the next move in `position`. The remaining time is shared among the side
+    /// to move's remaining moves with more weight in the midgame (where the game is decided
+    /// and the search gains most) than in the opening and in the endgame (solved exactly in
+    /// a fraction of the time); a small reserve and the increment's share are kept, and no
+    /// move may take more than a fifth of the time left.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::reversi::{engine::Clock, Reversi};
+    /// use tabletop::Game;
+    /// let clock = Clock { remaining: Duration::from_secs(300), increment: Duration::ZERO };
+    /// let opening = clock.budget(&Reversi::new());
+    /// let mut mid = Reversi::new();
+    /// for mv in ["f5", "d6", "c3", "d3", "c4", "f4", "f6", "f3", "e6", "e7", "d7", "c6"] {
+    ///     mid.play(mv.parse().unwrap()).unwrap();
+    /// }
+    /// let mid = clock.budget(&mid);
+    /// assert!(mid.target > opening.target);
+    /// assert!(mid.limit <= Duration::from_secs(60) && mid.target <= mid.limit);
+    /// ```
+    pub fn budget(&self, position: &Reversi) -> MoveTime {
+        let empties = position.open_squares();
+        // About 2% (at most a second) stays in reserve against the overheads of a move.
+        let reserve = (self.remaining / 50).min(Duration::from_secs(1));
+        let usable = self.remaining.saturating_sub(reserve);
+        let weights: f64 = (1..=empties).rev().step_by(2).map(clock_weight).sum();
+        let share = usable.as_secs_f64() * clock_weight(empties) / weights.max(1.0);
+        let increment = self.increment.as_secs_f64() * 0.9;
+        let cap = usable.as_secs_f64() / 5.0 + increment;
+        let target = (share + increment).min(cap);
+        MoveTime {
+            target: Duration::from_secs_f64(target),
+            limit: Duration::from_secs_f64((2.5 * target).min(cap)),
+        }
+    }
+}
+
+/// The weight of a move at `empties` empties in the sharing of a game clock.
+fn clock_weight(empties: u32) -> f64 {
+    match empties {
+        0..=12 => 0.15,
+        13..=20 => 0.8,
+        21..=44 => 1.5,
+        45..=52 => 1.0,
+        _ => 0.6,
+    }
+}
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
@@ -185,6 +299,16 @@ impl Engine {
         }
     }
 
+    /// [`Engine::evaluate`] in the search: the pattern indices `ix` kept move by move, and
+    /// the side to move's moves `m` already generated.
+    #[inline]
+    fn evaluate_leaf(&self, ix: &Indices, p: u64, o: u64, m: u64) -> i32 {
+        match self.patterns {
+            Some(w) => w.evaluate_with_moves(ix, p, o, m),
+            None => self.weights.evaluate(p, o),
+        }
+    }
+
     /// The memory of one engine in bytes: its search table and its endgame solver's tables
     /// (about 30 MB).
     ///
@@ -195,9 +319,9 @@ impl Engine {
     pub const MEMORY_BYTES: u64 =
         (std::mem::size_of::<Entry>() as u64) * (1 << ENGINE_TABLE_BITS) + Solver::memory_bytes(ENGINE_SOLVER_BITS);
 
-    /// The most empties the exact solver is tried on within the time budget.
-    fn solve_empties(&self) -> u32 {
-        match self.time {
+    /// The most empties the exact solver is tried on within `limit`.
+    fn solve_empties(limit: Option<Duration>) -> u32 {
+        match limit {
             None => 0,
             Some(t) if t >= Duration::from_millis(3000) => 22,
             Some(t) if t >= Duration::from_millis(900) => 20,
@@ -207,8 +331,38 @@ impl Engine {
         }
     }
 
-    /// Chooses a move for the side to move in `position` and says how good it is.
+    /// Chooses a move for the side to move in `position` and says how good it is, within the
+    /// engine's [`time`](Engine::time) and [`depth`](Engine::depth).
     pub fn analyse(&mut self, position: &Reversi) -> Analysis {
+        let budget = self.time.map(MoveTime::fixed);
+        self.analyse_within(position, budget)
+    }
+
+    /// Chooses a move with a game clock ([`Clock::budget`]): a forced move is played at once,
+    /// and the engine's [`depth`](Engine::depth) still limits the midgame search.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::reversi::{engine::{Clock, Engine}, Reversi};
+    /// let mut engine = Engine::new(None, None);
+    /// let clock = Clock { remaining: Duration::from_millis(600), increment: Duration::ZERO };
+    /// let a = engine.analyse_clock(&Reversi::new(), &clock);
+    /// assert!(a.elapsed < Duration::from_millis(300));
+    /// ```
+    pub fn analyse_clock(&mut self, position: &Reversi, clock: &Clock) -> Analysis {
+        let start = Instant::now();
+        let (p, o) = position.player_opponent();
+        let m = moves(p, o);
+        if m.count_ones() == 1 {
+            // Nothing to choose: the clock is kept for the moves that need it.
+            let best = Square::from_index(m.trailing_zeros() as usize).map(ReversiMove::Place).expect("a square");
+            return Analysis { best, value: 0, exact: false, depth: 0, nodes: 0, elapsed: start.elapsed() };
+        }
+        self.analyse_within(position, Some(clock.budget(position)))
+    }
+
+    /// Chooses a move within `budget` (none: the depth limit alone).
+    pub fn analyse_within(&mut self, position: &Reversi, budget: Option<MoveTime>) -> Analysis {
         let start = Instant::now();
         let (p, o) = position.player_opponent();
         let m = moves(p, o);
@@ -223,12 +377,12 @@ impl Engine {
             };
         }
         let empties = position.open_squares();
-        let exact_possible = self.depth.is_none() && empties <= self.solve_empties();
+        let exact_possible = self.depth.is_none() && empties <= Engine::solve_empties(budget.map(|b| b.limit));
         // The midgame search gets the whole budget, or a quarter before an exact solve.
-        let mid_budget = self.time.map(|t| if exact_possible { t / 4 } else { t });
+        let mid_budget = budget.map(|b| if exact_possible { b.scaled(1, 4) } else { b });
         let mut result = self.midgame(p, o, mid_budget, start);
         if exact_possible {
-            let deadline = self.time.map(|t| start + t);
+            let deadline = budget.map(|b| start + b.limit);
             self.solver.set_deadline(deadline);
             if let Some(sol) = self.solver.solve_window(position, -64, 64) {
                 result.best = sol.best.unwrap_or(result.best);
@@ -243,11 +397,14 @@ impl Engine {
         result
     }
 
-    fn midgame(&mut self, p: u64, o: u64, budget: Option<Duration>, start: Instant) -> Analysis {
+    /// Iterative deepening. With a budget, iterations go on until the next one is predicted
+    /// to overrun it (from the growth of the last two); the deadline `budget.limit` stops a
+    /// search inside an iteration, which still counts if it proved a better move.
+    fn midgame(&mut self, p: u64, o: u64, budget: Option<MoveTime>, start: Instant) -> Analysis {
         self.age = self.age.wrapping_add(1);
         self.nodes = 0;
         self.stopped = false;
-        self.deadline = budget.map(|b| start + b);
+        self.deadline = budget.map(|b| start + b.limit);
         let max_depth = self.depth.unwrap_or(60).clamp(1, 60);
         let mut root: Vec<(usize, u64)> = Bits(moves(p, o)).map(|sq| (sq, flips(p, o, sq))).collect();
         root.sort_by_key(|&(sq, f)| self.evaluate(o & !f, p | f | (1 << sq)));
@@ -255,18 +412,35 @@ impl Engine {
         let mut best_value = 0;
         let mut completed = 0;
         let empties = 64 - (p | o).count_ones();
+        // The durations of the last two completed iterations, for the prediction.
+        let mut last = Duration::ZERO;
         for depth in 1..=max_depth {
+            let iteration_start = Instant::now();
             let mut alpha = -WON - 65;
             let beta = WON + 65;
             let mut iter_best = root[0].0;
+            let mut searched = 0;
             for (i, &(sq, f)) in root.iter().enumerate() {
                 let (np, no) = (p | f | (1 << sq), o & !f);
+                let cix = Indices::new(no, np);
                 let v = if i == 0 {
-                    -self.pvs(no, np, depth - 1, -beta, -alpha)
+                    -self.pvs(no, np, &cix, depth - 1, -beta, -alpha)
                 } else {
-                    let probe = -self.pvs(no, np, depth - 1, -alpha - 1, -alpha);
+                    let probe = -self.pvs(no, np, &cix, depth - 1, -alpha - 1, -alpha);
+                    if self.stopped {
+                        break;
+                    }
                     if probe > alpha {
-                        -self.pvs(no, np, depth - 1, -beta, -probe)
+                        let v = -self.pvs(no, np, &cix, depth - 1, -beta, -probe);
+                        if self.stopped {
+                            // Stopped while re-searching: the move already proved better than
+                            // the best so far at this depth, so it is the better choice.
+                            iter_best = sq;
+                            alpha = probe;
+                            searched = i + 1;
+                            break;
+                        }
+                        v
                     } else {
                         probe
                     }
@@ -274,13 +448,19 @@ impl Engine {
                 if self.stopped {
                     break;
                 }
+                searched = i + 1;
                 if v > alpha {
                     alpha = v;
                     iter_best = sq;
                 }
             }
             if self.stopped {
-                // A partial iteration still improves on the last one if it found a better move.
+                // Stopped inside the iteration: the moves searched so far at this depth began
+                // with the previous best, so their best is at least as well informed.
+                if searched > 0 {
+                    best = iter_best;
+                    best_value = alpha;
+                }
                 break;
             }
             best = iter_best;
@@ -292,9 +472,9 @@ impl Engine {
             if depth >= empties || best_value.abs() >= WON {
                 break;
             }
-            if let (Some(b), Some(_)) = (budget, self.deadline) {
-                // The next iteration would take several times longer: do not start it.
-                if start.elapsed() > b * 2 / 5 {
+            let before = std::mem::replace(&mut last, iteration_start.elapsed());
+            if let Some(b) = budget {
+                if !b.start_next(start.elapsed(), last, before) {
                     break;
                 }
             }
@@ -316,9 +496,17 @@ impl Engine {
         (h >> 24) as usize & self.mask
     }
 
-    fn pvs(&mut self, p: u64, o: u64, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
+    fn pvs(&mut self, p: u64, o: u64, ix: &Indices, depth: u32, alpha: i32, beta: i32) -> i32 {
+        self.pvs_with(p, o, moves(p, o), ix, depth, alpha, beta)
+    }
+
+    /// [`Engine::pvs`] given the side to move's moves `m` (a parent one ply above the leaves
+    /// has generated them to order its moves).
+    #[allow(clippy::too_many_arguments)] // The node's arguments, and its moves.
+    fn pvs_with(&mut self, p: u64, o: u64, m: u64, ix: &Indices, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes & 0x3FF == 0 {
+        // Often enough (well under a millisecond) for a deadline of a few milliseconds.
+        if self.nodes & 0xFF == 0 {
             if let Some(d) = self.deadline {
                 if Instant::now() >= d {
                     self.stopped = true;
@@ -331,15 +519,14 @@ impl Engine {
         if self.stopped {
             return 0;
         }
-        let m = moves(p, o);
         if m == 0 {
             if moves(o, p) == 0 {
                 return finished_value(p, o);
             }
-            return -self.pvs(o, p, depth, -beta, -alpha);
+            return -self.pvs(o, p, &ix.pass(), depth, -beta, -alpha);
         }
         if depth == 0 {
-            return self.evaluate(p, o);
+            return self.evaluate_leaf(ix, p, o, m);
         }
         let slot = self.slot(p, o);
         let e = self.table[slot];
@@ -358,38 +545,42 @@ impl Engine {
             }
         }
         if let Some(cut) = self.probcut {
-            if let Some(v) = self.probcut(cut, p, o, depth, alpha, beta) {
+            if let Some(v) = self.probcut(cut, p, o, ix, depth, alpha, beta) {
                 return v;
             }
         }
         let alpha_start = alpha;
-        let mut list = [(0u8, 0i32, 0u64); 32];
+        // Each move, its ordering key, its flips and (one ply above the leaves) the reply moves.
+        let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
         let mut n = 0;
         for sq in Bits(m) {
             let f = flips(p, o, sq);
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            let replies = moves(no, np);
             let key = if sq as u8 == hash_move {
                 i32::MIN
             } else if depth >= 2 {
-                self.evaluate(o & !f, p | f | (1 << sq))
+                self.evaluate_leaf(&ix.play(sq, f), no, np, replies)
             } else {
-                moves(o & !f, p | f | (1 << sq)).count_ones() as i32
+                replies.count_ones() as i32
             };
-            list[n] = (sq as u8, key, f);
+            list[n] = (sq as u8, key, f, replies);
             n += 1;
         }
         let list = &mut list[..n];
         list.sort_unstable_by_key(|e| e.1);
         let mut best = i32::MIN;
         let mut best_sq = 64u8;
-        for (i, &(sq, _, f)) in list.iter().enumerate() {
+        for (i, &(sq, _, f, replies)) in list.iter().enumerate() {
             let (np, no) = (p | f | (1 << sq), o & !f);
+            let cix = ix.play(sq as usize, f);
             let a = alpha.max(best);
             let v = if i == 0 {
-                -self.pvs(no, np, depth - 1, -beta, -a)
+                -self.pvs_with(no, np, replies, &cix, depth - 1, -beta, -a)
             } else {
-                let probe = -self.pvs(no, np, depth - 1, -a - 1, -a);
+                let probe = -self.pvs_with(no, np, replies, &cix, depth - 1, -a - 1, -a);
                 if probe > a && probe < beta {
-                    -self.pvs(no, np, depth - 1, -beta, -probe)
+                    -self.pvs_with(no, np, replies, &cix, depth - 1, -beta, -probe)
                 } else {
                     probe
                 }
@@ -420,7 +611,8 @@ impl Engine {
 impl Engine {
     /// Multi-ProbCut: a shallow null-window search predicts whether the full-depth value will
     /// be beyond `beta` (or below `alpha`) with the fitted confidence; if so, that bound.
-    fn probcut(&mut self, cut: &ProbCut, p: u64, o: u64, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
+    #[allow(clippy::too_many_arguments)] // The node's arguments, as pvs takes them.
+    fn probcut(&mut self, cut: &ProbCut, p: u64, o: u64, ix: &Indices, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
         let empties = 64 - (p | o).count_ones();
         let c = cut.get(depth, empties)?;
         // Decided games and windows near them are searched exactly.
@@ -430,7 +622,7 @@ impl Engine {
         let margin = PROBCUT_T * c.sigma as f64;
         let hi = ((beta as f64 + margin - c.b as f64) / c.a as f64).ceil() as i32;
         if hi < PROBCUT_LIMIT {
-            let v = self.pvs(p, o, c.shallow, hi - 1, hi);
+            let v = self.pvs(p, o, ix, c.shallow, hi - 1, hi);
             if self.stopped {
                 return Some(0);
             }
@@ -440,7 +632,7 @@ impl Engine {
         }
         let lo = ((alpha as f64 - margin - c.b as f64) / c.a as f64).floor() as i32;
         if lo > -PROBCUT_LIMIT {
-            let v = self.pvs(p, o, c.shallow, lo, lo + 1);
+            let v = self.pvs(p, o, ix, c.shallow, lo, lo + 1);
             if self.stopped {
                 return Some(0);
             }
@@ -456,219 +648,26 @@ impl Engine {
 const PROBCUT_LIMIT: i32 = 6000;
 /// How many standard deviations of the deep-on-shallow regression a cut needs.
 const PROBCUT_T: f64 = 1.5;
-/// ProbCut applies from this depth on.
-pub const PROBCUT_MIN_DEPTH: u32 = 3;
-/// Its parameters are fitted up to this depth; deeper searches use this depth's.
-pub const PROBCUT_MAX_DEPTH: u32 = 8;
-/// Empties per ProbCut stage.
-pub const PROBCUT_STAGE: u32 = 10;
-
-/// The depth of the shallow search that predicts a search of `depth` plies (about half,
-/// with the same parity).
-///
-/// ```
-/// use tabletop::games::reversi::engine::probcut_shallow;
-/// assert_eq!(probcut_shallow(8), 4);
-/// assert_eq!(probcut_shallow(7), 3);
-/// assert_eq!(probcut_shallow(3), 1);
-/// ```
-pub fn probcut_shallow(depth: u32) -> u32 {
-    (2 * (depth / 4) + (depth & 1)).max(1)
-}
-
-/// One depth and stage of ProbCut: `deep ~ a * shallow + b`, with residual `sigma`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CutParams {
-    /// The shallow search's depth.
-    pub shallow: u32,
-    /// Slope.
-    pub a: f32,
-    /// Intercept, hundredths of a disc.
-    pub b: f32,
-    /// Standard deviation of the residual, hundredths of a disc.
-    pub sigma: f32,
-}
-
-/// What is wrong with a ProbCut file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ProbCutError {
-    /// A row is not `STAGE DEPTH SHALLOW A B SIGMA` (or `end EMPTIES SHALLOW A B SIGMA`) with
-    /// sensible values.
-    #[error("line {line}: expected `STAGE DEPTH SHALLOW A B SIGMA` (stage 0-6, depth {PROBCUT_MIN_DEPTH}-{PROBCUT_MAX_DEPTH}, shallow as probcut_shallow) or `end EMPTIES SHALLOW A B SIGMA` (empties 1-60, shallow 0-{END_SHALLOW_MAX} and below empties), with a in 0.2..5, b in -5000..5000, sigma in 0..5000")]
-    Row {
-        /// 1-based line number.
-        line: usize,
-    },
-}
-
-const STAGES: usize = (60 / PROBCUT_STAGE) as usize + 1;
-
-/// The deepest shallow search fitted for the endgame solver's ProbCut.
-pub const END_SHALLOW_MAX: u32 = 6;
-
-/// The fitted Multi-ProbCut parameters: for the midgame search by stage (empties /
-/// [`PROBCUT_STAGE`]) and depth, and for the endgame solver's selective stages by empties and
-/// shallow depth (there the deep value is the exact score). A text file
-/// (`data/reversi/probcut.txt`) written by `tabletop tune reversi --patterns`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ProbCut {
-    table: [[Option<CutParams>; PROBCUT_MAX_DEPTH as usize + 1]; STAGES],
-    end: [[Option<CutParams>; END_SHALLOW_MAX as usize + 1]; 61],
-}
-
-impl Default for ProbCut {
-    fn default() -> ProbCut {
-        ProbCut { table: Default::default(), end: [[None; END_SHALLOW_MAX as usize + 1]; 61] }
-    }
-}
-
-impl ProbCut {
-    /// The parameters built into the program.
-    pub fn builtin() -> &'static ProbCut {
-        static P: std::sync::OnceLock<ProbCut> = std::sync::OnceLock::new();
-        P.get_or_init(|| {
-            ProbCut::parse(include_str!("../../../data/reversi/probcut.txt"))
-                .expect("the built-in file is valid (tested)")
-        })
-    }
-
-    /// The parameters for a search of `depth` plies with `empties` empty squares, if fitted.
-    pub fn get(&self, depth: u32, empties: u32) -> Option<CutParams> {
-        if depth < PROBCUT_MIN_DEPTH {
-            return None;
-        }
-        let stage = (empties / PROBCUT_STAGE) as usize;
-        let mut c = (*self.table.get(stage)?.get(depth.min(PROBCUT_MAX_DEPTH) as usize)?)?;
-        if depth > PROBCUT_MAX_DEPTH {
-            c.shallow = probcut_shallow(depth);
-        }
-        Some(c)
-    }
-
-    /// Sets the parameters of a stage and depth.
-    pub fn set(&mut self, stage: usize, depth: u32, params: CutParams) {
-        if let Some(slot) = self.table.get_mut(stage).and_then(|row| row.get_mut(depth as usize)) {
-            *slot = Some(params);
-        }
-    }
-
-    /// The endgame parameters for `empties` empties and a shallow search of `params.shallow`
-    /// plies: the exact score ~ `a * shallow + b`. Positions with more empties than any fitted
-    /// row use the nearest fitted row below.
-    ///
-    /// ```
-    /// use tabletop::games::reversi::engine::ProbCut;
-    /// let cut = ProbCut::parse("end 20 3 1.0 5 400\n").unwrap();
-    /// assert_eq!(cut.get_end(24, 3).map(|c| c.sigma), Some(400.0));
-    /// assert!(cut.get_end(19, 3).is_none());
-    /// assert!(cut.get_end(20, 2).is_none());
-    /// ```
-    pub fn get_end(&self, empties: u32, shallow: u32) -> Option<CutParams> {
-        let column = shallow as usize;
-        (0..=empties.min(60) as usize).rev().find_map(|e| *self.end[e].get(column)?)
-    }
-
-    /// Sets the endgame parameters for `empties` empties (and `params.shallow`).
-    pub fn set_end(&mut self, empties: u32, params: CutParams) {
-        if let Some(slot) = self.end.get_mut(empties as usize).and_then(|row| row.get_mut(params.shallow as usize)) {
-            *slot = Some(params);
-        }
-    }
-
-    /// Parses the text file: `#` comments, then rows `STAGE DEPTH SHALLOW A B SIGMA`.
-    ///
-    /// ```
-    /// use tabletop::games::reversi::engine::ProbCut;
-    /// let cut = ProbCut::parse("# test\n3 8 4 1.0 5 300\n").unwrap();
-    /// assert_eq!(cut.get(8, 35).map(|c| c.shallow), Some(4));
-    /// assert!(cut.get(8, 45).is_none());
-    /// assert!(ProbCut::parse("3 8 5 1.0 5 300\n").is_err());
-    /// // Endgame rows: the shallow search must be shallower than the empties.
-    /// assert!(ProbCut::parse("end 20 3 1.0 5 400\n").is_ok());
-    /// assert!(ProbCut::parse("end 3 3 1.0 5 400\n").is_err());
-    /// // The built-in file survives a round trip through its text.
-    /// let builtin = ProbCut::builtin();
-    /// assert_eq!(&ProbCut::parse(&builtin.to_text(&[])).unwrap(), builtin);
-    /// assert!(builtin.get_end(20, 3).is_some());
-    /// ```
-    pub fn parse(text: &str) -> Result<ProbCut, ProbCutError> {
-        let mut cut = ProbCut::default();
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let bad = ProbCutError::Row { line: i + 1 };
-            let words: Vec<&str> = line.split_whitespace().collect();
-            if words.len() != 6 {
-                return Err(bad);
-            }
-            let int = |w: &str| w.parse::<u32>().map_err(|_| bad.clone());
-            let float = |w: &str| w.parse::<f32>().map_err(|_| bad.clone());
-            let (a, b, sigma) = (float(words[3])?, float(words[4])?, float(words[5])?);
-            if !(0.2..5.0).contains(&a) || !(-5000.0..5000.0).contains(&b) || !(0.0..5000.0).contains(&sigma) {
-                return Err(bad);
-            }
-            if words[0] == "end" {
-                let (empties, shallow) = (int(words[1])?, int(words[2])?);
-                if !(1..=60).contains(&empties) || shallow > END_SHALLOW_MAX || shallow >= empties {
-                    return Err(bad);
-                }
-                cut.set_end(empties, CutParams { shallow, a, b, sigma });
-                continue;
-            }
-            let (stage, depth, shallow) = (int(words[0])? as usize, int(words[1])?, int(words[2])?);
-            if stage >= STAGES
-                || !(PROBCUT_MIN_DEPTH..=PROBCUT_MAX_DEPTH).contains(&depth)
-                || shallow != probcut_shallow(depth)
-            {
-                return Err(bad);
-            }
-            cut.set(stage, depth, CutParams { shallow, a, b, sigma });
-        }
-        Ok(cut)
-    }
-
-    /// The text file for these parameters, with `comment` lines on top.
-    pub fn to_text(&self, comment: &[String]) -> String {
-        let mut text: String = comment.iter().map(|c| format!("# {c}\n")).collect();
-        text += "# stage (empties / 10), depth, shallow depth, a, b, sigma: deep ~ a * shallow + b (hundredths of a disc)\n";
-        for (stage, row) in self.table.iter().enumerate() {
-            for (depth, c) in row.iter().enumerate() {
-                if let Some(c) = c {
-                    text += &format!("{stage} {depth} {} {:.4} {:.1} {:.1}\n", c.shallow, c.a, c.b, c.sigma);
-                }
-            }
-        }
-        if self.end.iter().flatten().any(Option::is_some) {
-            text +=
-                "# end, empties, shallow depth, a, b, sigma: exact score ~ a * shallow + b (hundredths of a disc)\n";
-            for (empties, row) in self.end.iter().enumerate() {
-                for c in row.iter().flatten() {
-                    text += &format!("end {empties} {} {:.4} {:.1} {:.1}\n", c.shallow, c.a, c.b, c.sigma);
-                }
-            }
-        }
-        text
-    }
-}
 
 /// The engine as a [`Player`].
 pub struct EnginePlayer {
     engine: Engine,
     description: String,
+    /// With a game clock (`engine:clock=5m+2s`): the clock at the start of a game, and the
+    /// time left in this one.
+    clock: Option<(Clock, Duration)>,
 }
 
 impl EnginePlayer {
     /// An engine player with a time budget and/or a depth limit.
     pub fn new(time: Option<Duration>, depth: Option<u32>, description: String) -> Self {
-        EnginePlayer { engine: Engine::new(time, depth), description }
+        EnginePlayer { engine: Engine::new(time, depth), description, clock: None }
     }
 
     /// An engine player as [`EnginePlayer::new`], or an error when the engine's tables cannot
     /// be allocated.
     pub fn try_new(time: Option<Duration>, depth: Option<u32>, description: String) -> Result<Self, TableAllocError> {
-        Ok(EnginePlayer { engine: Engine::try_new(time, depth)?, description })
+        Ok(EnginePlayer { engine: Engine::try_new(time, depth)?, description, clock: None })
     }
 
     /// An engine player with the ten-feature evaluation (`engine-v1`).
@@ -677,7 +676,30 @@ impl EnginePlayer {
         depth: Option<u32>,
         description: String,
     ) -> Result<Self, TableAllocError> {
-        Ok(EnginePlayer { engine: Engine::try_new_v1(time, depth)?, description })
+        Ok(EnginePlayer { engine: Engine::try_new_v1(time, depth)?, description, clock: None })
+    }
+
+    /// Plays every game on `clock` (each game starts with the whole of it): each move's time
+    /// comes from [`Clock::budget`], and the time it took (wall time) is taken off.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::reversi::{engine::{Clock, EnginePlayer}, Reversi};
+    /// use tabletop::{Player, Record};
+    /// let clock = Clock { remaining: Duration::from_millis(500), increment: Duration::ZERO };
+    /// let mut player = EnginePlayer::try_new(None, None, "engine:clock=500ms".into()).unwrap().with_clock(clock);
+    /// player.choose_move(&Record::new(Reversi::new()));
+    /// assert!(player.time_left().unwrap() < Duration::from_millis(500));
+    /// ```
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.engine.time = None;
+        self.clock = Some((clock, clock.remaining));
+        self
+    }
+
+    /// The time left on the game clock, if the player has one.
+    pub fn time_left(&self) -> Option<Duration> {
+        self.clock.map(|c| c.1)
     }
 
     /// The engine, for hints and analysis.
@@ -692,7 +714,21 @@ impl Player<Reversi> for EnginePlayer {
     }
 
     fn choose_move(&mut self, record: &Record<Reversi>) -> ReversiMove {
-        self.engine.analyse(record.current()).best
+        let Some((start, left)) = self.clock else {
+            return self.engine.analyse(record.current()).best;
+        };
+        let started = Instant::now();
+        let clock = Clock { remaining: left, increment: start.increment };
+        let best = self.engine.analyse_clock(record.current(), &clock).best;
+        let left = (left + start.increment).saturating_sub(started.elapsed());
+        self.clock = Some((start, left));
+        best
+    }
+
+    fn reset(&mut self) {
+        if let Some((start, _)) = self.clock {
+            self.clock = Some((start, start.remaining));
+        }
     }
 }
 
@@ -723,7 +759,8 @@ impl Engine {
         let mut values = Vec::new();
         for sq in Bits(m) {
             let f = flips(p, o, sq);
-            let v = -self.pvs(o & !f, p | f | (1 << sq), depth.clamp(1, 60) - 1, -WON - 65, WON + 65);
+            let (cp, co) = (o & !f, p | f | (1 << sq));
+            let v = -self.pvs(cp, co, &Indices::new(cp, co), depth.clamp(1, 60) - 1, -WON - 65, WON + 65);
             if self.stopped {
                 break;
             }
@@ -732,6 +769,98 @@ impl Engine {
             }
         }
         values
+    }
+
+    /// The value of every legal placement of `position` for the side to move, all searched to
+    /// the same depth with a full window: iterative deepening over the whole list of moves
+    /// until `deadline` (or `max_depth` plies), keeping the last depth every move completed
+    /// (a depth predicted not to finish in time is not started). Moves that lead to images
+    /// of one position under the board's symmetries are searched once and share the value.
+    /// Returns the moves in the order of the legal placements with their values (hundredths
+    /// of a disc, or [`WON`] plus the disc difference once proved) and the depth in plies
+    /// from `position`; no placement gives an empty list and depth 0.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let mut engine = Engine::new(None, None);
+    /// let (values, depth) = engine.move_values_until(&Reversi::new(), Instant::now() + Duration::from_millis(50), 6);
+    /// assert_eq!(values.len(), 4);
+    /// assert!(depth >= 1 && depth <= 6);
+    /// // The four first moves lead to images of one position: one value.
+    /// assert!(values.iter().all(|v| v.1 == values[0].1));
+    /// ```
+    pub fn move_values_until(
+        &mut self,
+        position: &Reversi,
+        deadline: Instant,
+        max_depth: u32,
+    ) -> (Vec<(ReversiMove, i32)>, u32) {
+        let (p, o) = position.player_opponent();
+        let children: Vec<(usize, u64, u64)> = Bits(moves(p, o))
+            .map(|sq| {
+                let f = flips(p, o, sq);
+                (sq, o & !f, p | f | (1 << sq))
+            })
+            .collect();
+        // For each move, the first move whose child is an image of its child.
+        let keys: Vec<(u64, u64)> = children.iter().map(|&(_, cp, co)| canonical(cp, co)).collect();
+        let first_of: Vec<usize> = keys.iter().map(|k| keys.iter().position(|x| x == k).unwrap_or(0)).collect();
+        self.age = self.age.wrapping_add(1);
+        self.nodes = 0;
+        self.stopped = false;
+        self.deadline = Some(deadline);
+        let mut best: Vec<(ReversiMove, i32)> = Vec::new();
+        let mut completed = 0;
+        let mut last = Duration::ZERO;
+        let empties = 64 - (p | o).count_ones();
+        for depth in 1..=max_depth.clamp(1, 60) {
+            let iteration_start = Instant::now();
+            let mut values: Vec<i32> = Vec::with_capacity(children.len());
+            for (i, &(_, cp, co)) in children.iter().enumerate() {
+                let v = if first_of[i] < i {
+                    values[first_of[i]]
+                } else {
+                    -self.pvs(cp, co, &Indices::new(cp, co), depth - 1, -WON - 65, WON + 65)
+                };
+                if self.stopped {
+                    break;
+                }
+                values.push(v);
+            }
+            if self.stopped {
+                break;
+            }
+            best = children
+                .iter()
+                .zip(&values)
+                .filter_map(|(&(sq, _, _), &v)| Some((ReversiMove::Place(Square::from_index(sq)?), v)))
+                .collect();
+            completed = depth;
+            if depth >= empties || values.iter().all(|v| v.abs() >= WON) {
+                break;
+            }
+            let before = std::mem::replace(&mut last, iteration_start.elapsed());
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            // A depth cut short is thrown away, so one is started only if all of it should fit.
+            let growth = if before.as_micros() >= 200 { last.as_secs_f64() / before.as_secs_f64() } else { 3.0 };
+            if last.as_secs_f64() * growth.clamp(1.5, 8.0) > remaining.as_secs_f64() {
+                break;
+            }
+        }
+        self.deadline = None;
+        if completed == 0 && !children.is_empty() {
+            // Not even one ply in time: one ply without a deadline (a few evaluations).
+            self.stopped = false;
+            best = children
+                .iter()
+                .filter_map(|&(sq, cp, co)| {
+                    Some((ReversiMove::Place(Square::from_index(sq)?), -self.pvs(cp, co, &Indices::new(cp, co), 0, -WON - 65, WON + 65)))
+                })
+                .collect();
+            completed = 1;
+        }
+        (best, completed)
     }
 
     /// The exact score and a best move of `position` from the engine's endgame solver, within

@@ -220,7 +220,7 @@ pub fn level_from_spec(spec: &PlayerSpec) -> Result<&'static Level, SpecError> {
         });
     };
     let level = Level::parse(text)?;
-    if let Some(key) = ["time", "depth"].into_iter().find(|k| spec.settings.contains_key(*k)) {
+    if let Some(key) = ["time", "depth", "clock"].into_iter().find(|k| spec.settings.contains_key(*k)) {
         return Err(SpecError::BadValue {
             key: key.to_string(),
             value: spec.settings[key].clone(),

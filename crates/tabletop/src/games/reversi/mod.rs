@@ -50,6 +50,7 @@ pub mod nboard;
 pub mod patterns;
 pub mod perft;
 pub mod players;
+pub mod probcut;
 pub mod rules;
 pub mod solver;
 pub mod symmetry;

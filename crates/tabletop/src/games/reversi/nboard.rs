@@ -8,7 +8,7 @@
 //! | --- | --- |
 //! | `nboard 2` | `set myname tabletop` (another version is noted on the error stream, and served as 2) |
 //! | `set depth N` | none; the engine searches N plies (1-60), capped by [`Settings::max_time`] |
-//! | `set game GGF` | none; the game's last position is the one to think about (see [`ggf`](super::ggf)) |
+//! | `set game GGF` | none; the game's last position is the one to think about (see [`ggf`](super::ggf)); with a time control (`TI`), `go` plays on that clock ([`time_control`]: the time left is `TI` less the times written after the side's moves, shared as [`Clock::budget`] says, never past [`Settings::max_time`]) |
 //! | `set contempt N`, any other `set` | none (ignored) |
 //! | `move F5[/eval[/time]]` (or a bare `F5`) | none; the move is played (`PA` is a pass) |
 //! | `go` | `nodestats NODES SECONDS` then `=== F5/EVAL/SECONDS` (`=== PA` for a forced pass) |
@@ -44,9 +44,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use super::engine::{Analysis, Engine, WON};
+use super::engine::{Analysis, Clock, Engine, WON};
 use super::ggf::{move_text, GgfGame};
-use super::rules::{Reversi, ReversiMove};
+use super::rules::{Color, Reversi, ReversiMove};
 use crate::game::{Game, Status};
 use crate::players::Player;
 use crate::record::Record;
@@ -96,9 +96,47 @@ fn discs(a: &Analysis) -> f64 {
     }
 }
 
+/// A GGF time control (`TI`): the time for a whole game and the increment per move, from
+/// `15:00`, `5:00//2:00` or `05:00/0:02/02:00` (main time, increment, extension; each field
+/// seconds, `m:s` or `h:m:s`; an empty increment is none). `None` if the main time is not
+/// readable or zero.
+///
+/// ```
+/// use std::time::Duration;
+/// use tabletop::games::reversi::nboard::time_control;
+/// assert_eq!(time_control("15:00"), Some((Duration::from_secs(900), Duration::ZERO)));
+/// assert_eq!(time_control("1:00:00/0:02/"), Some((Duration::from_secs(3600), Duration::from_secs(2))));
+/// assert_eq!(time_control("5:00//2:00"), Some((Duration::from_secs(300), Duration::ZERO)));
+/// assert_eq!(time_control("soon"), None);
+/// ```
+pub fn time_control(text: &str) -> Option<(Duration, Duration)> {
+    let seconds = |field: &str| -> Option<f64> {
+        let mut total = 0.0;
+        for part in field.trim().split(':') {
+            let v: f64 = part.trim().parse().ok()?;
+            if !v.is_finite() || v < 0.0 {
+                return None;
+            }
+            total = total * 60.0 + v;
+        }
+        (total <= 1e6).then_some(total)
+    };
+    let mut fields = text.split('/');
+    let main = seconds(fields.next()?).filter(|&s| s > 0.0)?;
+    let increment = match fields.next().map(str::trim) {
+        None | Some("") => 0.0,
+        Some(f) => seconds(f)?,
+    };
+    Some((Duration::from_secs_f64(main), Duration::from_secs_f64(increment)))
+}
+
 /// The engine side's state between commands.
 struct Session<E: Write> {
     record: Record<Reversi>,
+    /// The game's time control (`TI` of `set game`) and the seconds each colour (black,
+    /// white) has used by the times written after its moves.
+    clock: Option<(Duration, Duration)>,
+    used: [f64; 2],
     engine: Engine,
     depth: u32,
     settings: Settings,
@@ -130,7 +168,24 @@ impl<E: Write> Session<E> {
             return writeln!(out, "=== PA");
         }
         self.set_limits(self.depth, self.settings.max_time);
-        let analysis = self.engine.analyse(&position);
+        let analysis = match self.clock {
+            Some((main, increment)) => {
+                // The GUI's clock: the time left for the side to move, shared over its moves;
+                // the depth the GUI set and --max-time still cap the search.
+                let used = self.used[usize::from(position.side_to_move() == Color::White)];
+                let remaining = main.saturating_sub(Duration::from_secs_f64(used.clamp(0.0, 1e7)));
+                let clock = Clock { remaining, increment };
+                let mut budget = clock.budget(&position);
+                budget.target = budget.target.min(self.settings.max_time);
+                budget.limit = budget.limit.min(self.settings.max_time);
+                if position.legal_placements().len() == 1 {
+                    self.engine.analyse_clock(&position, &clock)
+                } else {
+                    self.engine.analyse_within(&position, Some(budget))
+                }
+            }
+            None => self.engine.analyse(&position),
+        };
         let seconds = analysis.elapsed.as_secs_f64();
         writeln!(out, "nodestats {} {seconds:.2}", analysis.nodes)?;
         writeln!(out, "=== {}/{:+.2}/{seconds:.2}", move_text(analysis.best), discs(&analysis))
@@ -158,14 +213,13 @@ impl<E: Write> Session<E> {
                 lines.push((0.0, format!("search {} {:+.2} 0 {}", move_text(a.best), discs(&a), a.depth)));
             }
         } else {
-            // Every move searched one ply less deep, the time cap shared between them.
-            let share = self.settings.max_time / moves.len().max(1) as u32;
-            self.set_limits(self.depth.saturating_sub(1).max(1), share);
-            for &mv in &moves {
-                let mut next = position;
-                next.play_unchecked(mv);
-                let (v, d, _) = side_value(&mut self.engine, &next);
-                lines.push((-v, format!("search {} {:+.2} 0 {}", move_text(mv), -v, d + 1)));
+            // Every move searched to the same depth (at most the GUI's) within the time cap,
+            // so that their values compare (and symmetric moves get the same one).
+            let deadline = Instant::now() + self.settings.max_time;
+            let (values, depth) = self.engine.move_values_until(&position, deadline, self.depth);
+            for (mv, v) in values {
+                let v = if v.abs() >= WON { f64::from(v.signum() * (v.abs() - WON)) } else { f64::from(v) / 100.0 };
+                lines.push((v, format!("search {} {v:+.2} 0 {depth}", move_text(mv))));
             }
             lines.sort_by(|a, b| b.0.total_cmp(&a.0));
             lines.truncate(count);
@@ -178,7 +232,16 @@ impl<E: Write> Session<E> {
 
     fn set_game(&mut self, text: &str, out: &mut impl Write) -> io::Result<()> {
         match text.parse::<GgfGame>().and_then(|g| g.to_record()) {
-            Ok(record) => self.record = record,
+            Ok(record) => {
+                self.record = record;
+                // A game without a readable time control is played with --max-time per move.
+                let game = text.parse::<GgfGame>().ok();
+                self.clock = game.as_ref().and_then(|g| g.time.as_deref()).and_then(time_control);
+                self.used = [0.0; 2];
+                for m in game.iter().flat_map(|g| &g.moves) {
+                    self.used[usize::from(m.color == Color::White)] += m.time.unwrap_or(0.0).max(0.0);
+                }
+            }
             Err(e) => {
                 self.note(&format!("set game: {e}"));
                 writeln!(out, "status cannot read the game: {e}")?;
@@ -188,13 +251,20 @@ impl<E: Write> Session<E> {
     }
 
     fn play(&mut self, text: &str, out: &mut impl Write) -> io::Result<()> {
-        let move_part = text.split('/').next().unwrap_or("").trim();
+        let mut parts = text.split('/');
+        let move_part = parts.next().unwrap_or("").trim();
+        // `F5/eval/time`: the time counts against the clock of the side that moved.
+        let time = parts.nth(1).and_then(|t| t.trim().parse::<f64>().ok()).filter(|t| t.is_finite() && *t >= 0.0);
+        let mover = usize::from(self.record.current().side_to_move() == Color::White);
         let result = self.record.current().parse_move(move_part).map_err(|e| e.to_string()).and_then(|mv| {
             let mut record = self.record.clone();
             record.play(mv).map_err(|e| e.to_string())?;
             self.record = record;
             Ok(())
         });
+        if result.is_ok() {
+            self.used[mover] += time.unwrap_or(0.0);
+        }
         if let Err(e) = result {
             self.note(&format!("move {text}: {e}"));
             writeln!(out, "status move {text} refused: {e}")?;
@@ -212,6 +282,8 @@ pub fn serve(input: impl BufRead, mut output: impl Write, errors: impl Write, se
         .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()))?;
     let mut session = Session {
         record: Record::new(Reversi::new()),
+        clock: None,
+        used: [0.0; 2],
         engine,
         depth: settings.default_depth.clamp(1, 60),
         settings: settings.clone(),
@@ -480,6 +552,23 @@ mod tests {
     /// The position after the game above.
     fn after_game() -> Reversi {
         *GAME.parse::<GgfGame>().unwrap().to_record().unwrap().current()
+    }
+
+    #[test]
+    fn the_guis_clock_is_honoured() {
+        // Depth 60 would take the whole --max-time of 2 s; 3 s for the game, of which black
+        // has used 2.5 s (the times after its moves), leave a fraction of a second for a move.
+        let game = "(;GM[Othello]PC[NBoard]TI[0:03]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5//1.5]W[F6]B[E6//1.0]W[F4];)";
+        let started = Instant::now();
+        let (out, err) = run(&format!("nboard 2\nset depth 60\nset game {game}\ngo\n"));
+        let took = started.elapsed();
+        assert!(out.lines().any(|l| l.starts_with("=== ")), "{out}");
+        assert_eq!(err, "");
+        assert!(took < Duration::from_millis(1000), "{took:?}");
+        // Without a time control the move takes --max-time (depth 60 is not reached).
+        let started = Instant::now();
+        run("nboard 2\nset depth 60\nmove F5\nmove F6/0.5/0.1\ngo\n");
+        assert!(started.elapsed() >= Duration::from_millis(1900));
     }
 
     #[test]

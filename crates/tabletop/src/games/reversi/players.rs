@@ -6,20 +6,21 @@
 use std::time::Duration;
 
 use super::classic::ClassicPlayer;
-use super::engine::EnginePlayer;
+use super::engine::{Clock, EnginePlayer};
 use super::levels;
 use super::nboard::NboardPlayer;
 use super::rules::Reversi;
 use crate::players::Player;
-use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
+use crate::player_spec::{parse_duration, PlayerKind, PlayerSpec, SpecError};
 use crate::players::RandomPlayer;
 
 /// The computer players and their settings.
 pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "depth", "level", "seed"],
-        help: "iterative-deepening PVS with a pattern evaluation, Multi-ProbCut and an exact endgame solve (default time=1s); \
+        settings: &["time", "depth", "level", "seed", "clock"],
+        help: "iterative-deepening PVS with a pattern evaluation, Multi-ProbCut and an exact endgame solve (default time=1s a move; \
+               clock=5m+2s: a game clock, time for the whole game plus an increment per move); \
                or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, 6 advanced, \
                7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the low levels)",
     },
@@ -92,6 +93,18 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
             let seed = spec.get_u64("seed")?.unwrap_or(seed);
             Box::new(levels::LevelPlayer::try_new(level, seed, levels::describe_spec(spec, level))?)
         }
+        "engine" if spec.settings.contains_key("clock") => {
+            if spec.settings.contains_key("time") {
+                return Err(SpecError::BadValue {
+                    key: "clock".to_string(),
+                    value: spec.settings["clock"].clone(),
+                    expected: "either clock= or time=, not both".to_string(),
+                });
+            }
+            let clock = clock_setting(spec)?;
+            let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
+            Box::new(EnginePlayer::try_new(None, depth, spec.to_string())?.with_clock(clock))
+        }
         "engine" | "engine-v1" => {
             let time = spec.get_duration("time")?;
             let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
@@ -105,6 +118,30 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
         "classic" => Box::new(ClassicPlayer { depth: spec.get_in_range("depth", 1..=20)?.unwrap_or(6) as u32 }),
         _ => Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(seed))),
     })
+}
+
+/// The `clock` setting: `5m` (time for the whole game) or `5m+2s` (plus an increment per move).
+///
+/// ```
+/// use std::time::Duration;
+/// use tabletop::games::reversi::players::{clock_setting, make_player};
+/// let clock = clock_setting(&"engine:clock=5m+2s".parse().unwrap()).unwrap();
+/// assert_eq!((clock.remaining, clock.increment), (Duration::from_secs(300), Duration::from_secs(2)));
+/// assert!(clock_setting(&"engine:clock=5m+".parse().unwrap()).is_err());
+/// assert!(make_player(&"engine:clock=1s,time=1s".parse().unwrap(), 1).is_err());
+/// assert_eq!(make_player(&"engine:clock=30s".parse().unwrap(), 1).unwrap().describe(), "engine:clock=30s");
+/// ```
+pub fn clock_setting(spec: &PlayerSpec) -> Result<Clock, SpecError> {
+    let text = spec.settings.get("clock").map(String::as_str).unwrap_or("");
+    let bad = || SpecError::BadValue {
+        key: "clock".to_string(),
+        value: text.to_string(),
+        expected: "the game's time and an optional increment per move, such as 5m, 90s or 5m+2s".to_string(),
+    };
+    let (main, increment) = text.split_once('+').unwrap_or((text, "0ms"));
+    let remaining = parse_duration(main).filter(|d| !d.is_zero()).ok_or_else(bad)?;
+    let increment = parse_duration(increment).ok_or_else(bad)?;
+    Ok(Clock { remaining, increment })
 }
 
 impl crate::players::Players for Reversi {

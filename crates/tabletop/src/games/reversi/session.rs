@@ -69,12 +69,11 @@ impl Adapter<Reversi> for ReversiAdapter {
         })
     }
 
-    fn hint(record: &Record<Reversi>, slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
-        let engine = slot_player(slot, "engine".into(), reversi_engine).ok()?.engine();
-        engine.time = Some(budget);
-        engine.depth = None;
-        let analysis = engine.analyse(record.current());
-        Some(json!({"move": analysis.best.to_string(), "value": analysis.describe()}))
+    fn hint(record: &Record<Reversi>, _slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
+        // The analysis' best move, so that the hint and the analysis never disagree.
+        let analysis = <Reversi as crate::Analyze>::analyze(record, budget);
+        let best = analysis.moves.first()?;
+        Some(json!({"move": best.notation, "value": best.text}))
     }
 
     fn choose(
@@ -111,6 +110,10 @@ impl Adapter<Reversi> for ReversiAdapter {
     }
 
     fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError> {
+        if spec.name == "engine" && spec.settings.contains_key("clock") {
+            // The server thinks one move at a time on a shared engine: no game clock is kept.
+            return Err(SessionError::Player("clock= is for matches and the terminal; here use time=".to_string()));
+        }
         if spec.name == "engine" {
             // Checked without building an engine (its tables are tens of megabytes).
             if spec.settings.contains_key("level") || spec.settings.contains_key("seed") {
@@ -145,5 +148,19 @@ mod tests {
         assert_eq!(session.score_unit(), "discs");
         assert_eq!(session.check_move("f5").as_deref(), Ok("f5"));
         assert!(session.check_move("a1").is_err());
+    }
+
+    #[test]
+    fn the_hint_is_a_best_move_of_the_analysis() {
+        use super::{Adapter, Caps, ReversiAdapter};
+        use crate::{Analyze, Record};
+        use std::time::Duration;
+        let caps = Caps { max_think: Duration::from_secs(1), engine_memory: 1 << 30 };
+        let record = Record::new(crate::games::reversi::Reversi::new());
+        let hint = ReversiAdapter::hint(&record, &mut None, Duration::from_millis(100), &caps).unwrap();
+        // Every first move is an image of the others: the analysis values them alike, best first.
+        let analysis = crate::games::reversi::Reversi::analyze(&record, Duration::from_millis(100));
+        assert!(analysis.moves.iter().all(|m| m.score == analysis.moves[0].score));
+        assert_eq!(hint["move"], analysis.moves[0].notation.as_str());
     }
 }

@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::time::Instant;
 
 use super::bitboard::{adjacent, final_score, flips, last_flip_count, moves, stable, Bits, CORNERS};
-use super::engine::{CutParams, ProbCut, END_SHALLOW_MAX};
+use super::probcut::{CutParams, ProbCut, END_SHALLOW_MAX};
 use super::patterns::PatternWeights;
 use super::rules::{Reversi, ReversiMove, Square};
 use crate::memory::TableAllocError;
@@ -89,7 +89,7 @@ pub const CUT_MIN: u32 = 12;
 
 /// The depth of ProbCut's shallow search at a node with `empties` empties (the evaluation
 /// alone below 13 empties, one ply more every 3 empties, at most
-/// [`super::engine::END_SHALLOW_MAX`]).
+/// [`super::probcut::END_SHALLOW_MAX`]).
 ///
 /// ```
 /// use tabletop::games::reversi::solver::cut_shallow;

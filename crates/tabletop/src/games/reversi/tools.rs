@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::tools::invalid;
 use crate::games::reversi::accuracy::{measure, players_from_specs, positions as accuracy_positions, DEFAULT_PLAYERS};
-use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, FfoLine};
+use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, time_use_positions, FfoLine};
 use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
 use crate::games::reversi::solver::{ParallelSolver, Solver};
 use crate::games::reversi::{Reversi, ReversiMove};
@@ -34,6 +34,13 @@ pub struct BenchArgs {
     /// Skip the midgame depth benchmark.
     #[arg(long)]
     pub no_midgame: bool,
+    /// The midgame benchmark searches to this depth instead of for 1 s (its nodes are then
+    /// the same on every run, so nodes per second compare builds).
+    #[arg(long, value_name = "D", value_parser = clap::value_parser!(u32).range(1..=30))]
+    pub midgame_depth: Option<u32>,
+    /// The midgame benchmark's positions: seeded openings of 22, 24, ... plies.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=19))]
+    pub midgame_positions: u64,
     /// The endgame solver's transposition table holds 2^BITS entries.
     #[arg(long, value_name = "BITS", default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=28))]
     pub table_bits: u32,
@@ -50,6 +57,13 @@ pub struct BenchArgs {
     /// The empties of the accuracy benchmark's positions, a range within 1-59.
     #[arg(long, value_name = "RANGE", default_value = "20-24", requires = "accuracy")]
     pub accuracy_empties: String,
+    /// Run only the time-use benchmark on N seeded midgame positions (50 when N is left out):
+    /// the engine's wall time per move with `--move-time`, mean and maximum.
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "50", conflicts_with = "accuracy")]
+    pub time_use: Option<u64>,
+    /// The time per move of the time-use benchmark (`engine:time=T`).
+    #[arg(long, value_name = "T", default_value = "100ms", value_parser = crate::tools::parse_duration_arg)]
+    pub move_time: Duration,
     /// A player for the accuracy benchmark (repeatable; default: engine:time=100ms and
     /// engine-v1:time=100ms).
     #[arg(long = "player", value_name = "SPEC", requires = "accuracy")]
@@ -211,6 +225,9 @@ pub fn bench(args: BenchArgs) -> ToolResult {
     if let Some(count) = args.accuracy {
         return accuracy(&args, count);
     }
+    if let Some(count) = args.time_use {
+        return time_use(count, args.move_time);
+    }
     // The positions are read first, so a bad --ffo is refused before minutes of perft.
     let lines = if args.no_ffo { Vec::new() } else { ffo_lines(&args.ffo)? };
     let threads = crate::tools::check_threads(args.threads)?;
@@ -276,20 +293,85 @@ pub fn bench(args: BenchArgs) -> ToolResult {
         println!("  {position}  score {:+3} best {best}  {:>10} nodes {s:6.2} s", sol.score, sol.nodes);
     }
     println!("  {within} of {count} solved within 1 s");
-    println!("Midgame search depth reached in 1 s (engine, exact solve off):");
-    for position in midgame_positions(4) {
-        let mut engine = crate::games::reversi::engine::Engine::new(Some(Duration::from_secs(1)), None);
+    midgame(args.midgame_positions, args.midgame_depth);
+    Ok(())
+}
+
+/// The midgame part of `tabletop bench reversi`: the depth reached in 1 s, or with `depth` the
+/// time and nodes per second of a fixed-depth search (the same nodes on any machine, so its
+/// speed compares builds), on `count` seeded positions.
+fn midgame(count: u64, depth: Option<u32>) {
+    use crate::games::reversi::engine::Engine;
+    match depth {
+        None => println!("Midgame search depth reached in 1 s (engine, exact solve off):"),
+        Some(d) => println!("Midgame search to depth {d} (engine, one fresh engine per position):"),
+    }
+    let (mut nodes, mut seconds) = (0u64, 0.0);
+    for position in midgame_positions(count) {
+        let mut engine = match depth {
+            None => Engine::new(Some(Duration::from_secs(1)), None),
+            Some(d) => Engine::new(None, Some(d)),
+        };
         let a = engine.analyse(&position);
+        nodes += a.nodes;
+        seconds += a.elapsed.as_secs_f64();
         println!(
-            "  {position}  {} empties: depth {:>2}, {:>9} nodes in {:.2} s, best {} ({})",
+            "  {position}  {} empties: depth {:>2}, {:>9} nodes in {:.2} s ({:.2} M nodes/s), best {} ({})",
             position.open_squares(),
             a.depth,
             a.nodes,
             a.elapsed.as_secs_f64(),
+            a.nodes as f64 / a.elapsed.as_secs_f64().max(1e-9) / 1e6,
             a.best,
             a.describe()
         );
     }
+    println!("  total: {nodes} nodes in {seconds:.2} s, {:.2} M nodes/s", nodes as f64 / seconds.max(1e-9) / 1e6);
+}
+
+/// `tabletop bench reversi --time-use N`: how much of its budget `engine:time=T` uses, in wall
+/// time (what a clock counts, whatever else the machine runs), over seeded midgame positions
+/// searched one after the other by one engine, as in a game.
+fn time_use(count: u64, time: Duration) -> ToolResult {
+    if count == 0 || count > 10_000 {
+        bail!("--time-use {count}: give 1 to 10000 positions");
+    }
+    if time.is_zero() {
+        bail!("--move-time: give a time above zero");
+    }
+    let positions = time_use_positions(count, 1);
+    let mut engine = crate::games::reversi::engine::Engine::try_new(Some(time), None)?;
+    let (mut total, mut max, mut min) = (Duration::ZERO, Duration::ZERO, Duration::MAX);
+    let (mut nodes, mut depths, mut over) = (0u64, 0u64, 0);
+    for position in &positions {
+        let started = Instant::now();
+        let analysis = engine.analyse(position);
+        let took = started.elapsed();
+        total += took;
+        max = max.max(took);
+        min = min.min(took);
+        over += usize::from(took > time * 11 / 10);
+        nodes += analysis.nodes;
+        depths += u64::from(analysis.depth);
+    }
+    let n = positions.len().max(1) as u32;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let share = |d: Duration| 100.0 * d.as_secs_f64() / time.as_secs_f64();
+    println!(
+        "Time use of engine:time={}ms: {} midgame positions of 24-46 empties (seeds 1-{count}), wall time per move",
+        time.as_millis(),
+        positions.len()
+    );
+    println!(
+        "  mean {:.1} ms ({:.1}%), max {:.1} ms ({:.1}%), min {:.1} ms, {over} over 110%; mean depth {:.1}, {:.2} M nodes/s",
+        ms(total / n),
+        share(total / n),
+        ms(max),
+        share(max),
+        ms(min),
+        depths as f64 / f64::from(n),
+        nodes as f64 / total.as_secs_f64().max(1e-9) / 1e6
+    );
     Ok(())
 }
 

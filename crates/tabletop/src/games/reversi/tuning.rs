@@ -20,8 +20,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::bitboard::moves;
-use super::engine::{
-    probcut_shallow, CutParams, Engine, ProbCut, END_SHALLOW_MAX, PROBCUT_MAX_DEPTH, PROBCUT_MIN_DEPTH, PROBCUT_STAGE,
+use super::engine::Engine;
+use super::probcut::{
+    probcut_shallow, CutParams, ProbCut, END_SHALLOW_MAX, PROBCUT_MAX_DEPTH, PROBCUT_MIN_DEPTH, PROBCUT_STAGE,
 };
 use super::eval::{features, Weights, WeightsError, FEATURES, FEATURE_COUNT};
 use super::patterns::{Layout, PatternWeights, PHASES, PHASE_WIDTH};
@@ -628,7 +629,7 @@ fn fit_line(pairs: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
 /// threads.
 ///
 /// ```
-/// use tabletop::games::reversi::engine::ProbCut;
+/// use tabletop::games::reversi::probcut::ProbCut;
 /// use tabletop::games::reversi::patterns::PatternWeights;
 /// use tabletop::games::reversi::tuning::{fit_endcut, SelfPlay};
 /// let positions = SelfPlay { games: 4, solve_empties: 10, ..SelfPlay::default() }.generate_positions(&|| {});
