@@ -130,11 +130,20 @@ export async function mathableTurn(page) {
     await myTurn(page);
     if (await isOver(page)) return;
   }
+  // The buttons follow the state the page has: wait until it offers ending the turn or drawing
+  // (or the turn has passed), rather than reading them while an answer is still on its way.
+  await page.waitForFunction(() => {
+    const p = window.tabletop;
+    const s = p.state;
+    const mine = s && !s.status.over && !!p.tokens[s.status.to_move] && s.players[s.status.to_move].kind === "human";
+    return !mine || !document.querySelector("#end-turn")?.disabled || !document.querySelector("#draw")?.disabled;
+  }, null, { timeout: 30000 });
+  if (await isOver(page)) return;
   const endTurn = page.locator("#end-turn");
   if (await endTurn.isEnabled()) { await endTurn.click(); return; }
   const draw = page.locator("#draw");
   if (await draw.isEnabled()) { await draw.click(); return; }
-  await page.evaluate(() => { throw new Error("no Mathable action available: " + JSON.stringify(window.tabletop.state.legal)); });
+  // Neither is offered, so (by the wait above) the turn has passed: nothing is left to do.
 }
 
 // Controls without an accessible name (a label, text or aria-label): there should be none.
