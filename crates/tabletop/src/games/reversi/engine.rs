@@ -49,9 +49,9 @@ impl MoveTime {
     /// Whether to start another iteration after `elapsed`, the last iteration having taken
     /// `last` and the one before `before`. The next is predicted to take `last` times the
     /// growth from `before` to `last` (odd and even depths alternate, so the growth is kept
-    /// within 1.5-8). It is started when the elapsed time is below the target and at least
-    /// its first move is predicted to finish by the limit: stopped there, it still improves
-    /// the move.
+    /// within 1.5-8). It is started when the elapsed time is below the target and a quarter
+    /// of it is predicted to fit before the limit: stopped there, it may still improve the
+    /// move.
     ///
     /// ```
     /// use std::time::Duration;
@@ -60,7 +60,7 @@ impl MoveTime {
     /// let t = MoveTime::fixed(ms(100));
     /// assert!(t.start_next(ms(20), ms(10), ms(4)));
     /// assert!(!t.start_next(ms(100), ms(10), ms(4)));
-    /// // The next iteration would take about 180 ms: not even its first move would finish.
+    /// // The next iteration would take about 180 ms: not even a quarter of it would fit.
     /// assert!(!t.start_next(ms(60), ms(60), ms(20)));
     /// ```
     pub fn start_next(&self, elapsed: Duration, last: Duration, before: Duration) -> bool {
