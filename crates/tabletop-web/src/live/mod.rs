@@ -1,7 +1,7 @@
 //! The games in play: a bounded cache over the database, each game with its event channel,
 //! presence, pending proposal and computer thinking. This module holds the types and a game's
 //! own state (moves, takebacks, proposals, resignations, its view); the other jobs live apart:
-//! [`cache`] (loading and evicting), [`computer`] (scheduling computer seats) and [`processes`]
+//! `cache` (loading and evicting), `computer` (scheduling computer seats) and `processes`
 //! (what processes sharing a database tell each other).
 //!
 //! - [`AppState::game`] loads a game on demand (replaying its moves) and resumes its computer.
