@@ -15,6 +15,7 @@ pub(crate) fn mv(p: &Gomoku, point: usize) -> GomokuMove {
 ///
 /// ```
 /// use tabletop::games::gomoku::{threats::five_points, Gomoku, GomokuVariant, Stone};
+/// use tabletop::Game;
 /// let v = GomokuVariant::new(9).unwrap();
 /// let p = Gomoku::from_notation(&v, "........./........./........./........./........./........./oooo...../........./.xxxx.... x").unwrap();
 /// assert_eq!(five_points(&p, Stone::Black), vec![0, 5]); // a1 and f1: an open four
@@ -89,6 +90,7 @@ pub fn fours(p: &Gomoku) -> Vec<(usize, Vec<usize>)> {
 ///
 /// ```
 /// use tabletop::games::gomoku::{threats::vcf, Gomoku, GomokuVariant};
+/// use tabletop::Game;
 /// let v = GomokuVariant::new(9).unwrap();
 /// // Black's three on row 1 and three on column e: fours win by force.
 /// let p = Gomoku::from_notation(&v, "o.o.o.o../o.o....../........./........./........./....x..../....x..../....x..../.xxx..... x").unwrap();
