@@ -1271,3 +1271,22 @@ async fn tokens_never_travel_in_urls() {
     let first = seat.next(SHORT).await.expect("the seat's stream opens");
     assert_eq!(first["your_seat"], 1);
 }
+
+/// Issue 24, item 9: the longest thinking time holds for a fixed depth as for a time: a computer
+/// told to search 60 plies deep moves once `--max-think` has passed, with its best move so far
+/// (the watchdog used to allow half as much again plus a second).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deep_fixed_depth_is_held_to_the_longest_thinking_time() {
+    let max_think = Duration::from_secs(4);
+    let server = start_with(tabletop_web::ServeConfig { max_think, ..config() }).await;
+    let started = Instant::now();
+    let game = create(server.addr, json!({"game": "reversi", "seats": ["engine:depth=60", "human"]})).await;
+    let moved = wait_for(server.addr, &game.id, None, Duration::from_secs(30), |v| {
+        v["moves"].as_array().is_some_and(|m| !m.is_empty())
+    })
+    .await;
+    let took = started.elapsed();
+    assert_eq!(moved["moves"].as_array().unwrap().len(), 1, "{moved}");
+    // Stopped at the cap (plus the time to store and tell), not at 7 s as before.
+    assert!(took >= max_think && took < max_think + Duration::from_millis(2500), "the computer moved after {took:?}");
+}

@@ -37,8 +37,10 @@ impl AppState {
             Some((sender, receiver)) => (Some(sender), Some(receiver)),
             None => (None, None),
         };
-        // The watchdog stops any job well past the longest thinking time.
-        let watchdog = config.max_think + config.max_think / 2 + Duration::from_secs(1);
+        // The watchdog stops any job at the longest thinking time (a search stopped there still
+        // answers its best move so far): a fixed depth is held to it as a time is. The small
+        // margin lets a search given exactly that time stop by itself.
+        let watchdog = config.max_think + Duration::from_millis(250);
         let db_identity = match config.database() {
             DatabaseTarget::Sqlite(path) if path.as_os_str() != ":memory:" => file_identity(&path),
             _ => None,
