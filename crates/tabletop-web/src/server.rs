@@ -196,6 +196,28 @@ async fn body_deadline(State(state): State<Shared>, request: Request, next: axum
     }
 }
 
+/// The longest request target answered (longer: 414); no page or API URL comes near it.
+const URI_LIMIT: usize = 8 * 1024;
+/// The most header bytes answered (more: 431); the connection's buffer,
+/// [`CONNECTION_BUFFER`], is larger, so these refusals come as JSON from here rather than as
+/// the HTTP parser's empty answers.
+const HEADERS_LIMIT: usize = 16 * 1024;
+
+/// Refuses over-long request targets (414) and headers (431) with a JSON reason.
+async fn head_limits(request: Request, next: axum::middleware::Next) -> Response {
+    let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if target > URI_LIMIT {
+        let reason = format!("the request target is {target} bytes; the limit is {URI_LIMIT}");
+        return (StatusCode::URI_TOO_LONG, Json(json!({ "error": reason }))).into_response();
+    }
+    let headers: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum();
+    if headers > HEADERS_LIMIT {
+        let reason = format!("the request headers are {headers} bytes; the limit is {HEADERS_LIMIT}");
+        return (StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, Json(json!({ "error": reason }))).into_response();
+    }
+    next.run(request).await
+}
+
 /// Errors made by layers (rate limits, body limits, wrong methods) come as text: make them JSON.
 async fn json_errors(response: Response) -> Response {
     let status = response.status();
@@ -293,6 +315,7 @@ pub fn router(state: Shared) -> Router {
         .layer(axum::middleware::from_fn_with_state(state.clone(), body_deadline))
         .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::from_fn_with_state(state.clone(), same_origin))
+        .layer(axum::middleware::from_fn(head_limits))
         .layer(axum::middleware::map_response(browser_defences))
         .layer(
             TraceLayer::new_for_http()
@@ -492,6 +515,7 @@ fn origin(state: &AppState, headers: &HeaderMap) -> String {
 
 async fn create_game(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -527,6 +551,12 @@ async fn create_game(
     if !seats.iter().any(|s| s == "human") {
         return Err(ApiError::BadRequest("at least one seat must be \"human\" (the creator's)".into()));
     }
+    // One address cannot fill the lobby: its open games are capped.
+    let opens_seats = seats.iter().any(|s| s == "open");
+    if opens_seats {
+        let cap = state.config.max_open_games_per_address;
+        state.open_games().check(client.ip(), cap, crate::config::OPEN_GAME_COUNTED)?;
+    }
     let row = GameRow {
         id: crate::live::random_hex(),
         game: request.game,
@@ -542,6 +572,9 @@ async fn create_game(
     };
     let live = state.insert_new(row, session).await?;
     let mut game = live.lock().await;
+    if opens_seats {
+        state.open_games().opened(client.ip(), &game.row.id);
+    }
     crate::live::schedule(&state, &mut game).await;
     let base = origin(&state, &headers);
     let id = game.row.id.clone();
@@ -631,6 +664,9 @@ async fn join(
     let mut seats = game.row.seats.clone();
     seats[seat] = "human".to_string();
     game.take_seat(&state, seats).await?;
+    if !game.row.seats.iter().any(|s| s == "open") {
+        state.open_games().closed(&id);
+    }
     game.changed(Change::SeatTaken, Some(seat));
     let token = game.row.tokens[seat].clone();
     Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
@@ -710,6 +746,31 @@ async fn ticket(
     Ok(Json(json!({"ticket": ticket, "expires_in": TICKET_LIFE.as_secs()})))
 }
 
+/// Cuts a state's move list (`moves`, `history`) to what this event stream has not sent yet:
+/// `moves_from` says how many of the moves sent before still stand, and the lists hold the moves
+/// after them. The first state of a stream is whole (no `moves_from`). So an event costs what
+/// changed, not the game's whole history. `sent` keeps a fingerprint of each move this stream
+/// sent (a takeback then a new move differ from the moves they replaced).
+fn only_new_moves(view: &mut Value, sent: &mut Option<Vec<u64>>) {
+    use std::hash::{Hash, Hasher};
+    let fingerprint = |entry: &Value| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        entry.to_string().hash(&mut hasher);
+        hasher.finish()
+    };
+    let history: Vec<u64> = view["history"].as_array().map_or_else(Vec::new, |h| h.iter().map(fingerprint).collect());
+    if let Some(before) = sent.as_ref() {
+        let kept = before.iter().zip(&history).take_while(|(a, b)| a == b).count();
+        for list in ["moves", "history"] {
+            if let Some(items) = view[list].as_array_mut() {
+                items.drain(..kept.min(items.len()));
+            }
+        }
+        view["moves_from"] = json!(kept);
+    }
+    *sent = Some(history);
+}
+
 async fn events(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
@@ -751,9 +812,9 @@ async fn events(
         (game.events.subscribe(), viewer, game.presence_guard(viewer))
     };
     let stream = futures_util::stream::unfold(
-        (receiver, live, viewer, (presence, held), true),
-        |(mut receiver, live, viewer, presence, first)| async move {
-            let note = if first {
+        (receiver, live, viewer, (presence, held), None),
+        |(mut receiver, live, viewer, presence, mut sent)| async move {
+            let note = if sent.is_none() {
                 crate::live::Note { change: Change::Connected, seat: viewer }
             } else {
                 match receiver.recv().await {
@@ -769,10 +830,11 @@ async fn events(
                 let game = live.lock().await;
                 let mut view = game.state(viewer);
                 view["event"] = json!({"kind": note.change.name(), "seat": note.seat});
+                only_new_moves(&mut view, &mut sent);
                 view.to_string()
             };
             let event = SseEvent::default().event("state").data(data);
-            Some((Ok(event), (receiver, live, viewer, presence, false)))
+            Some((Ok(event), (receiver, live, viewer, presence, sent)))
         },
     );
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
@@ -817,6 +879,7 @@ async fn submit_move(
         Some(_) => {}
     }
     state.check_writable()?;
+    game.pace(seat)?;
     if game.asks_others(seat) {
         // Between people, the game's agreement move (Mathable's terminate) is a proposal the
         // others must accept: checked, not played.
@@ -850,6 +913,7 @@ async fn undo(
         return Err(ApiError::Illegal("the game has ended".into()));
     }
     state.check_writable()?;
+    game.pace(seat)?;
     if game.asks_others(seat) {
         game.request_takeback(&state, seat).await?;
         return Ok(Json(game.state(Some(seat))));
@@ -865,6 +929,13 @@ async fn undo(
         && game.session.mover_of(target).is_some_and(|s| game.is_computer(s) || game.row.resigned.contains(&s))
     {
         target -= 1;
+    }
+    // The bag's order stays: a takeback across a draw would show the person what they will
+    // draw next (and the computer's draws), so draws stay as between people.
+    if (target..game.session.ply()).any(|p| game.session.reveals(p)) {
+        return Err(ApiError::Illegal(
+            "draws, exchanges and ended turns reveal tokens: they cannot be taken back".into(),
+        ));
     }
     game.take_back_to(&state, target).await?;
     game.changed(Change::Undo, Some(seat));
@@ -904,6 +975,9 @@ async fn resign(
     }
     state.check_writable()?;
     game.resign(&state, seat).await?;
+    if game.to_move().is_none() {
+        state.open_games().closed(&id);
+    }
     crate::live::schedule(&state, &mut game).await;
     Ok(Json(game.state(Some(seat))))
 }

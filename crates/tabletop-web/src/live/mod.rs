@@ -15,6 +15,7 @@
 
 mod cache;
 mod computer;
+mod limits;
 mod processes;
 
 use std::collections::HashMap;
@@ -37,6 +38,7 @@ use cache::replay;
 pub use cache::{start_background, IDLE_EVICTION};
 use computer::seat_kind;
 pub use computer::{public_players, resume_computers, schedule};
+pub use limits::{OpenGames, Pace, SeatPaces};
 use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
 
 /// Are two secrets equal? In time that depends on their lengths only, not on where they differ.
@@ -236,12 +238,16 @@ pub struct LiveGame {
     publisher: Option<mpsc::UnboundedSender<String>>,
     /// This process's name in notifications and leases.
     owner: Arc<str>,
+    /// How fast each seat moves and proposes (this process's count).
+    paces: Vec<SeatPaces>,
 }
 
 impl LiveGame {
     fn new(stored: StoredGame, session: Box<dyn Session>, state: &AppState) -> Self {
         let presence = Arc::new((0..stored.row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
+        let pace = SeatPaces::new(state.config.move_rate, state.config.proposal_rate);
         LiveGame {
+            paces: vec![pace; stored.row.seats.len()],
             proposal: stored.proposal.as_ref().and_then(Proposal::from_json),
             row: stored.row,
             session,
@@ -301,6 +307,11 @@ impl LiveGame {
         state.check_writable()?;
         let result = state.store().write(&self.row.id, self.stored_version, write, computer_next).await;
         self.written(state, result)
+    }
+
+    /// Counts a move or takeback by `seat` against the server's move rate (429 beyond).
+    pub fn pace(&mut self, seat: usize) -> Result<(), ApiError> {
+        self.paces.get_mut(seat).map_or(Ok(()), SeatPaces::act)
     }
 
     /// The seat a token holds.
@@ -409,6 +420,37 @@ impl LiveGame {
         }
         // Any move ends a pending proposal.
         self.proposal = None;
+        // The move is stored whatever follows; an ending that could not be stored is tried
+        // again after the next move.
+        if let Err(err) = self.end_at_move_limit(state).await {
+            tracing::warn!("could not end game {} at its move limit: {err}", self.row.id);
+        }
+        Ok(())
+    }
+
+    /// Ends the game when it reached the game's move limit (a bound on its record and its
+    /// state, far beyond real games): drawn, or won by the best scores where the game keeps them.
+    async fn end_at_move_limit(&mut self, state: &AppState) -> Result<(), ApiError> {
+        let own = self.session.move_limit();
+        let limit = state.config.move_limit.map_or(own, |cap| cap.min(own));
+        if self.session.ply() < limit || self.to_move().is_none() {
+            return Ok(());
+        }
+        let remaining: Vec<usize> = (0..self.row.seats.len()).filter(|s| !self.row.resigned.contains(s)).collect();
+        let winners: Vec<usize> = match self.session.scores() {
+            Some(scores) => {
+                let best = remaining.iter().map(|&s| scores[s]).max().unwrap_or(0);
+                remaining.iter().copied().filter(|&s| scores[s] == best).collect()
+            }
+            None => Vec::new(),
+        };
+        let reason = format!("the game reached this server's limit of {limit} moves");
+        let resigned = self.row.resigned.clone();
+        let ended = Some((reason.as_str(), winners.as_slice()));
+        self.write(state, Write::Resigned { resigned: &resigned, ended }, false).await?;
+        self.row.ended = Some(reason);
+        self.row.ended_winners = winners;
+        self.cancel_thinking();
         Ok(())
     }
 
@@ -449,6 +491,9 @@ impl LiveGame {
     pub async fn propose(&mut self, state: &AppState, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
         if self.proposal.is_some() {
             return Err(ApiError::Conflict("a proposal is already waiting for an answer".into()));
+        }
+        if let Some(pace) = self.paces.get_mut(seat) {
+            pace.propose()?;
         }
         let waiting_for = self.others(seat);
         let proposal = Proposal { kind, by: seat, waiting_for, at_ply: self.session.ply() };
@@ -714,6 +759,8 @@ pub struct AppState {
     pub streams_by_game: Arc<crate::connection::PerAddress<String>>,
     /// Single-use tickets for seats' event streams: ticket -> (game, seat, until when).
     pub tickets: Mutex<HashMap<String, (String, usize, Instant)>>,
+    /// Open games per creating address, for the lobby cap.
+    pub open_games: Mutex<OpenGames>,
     /// Computer moves being thought about right now.
     pub thinking: AtomicUsize,
     writable: AtomicBool,
