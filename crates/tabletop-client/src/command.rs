@@ -36,6 +36,19 @@ pub struct ServeBenchArgs {
     /// or a SQLite file (default: a temporary SQLite file).
     #[arg(long, conflicts_with = "abuse")]
     pub db: Option<String>,
+    /// The watchers benchmark instead: this many event streams watch one long game while
+    /// --watched-moves more moves are played (the server's CPU time and bytes for them).
+    #[arg(long, conflicts_with_all = ["abuse", "targets", "db"])]
+    pub watchers: Option<usize>,
+    /// With --watchers: the moves played before the watchers connect.
+    #[arg(long, default_value_t = 380, requires = "watchers")]
+    pub moves_before: usize,
+    /// With --watchers: the moves played while they watch.
+    #[arg(long, default_value_t = 20, requires = "watchers")]
+    pub watched_moves: usize,
+    /// With --watchers: the server program to measure (default: this one), run as `EXE serve`.
+    #[arg(long, requires = "watchers")]
+    pub watch_server: Option<std::path::PathBuf>,
     /// Moves per game at most.
     #[arg(long, default_value_t = 40)]
     pub moves: usize,
@@ -93,6 +106,43 @@ pub fn bench(args: ServeBenchArgs) -> Result<(), CommandError> {
     let dir = std::env::temp_dir().join(format!("tabletop-bench-serve-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let db = dir.join("bench.db");
+    if let Some(watchers) = args.watchers {
+        let server_exe = match &args.watch_server {
+            Some(exe) => exe.clone(),
+            None => std::env::current_exe()?,
+        };
+        let settings = crate::watchers::WatchersSettings {
+            watchers,
+            moves_before: args.moves_before,
+            moves_watched: args.watched_moves,
+            server_exe,
+            dir: dir.clone(),
+            seed: 1,
+        };
+        let report = crate::watchers::watchers_benchmark_blocking(settings);
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = report?;
+        if args.json {
+            println!("{}", serde_json::to_string(&r)?);
+        } else {
+            println!(
+                "{} watchers ({} refused) of a game at move {}, {} moves watched:",
+                r.watchers_accepted, r.watchers_refused, r.moves_before, r.moves_watched
+            );
+            println!(
+                "  server CPU {:.2} s, {:.1} MiB of events sent (median event {} bytes), peak memory {:.1} MiB",
+                r.server_cpu_seconds,
+                r.bytes_sent as f64 / (1 << 20) as f64,
+                r.event_bytes_median,
+                r.server_peak_rss_mib
+            );
+            println!(
+                "  last move seen by every watcher {:.0} ms after its answer; lobby meanwhile p99 {:.1} ms, max {:.1} ms",
+                r.last_move_delivery_ms, r.lobby_p99_ms, r.lobby_max_ms
+            );
+        }
+        return Ok(());
+    }
     if args.abuse {
         let exe = if args.in_process { None } else { Some(std::env::current_exe()?) };
         let duration = Duration::from_secs(args.seconds.unwrap_or(60));

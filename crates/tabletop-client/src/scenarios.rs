@@ -36,3 +36,9 @@ pub fn longest_thinking(index: usize) -> (Value, usize) {
         (json!({"game": "connect", "options": {"preset": "connect4"}, "seats": ["human", "engine:time=10s"]}), 0)
     }
 }
+
+/// The long game many watchers watch (`bench serve --watchers`): 4 x 4 Slide with two empty
+/// squares, whose sliding goes on for hundreds of moves without a win or a repetition.
+pub fn watched_game() -> Value {
+    json!({"game": "slide", "options": {"size": 4, "empty": 2}, "seats": ["human", "human"]})
+}

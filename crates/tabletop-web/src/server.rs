@@ -746,31 +746,6 @@ async fn ticket(
     Ok(Json(json!({"ticket": ticket, "expires_in": TICKET_LIFE.as_secs()})))
 }
 
-/// Cuts a state's move list (`moves`, `history`) to what this event stream has not sent yet:
-/// `moves_from` says how many of the moves sent before still stand, and the lists hold the moves
-/// after them. The first state of a stream is whole (no `moves_from`). So an event costs what
-/// changed, not the game's whole history. `sent` keeps a fingerprint of each move this stream
-/// sent (a takeback then a new move differ from the moves they replaced).
-fn only_new_moves(view: &mut Value, sent: &mut Option<Vec<u64>>) {
-    use std::hash::{Hash, Hasher};
-    let fingerprint = |entry: &Value| {
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        entry.to_string().hash(&mut hasher);
-        hasher.finish()
-    };
-    let history: Vec<u64> = view["history"].as_array().map_or_else(Vec::new, |h| h.iter().map(fingerprint).collect());
-    if let Some(before) = sent.as_ref() {
-        let kept = before.iter().zip(&history).take_while(|(a, b)| a == b).count();
-        for list in ["moves", "history"] {
-            if let Some(items) = view[list].as_array_mut() {
-                items.drain(..kept.min(items.len()));
-            }
-        }
-        view["moves_from"] = json!(kept);
-    }
-    *sent = Some(history);
-}
-
 async fn events(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
@@ -826,13 +801,7 @@ async fn events(
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
                 }
             };
-            let data = {
-                let game = live.lock().await;
-                let mut view = game.state(viewer);
-                view["event"] = json!({"kind": note.change.name(), "seat": note.seat});
-                only_new_moves(&mut view, &mut sent);
-                view.to_string()
-            };
+            let data = live.lock().await.event_data(viewer, note, &mut sent);
             let event = SseEvent::default().event("state").data(data);
             Some((Ok(event), (receiver, live, viewer, presence, sent)))
         },

@@ -69,7 +69,7 @@ pub fn now_seconds() -> i64 {
 }
 
 /// What changed in a game, as events name it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Change {
     /// The stream just opened (or missed events): here is the current state.
     Connected,
@@ -195,6 +195,7 @@ impl Proposal {
 /// Marks a person connected while their event stream is open.
 pub struct PresenceGuard {
     presence: Arc<Vec<AtomicUsize>>,
+    notes: Arc<AtomicU64>,
     seat: usize,
     events: broadcast::Sender<Note>,
     /// Where to tell other processes (shared databases): the publisher, this process, the game.
@@ -206,6 +207,7 @@ impl Drop for PresenceGuard {
         if let Some(count) = self.presence.get(self.seat) {
             count.fetch_sub(1, Ordering::SeqCst);
         }
+        self.notes.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change: Change::Presence, seat: Some(self.seat) });
         if let Some((publisher, owner, id)) = &self.publish {
             let _ = publisher.send(presence_payload(owner, id, self.seat, &self.presence));
@@ -240,6 +242,36 @@ pub struct LiveGame {
     owner: Arc<str>,
     /// How fast each seat moves and proposes (this process's count).
     paces: Vec<SeatPaces>,
+    /// Notes sent to the event streams so far (the render cache's clock).
+    notes: Arc<AtomicU64>,
+    /// Event data rendered since the last note, shared by the streams that ask for the same.
+    rendered: Rendered,
+}
+
+/// What the event streams of a game were last sent, for reuse: a hundred watchers of one game
+/// cost one rendering per change, not a hundred.
+#[derive(Default)]
+struct Rendered {
+    /// What the renders below are of: (notes sent, stored version, thinking here, elsewhere, ply).
+    key: Option<(u64, i64, bool, bool, usize)>,
+    /// Each viewer's whole state and the fingerprints of its move list.
+    views: HashMap<Option<usize>, (Arc<Value>, Arc<Vec<u64>>)>,
+    /// The data of events: by viewer, moves the stream holds, change and seat.
+    data: HashMap<(Option<usize>, Option<usize>, Change, Option<usize>), Arc<str>>,
+}
+
+/// Renders kept at most per game at once (streams out of step with the others each add one).
+const RENDERS_KEPT: usize = 64;
+
+/// A fingerprint of each entry of a state's `history`, to tell which moves a stream already holds.
+fn fingerprints(view: &Value) -> Vec<u64> {
+    use std::hash::{Hash, Hasher};
+    let fingerprint = |entry: &Value| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        entry.to_string().hash(&mut hasher);
+        hasher.finish()
+    };
+    view["history"].as_array().map_or_else(Vec::new, |h| h.iter().map(fingerprint).collect())
 }
 
 impl LiveGame {
@@ -248,6 +280,8 @@ impl LiveGame {
         let pace = SeatPaces::new(state.config.move_rate, state.config.proposal_rate);
         LiveGame {
             paces: vec![pace; stored.row.seats.len()],
+            notes: Arc::new(AtomicU64::new(0)),
+            rendered: Rendered::default(),
             proposal: stored.proposal.as_ref().and_then(Proposal::from_json),
             row: stored.row,
             session,
@@ -376,6 +410,7 @@ impl LiveGame {
 
     /// Tells this process's streams only.
     fn changed_here(&mut self, change: Change, seat: Option<usize>) {
+        self.notes.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change, seat });
     }
 
@@ -383,12 +418,19 @@ impl LiveGame {
     pub fn presence_guard(&mut self, viewer: Option<usize>) -> Option<PresenceGuard> {
         let seat = viewer?;
         self.presence.get(seat)?.fetch_add(1, Ordering::SeqCst);
+        self.notes.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change: Change::Presence, seat: Some(seat) });
         let publish = self.publisher.clone().map(|p| (p, self.owner.clone(), self.row.id.clone()));
         if let Some((publisher, owner, id)) = &publish {
             let _ = publisher.send(presence_payload(owner, id, seat, &self.presence));
         }
-        Some(PresenceGuard { presence: self.presence.clone(), seat, events: self.events.clone(), publish })
+        Some(PresenceGuard {
+            presence: self.presence.clone(),
+            notes: self.notes.clone(),
+            seat,
+            events: self.events.clone(),
+            publish,
+        })
     }
 
     /// Is someone connected to `seat`, here or (recently said) in another process?
@@ -626,6 +668,60 @@ impl LiveGame {
         self.proposal = None;
         self.changed(Change::Resign, Some(seat));
         Ok(())
+    }
+
+    /// The data of the event telling `viewer`'s stream of `note`: the state as that viewer may
+    /// see it, with only the moves the stream has not been sent (`moves_from` says how many of
+    /// those sent still stand; the first state of a stream is whole). `sent` keeps the
+    /// fingerprints of the move list this stream holds. Renders are shared between streams.
+    pub fn event_data(&mut self, viewer: Option<usize>, note: Note, sent: &mut Option<Arc<Vec<u64>>>) -> Arc<str> {
+        let key = (
+            self.notes.load(Ordering::SeqCst),
+            self.stored_version,
+            self.thinking,
+            self.thinking_elsewhere,
+            self.session.ply(),
+        );
+        // A stream's first state is always rendered afresh (nothing that changed without a note
+        // can linger in it).
+        if sent.is_none() || self.rendered.key != Some(key) || self.rendered.data.len() >= RENDERS_KEPT {
+            self.rendered = Rendered { key: Some(key), ..Rendered::default() };
+        }
+        let (view, prints) = match self.rendered.views.get(&viewer) {
+            Some((view, prints)) => (view.clone(), prints.clone()),
+            None => {
+                let view = self.state(viewer);
+                let prints = Arc::new(fingerprints(&view));
+                let view = Arc::new(view);
+                self.rendered.views.insert(viewer, (view.clone(), prints.clone()));
+                (view, prints)
+            }
+        };
+        let kept = sent.as_ref().map(|before| before.iter().zip(prints.iter()).take_while(|(a, b)| a == b).count());
+        *sent = Some(prints);
+        let data_key = (viewer, kept, note.change, note.seat);
+        if let Some(data) = self.rendered.data.get(&data_key) {
+            return data.clone();
+        }
+        let mut out = serde_json::Map::new();
+        if let Some(fields) = view.as_object() {
+            for (name, value) in fields {
+                let value = match (name.as_str(), kept, value) {
+                    ("moves" | "history", Some(kept), Value::Array(items)) => {
+                        Value::Array(items.get(kept..).unwrap_or_default().to_vec())
+                    }
+                    _ => value.clone(),
+                };
+                out.insert(name.clone(), value);
+            }
+        }
+        if let Some(kept) = kept {
+            out.insert("moves_from".into(), json!(kept));
+        }
+        out.insert("event".into(), json!({"kind": note.change.name(), "seat": note.seat}));
+        let data: Arc<str> = Arc::from(Value::Object(out).to_string());
+        self.rendered.data.insert(data_key, data.clone());
+        data
     }
 
     fn players(&self) -> Value {
