@@ -255,10 +255,17 @@ struct Rendered {
     /// What the renders below are of: (notes sent, stored version, thinking here, elsewhere, ply).
     key: Option<(u64, i64, bool, bool, usize)>,
     /// Each viewer's whole state and the fingerprints of its move list.
-    views: HashMap<Option<usize>, (Arc<Value>, Arc<Vec<u64>>)>,
+    views: HashMap<Option<usize>, RenderedView>,
     /// The data of events: by viewer, moves the stream holds, change and seat.
-    data: HashMap<(Option<usize>, Option<usize>, Change, Option<usize>), Arc<str>>,
+    data: HashMap<EventKey, Arc<str>>,
 }
+
+/// A viewer's whole state and the fingerprints of its move list.
+type RenderedView = (Arc<Value>, Arc<Vec<u64>>);
+
+/// What an event's data depends on besides the game: the viewer, how many of the moves the
+/// stream holds still stand, the change and who made it.
+type EventKey = (Option<usize>, Option<usize>, Change, Option<usize>);
 
 /// Renders kept at most per game at once (streams out of step with the others each add one).
 const RENDERS_KEPT: usize = 64;
