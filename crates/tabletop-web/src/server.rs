@@ -492,6 +492,7 @@ fn origin(state: &AppState, headers: &HeaderMap) -> String {
 
 async fn create_game(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -542,7 +543,7 @@ async fn create_game(
     };
     let live = state.insert_new(row, session).await?;
     let mut game = live.lock().await;
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     let base = origin(&state, &headers);
     let id = game.row.id.clone();
     let names = game.session.seat_names();
@@ -612,6 +613,7 @@ struct JoinRequest {}
 
 async fn join(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<JoinRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -632,6 +634,7 @@ async fn join(
     seats[seat] = "human".to_string();
     game.take_seat(&state, seats).await?;
     game.changed(Change::SeatTaken, Some(seat));
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     let token = game.row.tokens[seat].clone();
     Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
 }
@@ -802,6 +805,7 @@ struct MoveRequest {
 
 async fn submit_move(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -829,7 +833,7 @@ async fn submit_move(
     let notation = game.session.play(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
     game.store_move(&state, ply, &notation).await?;
     game.changed(Change::Move, Some(seat));
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -841,6 +845,7 @@ struct TokenRequest {
 
 async fn undo(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -868,7 +873,7 @@ async fn undo(
     }
     game.take_back_to(&state, target).await?;
     game.changed(Change::Undo, Some(seat));
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -881,6 +886,7 @@ struct ProposalAnswer {
 
 async fn answer_proposal(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<ProposalAnswer>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -888,12 +894,13 @@ async fn answer_proposal(
     let (mut game, seat) = state.seated(&id, &request.token).await?;
     state.check_writable()?;
     game.answer_proposal(&state, seat, request.accept).await?;
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
 async fn resign(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -904,7 +911,7 @@ async fn resign(
     }
     state.check_writable()?;
     game.resign(&state, seat).await?;
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -931,6 +938,7 @@ fn may_think_for(game: &LiveGame, token: Option<&str>) -> Result<usize, ApiError
 
 async fn hint(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<HintRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -944,18 +952,20 @@ async fn hint(
     let budget = state.config.max_think.min(Duration::from_millis(800));
     let name = snapshot.game();
     let caps = state.caps();
+    let key = crate::engines::JobKey::Address(client.ip());
     let advice =
-        state.pool.run(true, flag, move |slots| snapshot.hint(slots.slot(name), budget, &caps)).await.map_err(|e| {
-            match e {
+        state.pool.run(key, true, flag, move |slots| snapshot.hint(slots.slot(name), budget, &caps)).await.map_err(
+            |e| match e {
                 crate::engines::PoolError::Busy => ApiError::Busy,
                 other => ApiError::Internal(other.to_string()),
-            }
-        })?;
+            },
+        )?;
     Ok(Json(advice.unwrap_or(Value::Null)))
 }
 
 async fn analysis(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<HintRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -979,8 +989,9 @@ async fn analysis(
         }
     };
     let budget = state.config.max_think.min(Duration::from_millis(1500));
+    let key = crate::engines::JobKey::Address(client.ip());
     let answer =
-        state.pool.run(true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {
+        state.pool.run(key, true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {
             crate::engines::PoolError::Busy => ApiError::Busy,
             other => ApiError::Internal(other.to_string()),
         })?;

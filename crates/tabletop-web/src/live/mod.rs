@@ -36,7 +36,7 @@ use crate::store::{GameRow, Store, StoreError, StoredGame, Write};
 use cache::replay;
 pub use cache::{start_background, IDLE_EVICTION};
 use computer::seat_kind;
-pub use computer::{public_players, resume_computers, schedule};
+pub use computer::{public_players, resume_computers, schedule, schedule_for};
 use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
 
 /// Are two secrets equal? In time that depends on their lengths only, not on where they differ.
@@ -236,6 +236,9 @@ pub struct LiveGame {
     publisher: Option<mpsc::UnboundedSender<String>>,
     /// This process's name in notifications and leases.
     owner: Arc<str>,
+    /// The client address of whoever acted on the game last: its computer's thinking is that
+    /// client's turn in the engine pool (see `computer::schedule_for`).
+    acted_by: Option<std::net::IpAddr>,
 }
 
 impl LiveGame {
@@ -254,6 +257,7 @@ impl LiveGame {
             thinking_elsewhere: stored.leased,
             publisher: state.publisher.clone(),
             owner: state.owner.clone(),
+            acted_by: None,
         }
     }
 
