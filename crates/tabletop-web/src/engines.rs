@@ -53,7 +53,9 @@ impl JobKey {
 
 /// One lane: jobs wait per key, FIFO within a key, and keys take turns. A key that had nothing
 /// waiting goes ahead of the keys already served (a client with one move waits behind at most
-/// one job of each busy client, not behind their queues), then joins the back of the turns.
+/// one job of each busy client, not behind their queues), then joins the back of the turns;
+/// but after [`FRESH_STREAK`] such jobs in a row the turns get one, so a crowd of clients with
+/// one job each cannot starve a busy one (many people behind one address) either.
 #[derive(Default)]
 struct FairLane {
     waiting: HashMap<JobKey, VecDeque<Job>>,
@@ -61,8 +63,13 @@ struct FairLane {
     fresh: VecDeque<JobKey>,
     /// Keys served at least once that still have jobs waiting, in turn order.
     turns: VecDeque<JobKey>,
+    /// Jobs taken from `fresh` in a row while `turns` waited.
+    streak: usize,
     len: usize,
 }
+
+/// Fresh keys served in a row at most while the turns wait.
+const FRESH_STREAK: usize = 4;
 
 impl FairLane {
     fn push(&mut self, key: JobKey, job: Job) {
@@ -78,7 +85,18 @@ impl FairLane {
 
     /// The next key's oldest job; the key goes to the back of the turns if it has more.
     fn pop(&mut self) -> Option<Job> {
-        let key = self.fresh.pop_front().or_else(|| self.turns.pop_front())?;
+        let fresh_first = self.turns.is_empty() || self.streak < FRESH_STREAK;
+        let key = if fresh_first { self.fresh.pop_front() } else { None };
+        let key = match key {
+            Some(key) => {
+                self.streak = if self.turns.is_empty() { 0 } else { self.streak.saturating_add(1) };
+                key
+            }
+            None => {
+                self.streak = 0;
+                self.turns.pop_front().or_else(|| self.fresh.pop_front())?
+            }
+        };
         let jobs = self.waiting.get_mut(&key)?;
         let job = jobs.pop_front();
         if jobs.is_empty() {
@@ -413,6 +431,21 @@ mod tests {
             // The busy client's own jobs keep their order.
             let own: Vec<usize> = order.iter().copied().filter(|&i| i < 20).collect();
             assert_eq!(own, (0..20).collect::<Vec<_>>());
+        }
+    }
+
+    /// A crowd of clients with one job each cannot starve a busy client: it gets a turn after
+    /// every few of theirs.
+    #[tokio::test]
+    async fn a_crowd_of_one_job_clients_cannot_starve_a_busy_one() {
+        let mut keys = vec![address(1); 3];
+        keys.extend((10..20).map(address));
+        let order = order_of(moves, &keys).await;
+        let busy: Vec<usize> = order.iter().enumerate().filter(|(_, &i)| i < 3).map(|(at, _)| at).collect();
+        assert_eq!(busy.len(), 3);
+        for pair in busy.windows(2) {
+            // At most FRESH_STREAK (4) others between two of its jobs; without the streak's bound, 10.
+            assert!(pair[1] - pair[0] <= 5, "the busy client waited too long: {order:?}");
         }
     }
 
