@@ -36,3 +36,9 @@ pub fn longest_thinking(index: usize) -> (Value, usize) {
         (json!({"game": "connect", "options": {"preset": "connect4"}, "seats": ["human", "engine:time=10s"]}), 0)
     }
 }
+
+/// The scheduling attacker's games: a second a move, the computer first (Reversi), the
+/// person at seat 1. A second or less is an ordinary computer move, in the pool's main lane.
+pub fn second_a_move() -> (Value, usize) {
+    (json!({"game": "reversi", "seats": ["engine:time=1s", "human"]}), 1)
+}
