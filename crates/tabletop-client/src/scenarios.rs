@@ -42,3 +42,9 @@ pub fn longest_thinking(index: usize) -> (Value, usize) {
 pub fn second_a_move() -> (Value, usize) {
     (json!({"game": "reversi", "seats": ["engine:time=1s", "human"]}), 1)
 }
+
+/// The slow readers' game: Gomoku on 19 x 19 between people, whose random moves go on for
+/// hundreds of plies (every event then carries a growing state).
+pub fn long_game() -> Value {
+    json!({"game": "gomoku", "options": {"size": 19}, "seats": ["human", "human"]})
+}
