@@ -42,3 +42,15 @@ pub fn longest_thinking(index: usize) -> (Value, usize) {
 pub fn watched_game() -> Value {
     json!({"game": "slide", "options": {"size": 4, "empty": 2}, "seats": ["human", "human"]})
 }
+
+/// The scheduling attacker's games: a second a move, the computer first (Reversi), the
+/// person at seat 1. A second or less is an ordinary computer move, in the pool's main lane.
+pub fn second_a_move() -> (Value, usize) {
+    (json!({"game": "reversi", "seats": ["engine:time=1s", "human"]}), 1)
+}
+
+/// The slow readers' game: Gomoku on 19 x 19 between people, whose random moves go on for
+/// hundreds of plies (every event then carries a growing state).
+pub fn long_game() -> Value {
+    json!({"game": "gomoku", "options": {"size": 19}, "seats": ["human", "human"]})
+}

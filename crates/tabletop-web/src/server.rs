@@ -575,7 +575,7 @@ async fn create_game(
     if opens_seats {
         state.open_games().opened(client.ip(), &game.row.id);
     }
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     let base = origin(&state, &headers);
     let id = game.row.id.clone();
     let names = game.session.seat_names();
@@ -645,6 +645,7 @@ struct JoinRequest {}
 
 async fn join(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<JoinRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -668,6 +669,7 @@ async fn join(
         state.open_games().closed(&id);
     }
     game.changed(Change::SeatTaken, Some(seat));
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     let token = game.row.tokens[seat].clone();
     Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
 }
@@ -833,6 +835,7 @@ struct MoveRequest {
 
 async fn submit_move(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -861,7 +864,7 @@ async fn submit_move(
     let notation = game.session.play(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
     game.store_move(&state, ply, &notation).await?;
     game.changed(Change::Move, Some(seat));
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -873,6 +876,7 @@ struct TokenRequest {
 
 async fn undo(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -908,7 +912,7 @@ async fn undo(
     }
     game.take_back_to(&state, target).await?;
     game.changed(Change::Undo, Some(seat));
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -921,6 +925,7 @@ struct ProposalAnswer {
 
 async fn answer_proposal(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<ProposalAnswer>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -928,12 +933,13 @@ async fn answer_proposal(
     let (mut game, seat) = state.seated(&id, &request.token).await?;
     state.check_writable()?;
     game.answer_proposal(&state, seat, request.accept).await?;
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
 async fn resign(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -947,7 +953,7 @@ async fn resign(
     if game.to_move().is_none() {
         state.open_games().closed(&id);
     }
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -974,6 +980,7 @@ fn may_think_for(game: &LiveGame, token: Option<&str>) -> Result<usize, ApiError
 
 async fn hint(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<HintRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -987,18 +994,20 @@ async fn hint(
     let budget = state.config.max_think.min(Duration::from_millis(800));
     let name = snapshot.game();
     let caps = state.caps();
+    let key = crate::engines::JobKey::Address(client.ip());
     let advice =
-        state.pool.run(true, flag, move |slots| snapshot.hint(slots.slot(name), budget, &caps)).await.map_err(|e| {
-            match e {
+        state.pool.run(key, true, flag, move |slots| snapshot.hint(slots.slot(name), budget, &caps)).await.map_err(
+            |e| match e {
                 crate::engines::PoolError::Busy => ApiError::Busy,
                 other => ApiError::Internal(other.to_string()),
-            }
-        })?;
+            },
+        )?;
     Ok(Json(advice.unwrap_or(Value::Null)))
 }
 
 async fn analysis(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<HintRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -1022,8 +1031,9 @@ async fn analysis(
         }
     };
     let budget = state.config.max_think.min(Duration::from_millis(1500));
+    let key = crate::engines::JobKey::Address(client.ip());
     let answer =
-        state.pool.run(true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {
+        state.pool.run(key, true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {
             crate::engines::PoolError::Busy => ApiError::Busy,
             other => ApiError::Internal(other.to_string()),
         })?;

@@ -37,7 +37,7 @@ use crate::store::{GameRow, Store, StoreError, StoredGame, Write};
 use cache::replay;
 pub use cache::{start_background, IDLE_EVICTION};
 use computer::seat_kind;
-pub use computer::{public_players, resume_computers, schedule};
+pub use computer::{public_players, resume_computers, schedule, schedule_for};
 pub use limits::{OpenGames, Pace, SeatPaces};
 use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
 
@@ -240,6 +240,9 @@ pub struct LiveGame {
     publisher: Option<mpsc::UnboundedSender<String>>,
     /// This process's name in notifications and leases.
     owner: Arc<str>,
+    /// The client address of whoever acted on the game last: its computer's thinking is that
+    /// client's turn in the engine pool (see `computer::schedule_for`).
+    acted_by: Option<std::net::IpAddr>,
     /// How fast each seat moves and proposes (this process's count).
     paces: Vec<SeatPaces>,
     /// Notes sent to the event streams so far (the render cache's clock).
@@ -301,6 +304,7 @@ impl LiveGame {
             thinking_elsewhere: stored.leased,
             publisher: state.publisher.clone(),
             owner: state.owner.clone(),
+            acted_by: None,
         }
     }
 
