@@ -957,6 +957,61 @@ async fn a_replaced_database_refuses_writes() {
     assert_eq!(state(addr, &game.id, None).await["moves"], json!([]), "nothing acknowledged");
 }
 
+/// Issue 24, item 7: another process holding SQLite's write lock never stalls the server: the
+/// page, its files, the catalog and the lobby answer at once, moves waiting for the lock answer
+/// 503 with `Retry-After` within a bound (the lock was waited for 5 s on the threads that answer
+/// requests, so everything stalled), nothing refused is stored, and the moves go through once
+/// the lock is released.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_locked_sqlite_database_answers_503_quickly_and_stalls_nothing_else() {
+    if skip_unless_sqlite("a_locked_sqlite_database_answers_503_quickly_and_stalls_nothing_else") {
+        return;
+    }
+    let server = start().await;
+    let addr = server.addr;
+    let mut games = Vec::new();
+    for _ in 0..4 {
+        games.push(create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await);
+    }
+    // Another process's connection takes the file's write lock and keeps it.
+    let locker = rusqlite::Connection::open(&server.db).unwrap();
+    locker.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let moves: Vec<_> = games
+        .iter()
+        .map(|game| {
+            let (id, token) = (game.id.clone(), game.token(0).to_string());
+            tokio::spawn(async move {
+                let asked = Instant::now();
+                let answer = play(addr, &id, &token, "5").await;
+                (answer, asked.elapsed())
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for path in ["/", "/favicon.svg", "/api/catalog", "/api/lobby"] {
+        let asked = Instant::now();
+        let answer = tokio::time::timeout(Duration::from_secs(10), get(addr, path)).await.expect("an answer");
+        assert_eq!(answer.status, 200, "{path}: {}", answer.text);
+        assert!(
+            asked.elapsed() < Duration::from_millis(1500),
+            "{path} waited {:?} for the locked database",
+            asked.elapsed()
+        );
+    }
+    for refused in moves {
+        let (answer, took) = refused.await.unwrap();
+        assert_eq!(answer.status, 503, "{}", answer.text);
+        assert!(answer.header("retry-after").is_some(), "{}", answer.head);
+        answer.error();
+        assert!(took < Duration::from_secs(3), "a move waited {took:?} for the lock");
+    }
+    locker.execute_batch("ROLLBACK").unwrap();
+    for game in &games {
+        assert_eq!(state(addr, &game.id, None).await["moves"], json!([]), "nothing refused was kept");
+        assert_eq!(play_ok(addr, &game.id, game.token(0), "5").await["moves"], json!(["5"]));
+    }
+}
+
 /// Creates a game claiming to come from `forwarded` (an `X-Forwarded-For` header): the status.
 async fn create_as(addr: std::net::SocketAddr, forwarded: &str) -> u16 {
     let body = json!({"game": "slide", "seats": ["human", "human"]}).to_string();

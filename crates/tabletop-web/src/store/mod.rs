@@ -10,11 +10,14 @@
 //!   an expiry by the database's clock; SQLite: the one process always holds it).
 //! - Every move is committed before the server answers, and a game is rebuilt by replaying its
 //!   moves.
+//! - SQLite's calls block: [`Store`] makes them on tokio's blocking threads, so that a database
+//!   waiting for a lock never holds up the threads that answer requests (the page, the catalog).
 
 pub mod postgres;
 pub mod sqlite;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -54,6 +57,13 @@ pub enum StoreError {
     /// another request, perhaps in another process, came first.
     #[error("the game has moved on")]
     Stale,
+    /// The database stayed locked (another process writing, or this one's calls queued) for
+    /// longer than a request may wait.
+    #[error("the database is busy (locked by another connection or process)")]
+    Busy,
+    /// A blocking database call did not finish (its thread panicked, or the runtime is stopping).
+    #[error("database call: {0}")]
+    Task(String),
 }
 
 impl From<rusqlite_migration::Error> for StoreError {
@@ -159,10 +169,55 @@ impl std::fmt::Display for DatabaseTarget {
     }
 }
 
+/// A [`Write`] that owns its data, to move to a blocking thread.
+enum OwnedWrite {
+    Move { ply: usize, notation: String },
+    Truncate { ply: usize },
+    Resigned { resigned: Vec<usize>, ended: Option<(String, Vec<usize>)> },
+    Seats { seats: Vec<String> },
+    Proposal { proposal: Option<Value> },
+}
+
+impl OwnedWrite {
+    fn new(write: Write<'_>) -> Self {
+        match write {
+            Write::Move { ply, notation } => OwnedWrite::Move { ply, notation: notation.to_string() },
+            Write::Truncate { ply } => OwnedWrite::Truncate { ply },
+            Write::Resigned { resigned, ended } => OwnedWrite::Resigned {
+                resigned: resigned.to_vec(),
+                ended: ended.map(|(reason, winners)| (reason.to_string(), winners.to_vec())),
+            },
+            Write::Seats { seats } => OwnedWrite::Seats { seats: seats.to_vec() },
+            Write::Proposal { proposal } => OwnedWrite::Proposal { proposal: proposal.cloned() },
+        }
+    }
+
+    fn borrowed(&self) -> Write<'_> {
+        match self {
+            OwnedWrite::Move { ply, notation } => Write::Move { ply: *ply, notation },
+            OwnedWrite::Truncate { ply } => Write::Truncate { ply: *ply },
+            OwnedWrite::Resigned { resigned, ended } => Write::Resigned {
+                resigned,
+                ended: ended.as_ref().map(|(reason, winners)| (reason.as_str(), winners.as_slice())),
+            },
+            OwnedWrite::Seats { seats } => Write::Seats { seats },
+            OwnedWrite::Proposal { proposal } => Write::Proposal { proposal: proposal.as_ref() },
+        }
+    }
+}
+
+/// Runs a blocking SQLite call on tokio's blocking threads (never on a thread that answers
+/// requests: a call may wait up to [`sqlite::BUSY_WAIT`] for a lock).
+async fn blocking<T: Send + 'static>(
+    call: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::task::spawn_blocking(call).await.map_err(|e| StoreError::Task(e.to_string()))?
+}
+
 /// The database: one of the two backends.
 pub enum Store {
-    /// One SQLite file.
-    Sqlite(sqlite::Store),
+    /// One SQLite file (shared with the blocking threads that call it).
+    Sqlite(Arc<sqlite::Store>),
     /// A PostgreSQL database shared by any number of server processes.
     Postgres(postgres::Store),
 }
@@ -290,7 +345,10 @@ impl Store {
     /// Opens (creating and migrating) the database `--db` names.
     pub async fn open(target: &DatabaseTarget) -> Result<Self, StoreError> {
         match target {
-            DatabaseTarget::Sqlite(path) => Ok(Store::Sqlite(sqlite::Store::open(path)?)),
+            DatabaseTarget::Sqlite(path) => {
+                let path = path.clone();
+                Ok(Store::Sqlite(Arc::new(blocking(move || sqlite::Store::open(&path)).await?)))
+            }
             DatabaseTarget::Postgres(url) => Ok(Store::Postgres(postgres::Store::open(url).await?)),
         }
     }
@@ -303,7 +361,10 @@ impl Store {
     /// Stores a new game at version 0, and whether a computer is to move first.
     pub async fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
         match self {
-            Store::Sqlite(s) => s.insert_game(row, computer_to_move),
+            Store::Sqlite(s) => {
+                let (s, row) = (s.clone(), row.clone());
+                blocking(move || s.insert_game(&row, computer_to_move)).await
+            }
             Store::Postgres(s) => s.insert_game(row, computer_to_move).await,
         }
     }
@@ -311,7 +372,10 @@ impl Store {
     /// A game and its moves, or `None` if there is no such game.
     pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         match self {
-            Store::Sqlite(s) => s.load(id),
+            Store::Sqlite(s) => {
+                let (s, id) = (s.clone(), id.to_string());
+                blocking(move || s.load(&id)).await
+            }
             Store::Postgres(s) => s.load(id).await,
         }
     }
@@ -319,7 +383,10 @@ impl Store {
     /// A game's version, or `None` if there is no such game.
     pub async fn version(&self, id: &str) -> Result<Option<i64>, StoreError> {
         match self {
-            Store::Sqlite(s) => s.version(id),
+            Store::Sqlite(s) => {
+                let (s, id) = (s.clone(), id.to_string());
+                blocking(move || s.version(&id)).await
+            }
             Store::Postgres(s) => s.version(id).await,
         }
     }
@@ -334,7 +401,10 @@ impl Store {
         computer_to_move: bool,
     ) -> Result<i64, StoreError> {
         match self {
-            Store::Sqlite(s) => s.write(id, expected, write, computer_to_move),
+            Store::Sqlite(s) => {
+                let (s, id, write) = (s.clone(), id.to_string(), OwnedWrite::new(write));
+                blocking(move || s.write(&id, expected, write.borrowed(), computer_to_move)).await
+            }
             Store::Postgres(s) => s.write(id, expected, write, computer_to_move).await,
         }
     }
@@ -342,7 +412,10 @@ impl Store {
     /// Games with a seat open to anyone, newest first.
     pub async fn lobby(&self, limit: usize) -> Result<Vec<LobbyGame>, StoreError> {
         match self {
-            Store::Sqlite(s) => s.lobby(limit),
+            Store::Sqlite(s) => {
+                let s = s.clone();
+                blocking(move || s.lobby(limit)).await
+            }
             Store::Postgres(s) => s.lobby(limit).await,
         }
     }
@@ -350,7 +423,10 @@ impl Store {
     /// Games whose computer seat may be to move and that nobody thinks for (to resume them).
     pub async fn computer_to_move(&self) -> Result<Vec<String>, StoreError> {
         match self {
-            Store::Sqlite(s) => s.computer_to_move(),
+            Store::Sqlite(s) => {
+                let s = s.clone();
+                blocking(move || s.computer_to_move()).await
+            }
             Store::Postgres(s) => s.computer_to_move().await,
         }
     }
@@ -358,7 +434,10 @@ impl Store {
     /// Marks whether a computer is to move in a game (set after loading an older database).
     pub async fn set_computer_to_move(&self, id: &str, computer_to_move: bool) -> Result<(), StoreError> {
         match self {
-            Store::Sqlite(s) => s.set_computer_to_move(id, computer_to_move),
+            Store::Sqlite(s) => {
+                let (s, id) = (s.clone(), id.to_string());
+                blocking(move || s.set_computer_to_move(&id, computer_to_move)).await
+            }
             Store::Postgres(s) => s.set_computer_to_move(id, computer_to_move).await,
         }
     }
