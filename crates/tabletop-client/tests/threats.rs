@@ -1012,6 +1012,46 @@ async fn a_locked_sqlite_database_answers_503_quickly_and_stalls_nothing_else() 
     }
 }
 
+/// Issue 24, item 9: a database file the server cannot write (opened immutable or read-only,
+/// or a read-only file) is refused at start with what to do, instead of being served with
+/// every write answering 503.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_cannot_be_written_is_refused_at_start() {
+    if skip_unless_sqlite("a_database_that_cannot_be_written_is_refused_at_start") {
+        return;
+    }
+    let db = tempdir().join("games.db");
+    {
+        let server = start_with(tabletop_web::ServeConfig { db: db.clone(), ..config() }).await;
+        create(server.addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+        server.running.shutdown().await;
+    }
+    let refused = |text: &str| text.contains("cannot be written") && text.contains("writable");
+    for uri in [format!("file:{}?immutable=1", db.display()), format!("file:{}?mode=ro", db.display())] {
+        let Err(error) = tabletop_web::start(tabletop_web::ServeConfig { db: uri.clone().into(), ..config() }).await
+        else {
+            panic!("{uri} was opened for writing");
+        };
+        assert!(refused(&error.to_string()), "{uri}: {error}");
+    }
+    // A read-only file: permissions do not stop root, so this part runs for other users only.
+    let writable = std::fs::metadata(&db).unwrap().permissions();
+    let mut read_only = writable.clone();
+    read_only.set_readonly(true);
+    std::fs::set_permissions(&db, read_only).unwrap();
+    if std::fs::OpenOptions::new().append(true).open(&db).is_ok() {
+        eprintln!("a read-only file is writable by this user (root): that case is not checked here");
+    } else {
+        let Err(error) = tabletop_web::start(tabletop_web::ServeConfig { db: db.clone(), ..config() }).await else {
+            panic!("a read-only file was opened for writing");
+        };
+        assert!(refused(&error.to_string()), "{error}");
+    }
+    std::fs::set_permissions(&db, writable).unwrap();
+    let server = start_with(tabletop_web::ServeConfig { db, ..config() }).await;
+    assert_eq!(get(server.addr, "/api/lobby").await.status, 200, "the same file, writable, is served");
+}
+
 /// Creates a game claiming to come from `forwarded` (an `X-Forwarded-For` header): the status.
 async fn create_as(addr: std::net::SocketAddr, forwarded: &str) -> u16 {
     let body = json!({"game": "slide", "seats": ["human", "human"]}).to_string();

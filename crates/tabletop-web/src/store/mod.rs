@@ -61,6 +61,27 @@ pub enum StoreError {
     /// longer than a request may wait.
     #[error("the database is busy (locked by another connection or process)")]
     Busy,
+    /// The database file cannot be written: refused at start.
+    #[error(
+        "the database {path} cannot be written ({reason}): make the file and its folder writable by this user \
+         (SQLite creates FILE-wal and FILE-shm beside it), and do not open it read-only or immutable"
+    )]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
+    /// The database file cannot be opened or created: refused at start.
+    #[error(
+        "cannot open or create the database {path} ({reason}): check that its folder exists and is writable by this user"
+    )]
+    CannotOpen {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
     /// A blocking database call did not finish (its thread panicked, or the runtime is stopping).
     #[error("database call: {0}")]
     Task(String),

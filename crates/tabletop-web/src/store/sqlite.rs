@@ -8,6 +8,8 @@
 //!   tokio's blocking threads ([`super::Store`]), never on the threads that answer requests.
 //! - No call waits for the database longer than [`BUSY_WAIT`] (for this process's other
 //!   calls, then for another process holding the file's lock): past it, [`StoreError::Busy`].
+//! - At open, a real write proves the file writable: a read-only or immutable file is refused
+//!   ([`StoreError::ReadOnly`]) rather than served with every write failing.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -24,8 +26,8 @@ use super::{json_text, GameRow, LobbyGame, StoreError, StoredGame, Write};
 /// [`StoreError::Busy`] (the client gets 503 and `Retry-After`).
 pub const BUSY_WAIT: Duration = Duration::from_secs(1);
 
-/// How long opening waits for another process's lock (migrations): a start may wait for a
-/// backup or a second process a little longer than a request.
+/// How long opening waits for another process's lock (migrations, the write probe): a
+/// start may wait for a backup or a second process a little longer than a request.
 const OPEN_BUSY_WAIT: Duration = Duration::from_secs(5);
 
 /// The database: a connection that writes and one that reads (the same one in memory).
@@ -111,9 +113,24 @@ fn in_memory(path: &Path) -> bool {
     text == ":memory:" || text.is_empty() || (text.starts_with("file:") && text.contains("mode=memory"))
 }
 
+/// Opening's errors that say the file cannot be written: refused with what to do.
+fn refused_at_open(path: &Path, err: StoreError) -> StoreError {
+    let code = match &err {
+        StoreError::Sqlite(e) => code_of(e),
+        StoreError::Migration(text) if text.contains("readonly") => Some(ErrorCode::ReadOnly),
+        _ => None,
+    };
+    match code {
+        Some(ErrorCode::ReadOnly) => StoreError::ReadOnly { path: path.to_path_buf(), reason: err.to_string() },
+        Some(ErrorCode::CannotOpen) => StoreError::CannotOpen { path: path.to_path_buf(), reason: err.to_string() },
+        _ => err,
+    }
+}
+
 impl Store {
     /// Opens (creating and migrating) the database at `path`, or a throw-away one for `:memory:`.
-    /// An existing file is checked first (`PRAGMA quick_check`): a damaged one is refused.
+    /// An existing file is checked first (`PRAGMA quick_check`): a damaged one is refused, and
+    /// so is one this process cannot write (read-only, immutable, or in a read-only folder).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         // Processes started together on a new file race to create it. SQLite answers "busy" at
         // once, without waiting, where waiting could deadlock (two readers both wanting to switch
@@ -125,7 +142,7 @@ impl Store {
                     attempt += 1;
                     std::thread::sleep(Duration::from_millis(u64::from(10 + 10 * attempt.min(20))));
                 }
-                result => return result,
+                result => return result.map_err(|err| refused_at_open(path, err)),
             }
         }
     }
@@ -151,11 +168,12 @@ impl Store {
         let mut attempt = 0;
         while let Err(err) = migrations().to_latest(&mut conn) {
             attempt += 1;
-            if attempt > 5 {
+            if attempt > 5 || err.to_string().contains("readonly") {
                 return Err(err.into());
             }
             std::thread::sleep(Duration::from_millis(50 * attempt));
         }
+        probe_write(&conn)?;
         let reader = if in_memory(path) {
             None
         } else {
@@ -425,4 +443,16 @@ fn bounded(connection: &Mutex<Connection>, deadline: Instant) -> Result<MutexGua
     }
     conn.busy_timeout(left)?;
     Ok(conn)
+}
+
+/// Writes once, for real: the header's `user_version` rewritten with its own value, committed.
+/// A file that cannot be written (read-only, `immutable=1`, `mode=ro`, a folder where the
+/// write-ahead log cannot be made) fails here, at start, not at the first move.
+fn probe_write(conn: &Connection) -> Result<(), StoreError> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let written = conn.execute_batch(&format!("BEGIN IMMEDIATE; PRAGMA user_version = {version}; COMMIT;"));
+    if written.is_err() && !conn.is_autocommit() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    Ok(written?)
 }
