@@ -418,7 +418,7 @@ fn a_corrupted_database_is_refused_at_start() {
                 options: json!({"size": 3, "empty": 1}),
                 secret: json!({}),
                 seats: vec!["human".into(), "human".into()],
-                tokens: vec![format!("{:032x}", g + 1000), format!("{:032x}", g + 2000)],
+                token_hashes: vec![format!("{:064x}", g + 1000), format!("{:064x}", g + 2000)],
                 hints: false,
                 resigned: Vec::new(),
                 ended: None,

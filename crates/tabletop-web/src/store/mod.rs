@@ -12,6 +12,8 @@
 //!   moves.
 //! - SQLite's calls block: [`Store`] makes them on tokio's blocking threads, so that a database
 //!   waiting for a lock never holds up the threads that answer requests (the page, the catalog).
+//! - Seat tokens are stored hashed ([`hash_token`]): a token is shown to its holder once, when
+//!   the seat is given, and the database alone cannot act for anyone.
 
 pub mod postgres;
 pub mod sqlite;
@@ -21,6 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
@@ -106,8 +109,9 @@ pub struct GameRow {
     pub secret: Value,
     /// Per seat: the player spec (`human`, `open`, `engine:time=1s`, ...).
     pub seats: Vec<String>,
-    /// Per seat: its secret token.
-    pub tokens: Vec<String>,
+    /// Per seat: the hash of its secret token ([`hash_token`]); the token itself is never
+    /// stored, only shown to its holder when the seat is given.
+    pub token_hashes: Vec<String>,
     /// Whether hints and analysis are allowed between people.
     pub hints: bool,
     /// Seats that resigned, in order.
@@ -195,7 +199,7 @@ enum OwnedWrite {
     Move { ply: usize, notation: String },
     Truncate { ply: usize },
     Resigned { resigned: Vec<usize>, ended: Option<(String, Vec<usize>)> },
-    Seats { seats: Vec<String> },
+    Seats { seats: Vec<String>, token_hashes: Vec<String> },
     Proposal { proposal: Option<Value> },
 }
 
@@ -208,7 +212,9 @@ impl OwnedWrite {
                 resigned: resigned.to_vec(),
                 ended: ended.map(|(reason, winners)| (reason.to_string(), winners.to_vec())),
             },
-            Write::Seats { seats } => OwnedWrite::Seats { seats: seats.to_vec() },
+            Write::Seats { seats, token_hashes } => {
+                OwnedWrite::Seats { seats: seats.to_vec(), token_hashes: token_hashes.to_vec() }
+            }
             Write::Proposal { proposal } => OwnedWrite::Proposal { proposal: proposal.cloned() },
         }
     }
@@ -221,7 +227,7 @@ impl OwnedWrite {
                 resigned,
                 ended: ended.as_ref().map(|(reason, winners)| (reason.as_str(), winners.as_slice())),
             },
-            OwnedWrite::Seats { seats } => Write::Seats { seats },
+            OwnedWrite::Seats { seats, token_hashes } => Write::Seats { seats, token_hashes },
             OwnedWrite::Proposal { proposal } => Write::Proposal { proposal: proposal.as_ref() },
         }
     }
@@ -291,7 +297,7 @@ pub(crate) fn row_from_columns(
         options,
         secret,
         seats: serde_json::from_str(seats).map_err(|_| damaged("seats"))?,
-        tokens: serde_json::from_str(tokens).map_err(|_| damaged("tokens"))?,
+        token_hashes: serde_json::from_str(tokens).map_err(|_| damaged("tokens"))?,
         hints,
         resigned: serde_json::from_str(resigned).map_err(|_| damaged("resigned"))?,
         ended_winners: serde_json::from_str(ended_winners).map_err(|_| damaged("ended_winners"))?,
@@ -300,10 +306,28 @@ pub(crate) fn row_from_columns(
         game,
         id: id.clone(),
     };
-    if row.tokens.len() != row.seats.len() {
+    if row.token_hashes.len() != row.seats.len() {
         return Err(damaged("tokens"));
     }
     Ok(row)
+}
+
+/// What is stored of a seat's token: its SHA-256, in hex. Tokens are 128 random bits, so a
+/// plain hash is enough: nothing can be guessed from it, and no salt is needed.
+///
+/// ```
+/// use tabletop_web::store::hash_token;
+/// assert_eq!(hash_token("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+/// ```
+pub fn hash_token(token: &str) -> String {
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A stored JSON list of clear tokens as the list of their hashes (the migration to hashed
+/// tokens); `None` if it is not a list of strings.
+pub(crate) fn hashed_tokens(clear: &str) -> Option<String> {
+    let tokens: Vec<String> = serde_json::from_str(clear).ok()?;
+    Some(json_text(&tokens.iter().map(|t| hash_token(t)).collect::<Vec<_>>()))
 }
 
 /// Checks that stored moves are numbered 0, 1, 2, ... and keeps their notations.
@@ -350,10 +374,12 @@ pub enum Write<'a> {
         /// Why it ended, and who won, if it ended.
         ended: Option<(&'a str, &'a [usize])>,
     },
-    /// The seats after an open seat was given to a person.
+    /// The seats after an open seat was given to a person, with the seat's new token.
     Seats {
         /// Every seat's spec.
         seats: &'a [String],
+        /// Every seat's token hash ([`hash_token`]).
+        token_hashes: &'a [String],
     },
     /// A proposal started, changed or ended.
     Proposal {

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, MutexGuard};
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension, TransactionBehavior};
-use rusqlite_migration::{Migrations, M};
+use rusqlite_migration::{HookError, Migrations, M};
 use serde_json::Value;
 
 use super::{json_text, GameRow, LobbyGame, StoreError, StoredGame, Write};
@@ -79,7 +79,30 @@ fn migrations() -> Migrations<'static> {
             ALTER TABLE games ADD COLUMN lease_owner TEXT;
             ALTER TABLE games ADD COLUMN lease_until INTEGER;",
         ),
+        // Seat tokens stored hashed: the clear tokens of older games are replaced by their
+        // hashes (in Rust: SQLite has no SHA-256), so their holders' tokens keep working.
+        M::up_with_hook("", |tx: &rusqlite::Transaction| hash_clear_tokens(tx).map_err(HookError::from)),
     ])
+}
+
+/// Replaces every game's clear tokens by their hashes (a migration step: runs once per
+/// database). A row whose tokens cannot be read is left as it is (it loads as damaged anyway).
+fn hash_clear_tokens(tx: &rusqlite::Transaction) -> Result<(), rusqlite::Error> {
+    let rows = {
+        let mut statement = tx.prepare("SELECT id, tokens FROM games")?;
+        let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    let mut update = tx.prepare("UPDATE games SET tokens = ?2 WHERE id = ?1")?;
+    for (id, tokens) in rows {
+        match super::hashed_tokens(&tokens) {
+            Some(hashed) => {
+                update.execute(params![id, hashed])?;
+            }
+            None => tracing::warn!(game = %id, "migration: the game's stored tokens are damaged; left as they are"),
+        }
+    }
+    Ok(())
 }
 
 /// SQLite's code for an error, if it is one of SQLite's.
@@ -209,7 +232,7 @@ impl Store {
                     row.game,
                     row.options.to_string(),
                     json_text(&row.seats),
-                    json_text(&row.tokens),
+                    json_text(&row.token_hashes),
                     row.ended,
                     row.created,
                     row.secret.to_string(),
@@ -275,11 +298,11 @@ impl Store {
                         params![id, json_text(&resigned), reason, winners],
                     )?;
                 }
-                Write::Seats { seats } => {
+                Write::Seats { seats, token_hashes } => {
                     let open = seats.iter().filter(|s| *s == "open").count() as i64;
                     tx.execute(
-                        "UPDATE games SET seats = ?2, open_seats = ?3 WHERE id = ?1",
-                        params![id, json_text(&seats), open],
+                        "UPDATE games SET seats = ?2, open_seats = ?3, tokens = ?4 WHERE id = ?1",
+                        params![id, json_text(&seats), open, json_text(&token_hashes)],
                     )?;
                 }
                 Write::Proposal { proposal } => {
