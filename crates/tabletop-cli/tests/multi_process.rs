@@ -86,10 +86,20 @@ impl Server {
         let kept = stream.try_clone().expect("a second handle");
         let (sender, receiver) = mpsc::channel();
         std::thread::spawn(move || {
+            // A stream's later states carry only the moves after `moves_from`: keep the list.
+            let mut known: Vec<Value> = Vec::new();
             for line in BufReader::new(stream).lines() {
                 let Ok(line) = line else { return };
                 if let Some(data) = line.strip_prefix("data:") {
-                    if let Ok(state) = serde_json::from_str::<Value>(data.trim()) {
+                    if let Ok(mut state) = serde_json::from_str::<Value>(data.trim()) {
+                        let new = state["moves"].as_array().cloned().unwrap_or_default();
+                        if let Some(from) = state["moves_from"].as_u64() {
+                            known.truncate(from as usize);
+                            known.extend(new);
+                        } else {
+                            known = new;
+                        }
+                        state["moves"] = Value::Array(known.clone());
                         if sender.send(state).is_err() {
                             return;
                         }

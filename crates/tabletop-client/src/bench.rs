@@ -8,9 +8,11 @@
 //!   shared database, each game's moves alternating between them and its events timed on another
 //!   process than the one that took the move; then every game is read back from every process.
 //! - [`abuse_benchmark`]: ordinary players move while attackers ask for hints, hold idle
-//!   connections, create games in bulk and ask for the longest thinking; it measures the
-//!   server's peak memory, the ordinary moves' latency, what each attack was answered, and
-//!   whether the server kept answering.
+//!   connections, create games in bulk, ask for the longest thinking, open event streams they
+//!   never read (slow readers), open every connection one address can, and run many games
+//!   against the computer from one address; it measures the server's peak memory, the kernel's
+//!   TCP memory, the ordinary moves' latency, the computer's reply delay to ordinary people,
+//!   what each attack was answered, and whether the server kept answering.
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -23,7 +25,8 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 use tabletop_web::store::{Store, StoreError};
 
@@ -486,6 +489,8 @@ pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadRep
         db: db.to_path_buf(),
         create_rate: 1_000_000,
         hint_rate: 1_000_000,
+        move_rate: 1_000_000,
+        max_open_games_per_address: 1_000_000,
         ..tabletop_web::ServeConfig::default()
     };
     let database = config.database();
@@ -627,6 +632,14 @@ pub struct AbuseSettings {
     /// Ordinary people playing against a quick computer (`engine:time=100ms`), each timing
     /// the computer's replies.
     pub versus_computer: usize,
+    /// Event streams that never read (a 4 KiB receive buffer), each from its own address, on one
+    /// long game whose moves are played throughout.
+    pub slow_readers: usize,
+    /// Event streams one address tries to open and hold.
+    pub per_address: usize,
+    /// Games against `engine:time=1s` run by one address (it moves at once whenever its turn
+    /// comes), so its computer moves queue up while the ordinary people time their replies.
+    pub scheduling_games: usize,
 }
 
 impl AbuseSettings {
@@ -643,6 +656,9 @@ impl AbuseSettings {
             creations: 10_000,
             long_thinkers: 20,
             versus_computer: 5,
+            slow_readers: 300,
+            per_address: 1000,
+            scheduling_games: 20,
         }
     }
 }
@@ -720,6 +736,163 @@ pub struct AbuseReport {
     pub computer_reply_max_ms: f64,
     /// Replies still awaited when the attacks ended.
     pub computer_replies_awaited: usize,
+    /// 99th percentile of the quick computer's replies, milliseconds.
+    pub computer_reply_p99_ms: f64,
+    /// 99th percentile of the health probe's answers, milliseconds.
+    pub probe_p99_ms: f64,
+    /// The kernel's TCP memory (`/proc/net/sockstat`, every socket on the host) before the
+    /// attacks, MiB.
+    pub tcp_memory_start_mib: f64,
+    /// Its peak during the attacks, MiB.
+    pub tcp_memory_peak_mib: f64,
+    /// What the slow readers' event streams were answered (`closed`: closed without an answer).
+    pub slow_reader_statuses: Statuses,
+    /// Slow readers the server had closed by the end (found closed when finally read).
+    pub slow_readers_closed_by_server: u64,
+    /// Moves played on the slow readers' game.
+    pub slow_game_moves: u64,
+    /// What one address's event streams were answered (`closed`: closed without an answer).
+    pub per_address_statuses: Statuses,
+    /// What creating the scheduling attacker's games was answered.
+    pub scheduling_create_statuses: Statuses,
+    /// Moves its computers made during the attacks.
+    pub scheduling_computer_moves: u64,
+}
+
+/// The kernel's TCP memory, MiB: `/proc/net/sockstat`'s `TCP: ... mem N` (pages of 4 KiB).
+fn tcp_memory_mib() -> f64 {
+    let text = std::fs::read_to_string("/proc/net/sockstat").unwrap_or_default();
+    let pages = text
+        .lines()
+        .find(|l| l.starts_with("TCP:"))
+        .and_then(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words.iter().position(|w| *w == "mem").and_then(|i| words.get(i + 1)).and_then(|n| n.parse::<f64>().ok())
+        })
+        .unwrap_or(0.0);
+    pages * 4096.0 / (1024.0 * 1024.0)
+}
+
+/// Asks for an event stream on a connection of its own and reads only the answer's head (a
+/// single read of at most 1 KiB): its status, `closed` when the server closed the connection
+/// without answering, or `error`.
+async fn open_unread_stream(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    path: &str,
+    receive_buffer: Option<u32>,
+) -> (String, Option<TcpStream>) {
+    let connect = async {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        if let Some(size) = receive_buffer {
+            socket.set_recv_buffer_size(size)?;
+        }
+        socket.bind(SocketAddr::new(from.into(), 0))?;
+        let mut stream = socket.connect(addr).await?;
+        let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
+        stream.write_all(head.as_bytes()).await?;
+        let mut buffer = [0u8; 1024];
+        let n = stream.read(&mut buffer).await?;
+        Ok::<_, std::io::Error>((n, buffer, stream))
+    };
+    match tokio::time::timeout(Duration::from_secs(10), connect).await {
+        Ok(Ok((0, _, _))) => ("closed".to_string(), None),
+        Ok(Ok((n, buffer, stream))) => {
+            let text = String::from_utf8_lossy(buffer.get(..n).unwrap_or_default()).to_string();
+            let status = text.split_whitespace().nth(1).unwrap_or("?").to_string();
+            let keep = (status == "200").then_some(stream);
+            (status, keep)
+        }
+        Ok(Err(e)) if matches!(e.kind(), std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe) => {
+            ("closed".to_string(), None)
+        }
+        Ok(Err(_)) => ("error".to_string(), None),
+        Err(_) => ("timeout".to_string(), None),
+    }
+}
+
+fn tally(statuses: &Mutex<Statuses>, key: &str) {
+    let mut statuses = statuses.lock().unwrap_or_else(|e| e.into_inner());
+    let entry = statuses.entry(key.to_string()).or_insert(0);
+    *entry = entry.saturating_add(1);
+}
+
+/// A slow reader: an event stream with a 4 KiB receive buffer that reads nothing after the
+/// answer's head until `deadline`; then it reads what is left for up to 3 s. Answers whether
+/// the server had closed it (the end of the stream came within those seconds).
+async fn slow_reader(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    path: String,
+    deadline: Instant,
+    statuses: Arc<Mutex<Statuses>>,
+) -> bool {
+    let (status, stream) = open_unread_stream(addr, from, &path, Some(4096)).await;
+    tally(&statuses, &status);
+    let Some(mut stream) = stream else { return false };
+    tokio::time::sleep(deadline.saturating_duration_since(Instant::now())).await;
+    let mut buffer = vec![0u8; 64 * 1024];
+    let drain = async {
+        loop {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return true,
+                Ok(_) => {}
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(3), drain).await.unwrap_or(false)
+}
+
+/// The slow readers' game: a person-vs-person game whose moves one client plays for both seats
+/// every `pace` until `deadline` (or the game's end). Answers the moves played.
+async fn long_game_mover(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    id: String,
+    tokens: Vec<String>,
+    start: Instant,
+    deadline: Instant,
+    pace: Duration,
+) -> u64 {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let limit = Duration::from_secs(10);
+    let path = format!("/api/games/{id}");
+    let mut moves = 0u64;
+    tokio::time::sleep(start.saturating_duration_since(Instant::now())).await;
+    while Instant::now() < deadline {
+        tokio::time::sleep(pace).await;
+        let Ok((200, state)) = request_from(addr, Some(from), "GET", &path, "", limit).await else { continue };
+        let seat = state["status"]["to_move"].as_u64().and_then(|s| usize::try_from(s).ok());
+        let legal = strings(&state["legal"]);
+        let (Some(seat), Some(mv)) = (seat, legal.choose(&mut rng)) else { break }; // over
+        let Some(token) = tokens.get(seat) else { break };
+        let ply = state["moves"].as_array().map_or(0, Vec::len);
+        let body = json!({"move": mv, "token": token, "ply": ply}).to_string();
+        if let Ok((200, _)) = request_from(addr, Some(from), "POST", &format!("{path}/moves"), &body, limit).await {
+            moves = moves.saturating_add(1);
+        }
+    }
+    moves
+}
+
+/// Creates a game from `from`, waiting a second after each refusal (rate limits), until
+/// `deadline`: the created game's answer.
+async fn create_patiently(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    body: &str,
+    deadline: Instant,
+    statuses: &Mutex<Statuses>,
+) -> Option<Value> {
+    while Instant::now() < deadline {
+        let outcome = request_from(addr, Some(from), "POST", "/api/games", body, Duration::from_secs(10)).await;
+        count(statuses, &outcome);
+        if let Ok((200, created)) = outcome {
+            return Some(created);
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    None
 }
 
 /// VmHWM and VmRSS of a process, in MiB.
@@ -826,7 +999,8 @@ async fn hint_attacker(addr: SocketAddr, from: Ipv4Addr, deadline: Instant, stat
     }
 }
 
-/// Idle connections: opened and held, sending nothing, reopened when the server closes them.
+/// Idle connections: opened and held, sending nothing, reopened when the server closes them (a
+/// second later when it closed one at once).
 /// Returns (opened, closed by the server, failed, how long each closed one was held).
 async fn idle_holder(addr: SocketAddr, from: Ipv4Addr, deadline: Instant) -> (u64, u64, u64, Vec<Duration>) {
     let (mut opened, mut closed, mut failed, mut held) = (0u64, 0u64, 0u64, Vec::new());
@@ -846,27 +1020,31 @@ async fn idle_holder(addr: SocketAddr, from: Ipv4Addr, deadline: Instant) -> (u6
             Ok(_) => {
                 closed = closed.saturating_add(1);
                 held.push(since.elapsed());
+                // Refused at once (a cap per address): without a pause, 2,000 holders reopen
+                // some 18,000 connections a second and the benchmark measures its own loop on
+                // the cores it shares with the server.
+                if since.elapsed() < Duration::from_secs(1) {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
             }
         }
     }
     (opened, closed, failed, held)
 }
 
-/// A seat asking for the longest thinking: a game where the computer (`engine:time=10s`) moves
-/// first; whenever the person is to move it moves at once, so the computer thinks again.
-/// Returns the computer moves seen.
+/// A seat asking for long thinking: a game (`create`, the person at seat `person`) where the
+/// computer (`engine:time=10s` for the longest) moves first; whenever the person is to move it
+/// moves at once, so the computer thinks again. A refused creation is tried again a second
+/// later. Returns the computer moves seen.
 async fn long_thinker(
     addr: SocketAddr,
     from: Ipv4Addr,
-    index: usize,
+    (create, person): (Value, usize),
     deadline: Instant,
     statuses: Arc<Mutex<Statuses>>,
 ) -> u64 {
     let limit = Duration::from_secs(10);
-    let (create, person) = scenarios::longest_thinking(index);
-    let outcome = request_from(addr, Some(from), "POST", "/api/games", &create.to_string(), limit).await;
-    count(&statuses, &outcome);
-    let Ok((200, created)) = outcome else { return 0 };
+    let Some(created) = create_patiently(addr, from, &create.to_string(), deadline, &statuses).await else { return 0 };
     let id = created["id"].as_str().unwrap_or_default().to_string();
     let token = created["tokens"][person].clone();
     let mut computer_moves = 0u64;
@@ -945,6 +1123,31 @@ async fn versus_computer(
     (replies, None)
 }
 
+/// One address opening up to `count` event streams on one game of its own, one after the
+/// other, and holding those accepted until `deadline`.
+async fn per_address_attacker(
+    addr: SocketAddr,
+    from: Ipv4Addr,
+    count: usize,
+    deadline: Instant,
+    statuses: Arc<Mutex<Statuses>>,
+) {
+    let creations = Mutex::new(Statuses::new());
+    let body = json!({"game": "reversi", "seats": ["human", "human"]}).to_string();
+    let Some(created) = create_patiently(addr, from, &body, deadline, &creations).await else { return };
+    let path = format!("/api/games/{}/events", created["id"].as_str().unwrap_or_default());
+    let mut held = Vec::new();
+    for _ in 0..count {
+        if Instant::now() >= deadline {
+            break;
+        }
+        let (status, stream) = open_unread_stream(addr, from, &path, None).await;
+        tally(&statuses, &status);
+        held.extend(stream);
+    }
+    tokio::time::sleep(deadline.saturating_duration_since(Instant::now())).await;
+}
+
 /// The server under attack: a child process or one in this process.
 enum Target {
     Child(std::process::Child, PathBuf),
@@ -1010,6 +1213,7 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
     // The ordinary players create their games first; the attacks and the clock start together.
     let start = Instant::now() + Duration::from_secs(2);
     let deadline = start + settings.duration;
+    let tcp_memory_start = tcp_memory_mib();
     let move_statuses = Arc::new(Mutex::new(Statuses::new()));
     let players: Vec<_> = (0..settings.players)
         .map(|i| {
@@ -1047,7 +1251,10 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
     // 20 seats asking for the longest thinking, each from its own address.
     let long_statuses = Arc::new(Mutex::new(Statuses::new()));
     let thinkers: Vec<_> = (0..settings.long_thinkers)
-        .map(|i| tokio::spawn(long_thinker(addr, client_ip(4, i), i, deadline, long_statuses.clone())))
+        .map(|i| {
+            let create = scenarios::longest_thinking(i);
+            tokio::spawn(long_thinker(addr, client_ip(4, i), create, deadline, long_statuses.clone()))
+        })
         .collect();
 
     // 2,000 idle connections from one address.
@@ -1079,17 +1286,69 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
         })
         .collect();
 
+    // Slow readers: event streams on one long game, each from its own address, that never read
+    // while the game's moves are played.
+    let slow_statuses = Arc::new(Mutex::new(Statuses::new()));
+    let (slow_readers, slow_mover) = if settings.slow_readers > 0 {
+        let from = client_ip(7, 0);
+        let body = scenarios::long_game().to_string();
+        match create_patiently(addr, from, &body, deadline, &Mutex::new(Statuses::new())).await {
+            Some(created) => {
+                let id = created["id"].as_str().unwrap_or_default().to_string();
+                let path = format!("/api/games/{id}/events");
+                let readers: Vec<_> = (0..settings.slow_readers)
+                    .map(|i| {
+                        tokio::spawn(slow_reader(addr, client_ip(6, i), path.clone(), deadline, slow_statuses.clone()))
+                    })
+                    .collect();
+                let tokens = strings(&created["tokens"]);
+                let pace = Duration::from_millis(100);
+                let mover = tokio::spawn(long_game_mover(addr, from, id, tokens, start, deadline, pace));
+                (readers, Some(mover))
+            }
+            None => (Vec::new(), None),
+        }
+    } else {
+        (Vec::new(), None)
+    };
+
+    // One address opening every event stream it can.
+    let per_address_statuses = Arc::new(Mutex::new(Statuses::new()));
+    let per_address = tokio::spawn(per_address_attacker(
+        addr,
+        Ipv4Addr::new(127, 0, 0, 9),
+        settings.per_address,
+        deadline,
+        per_address_statuses.clone(),
+    ));
+
+    // One address running many games against a computer thinking a second a move.
+    let scheduling_statuses = Arc::new(Mutex::new(Statuses::new()));
+    let schedulers: Vec<_> = (0..settings.scheduling_games)
+        .map(|_| {
+            let from = Ipv4Addr::new(127, 0, 0, 10);
+            tokio::spawn(long_thinker(addr, from, scenarios::second_a_move(), deadline, scheduling_statuses.clone()))
+        })
+        .collect();
+
     // Memory, sampled while it all runs.
     let mut final_rss = 0.0;
     let mut peak = 0.0f64;
+    let mut tcp_peak = tcp_memory_start;
     while Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(500)).await;
         let (hwm, rss) = memory_of(&pid);
         peak = peak.max(hwm);
         final_rss = rss;
+        tcp_peak = tcp_peak.max(tcp_memory_mib());
     }
 
-    let mut report = AbuseReport { players: settings.players, ..AbuseReport::default() };
+    let mut report = AbuseReport {
+        players: settings.players,
+        tcp_memory_start_mib: tcp_memory_start,
+        tcp_memory_peak_mib: tcp_peak,
+        ..AbuseReport::default()
+    };
     let mut latencies = Vec::new();
     for player in players {
         latencies.extend(player.await.unwrap_or_default());
@@ -1110,6 +1369,7 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
     replies.sort();
     report.computer_replies = replies.len();
     report.computer_reply_p50_ms = percentile(&replies, 0.5);
+    report.computer_reply_p99_ms = percentile(&replies, 0.99);
     if let Some(slowest) = replies.last() {
         report.computer_reply_max_ms = report.computer_reply_max_ms.max(slowest.as_secs_f64() * 1000.0);
     }
@@ -1120,6 +1380,19 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
         report.long_think_computer_moves =
             report.long_think_computer_moves.saturating_add(thinker.await.unwrap_or_default());
     }
+    for scheduler in schedulers {
+        report.scheduling_computer_moves =
+            report.scheduling_computer_moves.saturating_add(scheduler.await.unwrap_or_default());
+    }
+    for reader in slow_readers {
+        if reader.await.unwrap_or(false) {
+            report.slow_readers_closed_by_server = report.slow_readers_closed_by_server.saturating_add(1);
+        }
+    }
+    if let Some(mover) = slow_mover {
+        report.slow_game_moves = mover.await.unwrap_or_default();
+    }
+    let _ = per_address.await;
     let mut held = Vec::new();
     for idler in idlers {
         if let Ok((opened, closed, failed, times)) = idler.await {
@@ -1148,9 +1421,15 @@ pub async fn abuse_benchmark(settings: AbuseSettings) -> Result<AbuseReport, Ben
     report.hint_statuses = take(&hint_statuses);
     report.create_statuses = take(&create_statuses);
     report.long_think_create_statuses = take(&long_statuses);
+    report.slow_reader_statuses = take(&slow_statuses);
+    report.per_address_statuses = take(&per_address_statuses);
+    report.scheduling_create_statuses = take(&scheduling_statuses);
 
     let mut probes = probe_log.lock().unwrap_or_else(|e| e.into_inner()).clone();
     probes.sort_by_key(|(at, _)| *at);
+    let mut answered: Vec<Duration> = probes.iter().filter_map(|(_, took)| *took).collect();
+    answered.sort();
+    report.probe_p99_ms = percentile(&answered, 0.99);
     let mut last_ok = start;
     let mut max_gap = Duration::ZERO;
     for (at, took) in &probes {

@@ -193,6 +193,10 @@ pub struct Event {
     pub data: Value,
     /// When its last byte arrived.
     pub at: Instant,
+    /// The size of its data as sent, in bytes.
+    pub size: usize,
+    /// How many moves of the move list it carried itself (the rest were received before).
+    pub carried: usize,
 }
 
 /// An open event stream (`text/event-stream`), read raw.
@@ -204,6 +208,8 @@ pub struct EventStream {
     ended: bool,
     /// The answer's status line and headers, once they arrived (empty before).
     pub head: String,
+    /// The whole move list so far (`moves`, `history`), rebuilt from the states' `moves_from`.
+    moves: Option<(Vec<Value>, Vec<Value>)>,
 }
 
 impl EventStream {
@@ -212,7 +218,15 @@ impl EventStream {
         let mut stream = open_connection(addr, from).await?;
         let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\r\n");
         stream.write_all(head.as_bytes()).await?;
-        Ok(EventStream { stream, raw: Vec::new(), text: Vec::new(), chunked: false, ended: false, head: String::new() })
+        Ok(EventStream {
+            stream,
+            raw: Vec::new(),
+            text: Vec::new(),
+            chunked: false,
+            ended: false,
+            head: String::new(),
+            moves: None,
+        })
     }
 
     /// The answer's status (0 before its head arrived).
@@ -236,6 +250,31 @@ impl EventStream {
         Ok(())
     }
 
+    /// Puts back the moves a state left out (its `moves_from` says how many of the moves already
+    /// received still stand), so that every state read holds the whole move list.
+    fn whole_moves(&mut self, data: &mut Value) -> Result<(), ClientError> {
+        let list = |data: &Value, key: &str| data[key].as_array().cloned().unwrap_or_default();
+        let (mut moves, mut history) = (list(data, "moves"), list(data, "history"));
+        if data.get("moves").is_none() {
+            return Ok(());
+        }
+        if let Some(from) = data.get("moves_from").and_then(Value::as_u64) {
+            let Some((known_moves, known_history)) = &self.moves else {
+                return Err(ClientError::Protocol("a state's moves_from came before any whole state".into()));
+            };
+            let from = usize::try_from(from).unwrap_or(usize::MAX);
+            if from > known_moves.len() || from > known_history.len() {
+                return Err(ClientError::Protocol(format!("moves_from {from} is past the moves received")));
+            }
+            moves = known_moves[..from].iter().cloned().chain(moves).collect();
+            history = known_history[..from].iter().cloned().chain(history).collect();
+            data["moves"] = Value::Array(moves.clone());
+            data["history"] = Value::Array(history.clone());
+        }
+        self.moves = Some((moves, history));
+        Ok(())
+    }
+
     /// The next event with data (keep-alive comments skipped). An error when the stream ends or
     /// its data is not JSON.
     pub async fn next(&mut self) -> Result<Event, ClientError> {
@@ -251,9 +290,12 @@ impl EventStream {
                 }
                 let name =
                     block.lines().find_map(|l| l.strip_prefix("event:")).map_or("message", str::trim).to_string();
-                let data = serde_json::from_str(&data.join("\n"))
+                let text = data.join("\n");
+                let mut data: Value = serde_json::from_str(&text)
                     .map_err(|e| ClientError::Protocol(format!("event data is not JSON: {e}")))?;
-                return Ok(Event { name, data, at: Instant::now() });
+                let carried = data["moves"].as_array().map_or(0, Vec::len);
+                self.whole_moves(&mut data)?;
+                return Ok(Event { name, data, at: Instant::now(), size: text.len(), carried });
             }
             if self.ended {
                 return Err(ClientError::Protocol("the event stream ended".into()));

@@ -36,6 +36,19 @@ pub struct ServeBenchArgs {
     /// or a SQLite file (default: a temporary SQLite file).
     #[arg(long, conflicts_with = "abuse")]
     pub db: Option<String>,
+    /// The watchers benchmark instead: this many event streams watch one long game while
+    /// --watched-moves more moves are played (the server's CPU time and bytes for them).
+    #[arg(long, conflicts_with_all = ["abuse", "targets", "db"])]
+    pub watchers: Option<usize>,
+    /// With --watchers: the moves played before the watchers connect.
+    #[arg(long, default_value_t = 380, requires = "watchers")]
+    pub moves_before: usize,
+    /// With --watchers: the moves played while they watch.
+    #[arg(long, default_value_t = 20, requires = "watchers")]
+    pub watched_moves: usize,
+    /// With --watchers: the server program to measure (default: this one), run as `EXE serve`.
+    #[arg(long, requires = "watchers")]
+    pub watch_server: Option<std::path::PathBuf>,
     /// Moves per game at most.
     #[arg(long, default_value_t = 40)]
     pub moves: usize,
@@ -46,8 +59,10 @@ pub struct ServeBenchArgs {
     #[arg(long, default_value_t = 100)]
     pub think_ms: u64,
     /// The abuse benchmark: 150 concurrent hint requesters, 2,000 idle connections, 10,000 game
-    /// creations from one client and 20 seats asking for the longest thinking, while 20 ordinary
-    /// clients play; against `tabletop serve` with its default limits, as a child process.
+    /// creations from one client, 20 seats asking for the longest thinking, 300 event streams
+    /// that never read, 1,000 event streams from one address and 20 games against a second a
+    /// move from one address, while 20 ordinary clients play; against `tabletop serve` with its
+    /// default limits, as a child process.
     #[arg(long)]
     pub abuse: bool,
     /// With --abuse: run the server in this process instead (its memory is then the whole process's).
@@ -71,6 +86,19 @@ pub struct ServeBenchArgs {
     /// With --abuse: ordinary people against a quick computer (engine:time=100ms), timing its replies.
     #[arg(long, default_value_t = 5, requires = "abuse")]
     pub versus_computer: usize,
+    /// With --abuse: event streams that never read (4 KiB receive buffers), each from its own
+    /// address, on one long game whose moves are played throughout.
+    #[arg(long, default_value_t = 300, requires = "abuse")]
+    pub slow_readers: usize,
+    /// With --abuse: event streams one address tries to open and hold.
+    #[arg(long, default_value_t = 1000, requires = "abuse")]
+    pub per_address: usize,
+    /// With --abuse: games against engine:time=1s run by one address, moving at once.
+    #[arg(long, default_value_t = 20, requires = "abuse")]
+    pub scheduling_games: usize,
+    /// With --abuse: the `tabletop` binary to serve (another build, to compare), instead of this one.
+    #[arg(long, requires = "abuse", conflicts_with = "in_process")]
+    pub server_exe: Option<std::path::PathBuf>,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -93,8 +121,49 @@ pub fn bench(args: ServeBenchArgs) -> Result<(), CommandError> {
     let dir = std::env::temp_dir().join(format!("tabletop-bench-serve-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let db = dir.join("bench.db");
+    if let Some(watchers) = args.watchers {
+        let server_exe = match &args.watch_server {
+            Some(exe) => exe.clone(),
+            None => std::env::current_exe()?,
+        };
+        let settings = crate::watchers::WatchersSettings {
+            watchers,
+            moves_before: args.moves_before,
+            moves_watched: args.watched_moves,
+            server_exe,
+            dir: dir.clone(),
+            seed: 1,
+        };
+        let report = crate::watchers::watchers_benchmark_blocking(settings);
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = report?;
+        if args.json {
+            println!("{}", serde_json::to_string(&r)?);
+        } else {
+            println!(
+                "{} watchers ({} refused) of a game at move {}, {} moves watched:",
+                r.watchers_accepted, r.watchers_refused, r.moves_before, r.moves_watched
+            );
+            println!(
+                "  server CPU {:.2} s, {:.1} MiB of events sent (median event {} bytes), peak memory {:.1} MiB",
+                r.server_cpu_seconds,
+                r.bytes_sent as f64 / (1 << 20) as f64,
+                r.event_bytes_median,
+                r.server_peak_rss_mib
+            );
+            println!(
+                "  last move seen by every watcher {:.0} ms after its answer; lobby meanwhile p99 {:.1} ms, max {:.1} ms",
+                r.last_move_delivery_ms, r.lobby_p99_ms, r.lobby_max_ms
+            );
+        }
+        return Ok(());
+    }
     if args.abuse {
-        let exe = if args.in_process { None } else { Some(std::env::current_exe()?) };
+        let exe = match (&args.server_exe, args.in_process) {
+            (Some(exe), _) => Some(exe.clone()),
+            (None, true) => None,
+            (None, false) => Some(std::env::current_exe()?),
+        };
         let duration = Duration::from_secs(args.seconds.unwrap_or(60));
         let mut settings = crate::bench::AbuseSettings::new(duration, db, exe);
         settings.think = Duration::from_millis(args.think_ms);
@@ -104,6 +173,9 @@ pub fn bench(args: ServeBenchArgs) -> Result<(), CommandError> {
         settings.creations = args.creations;
         settings.long_thinkers = args.long_thinkers;
         settings.versus_computer = args.versus_computer;
+        settings.slow_readers = args.slow_readers;
+        settings.per_address = args.per_address;
+        settings.scheduling_games = args.scheduling_games;
         let report = crate::bench::abuse_benchmark_blocking(settings);
         let _ = std::fs::remove_dir_all(&dir);
         let r = report?;
@@ -113,14 +185,19 @@ pub fn bench(args: ServeBenchArgs) -> Result<(), CommandError> {
             println!("abuse for {:.0} s against the server ({}):", r.seconds, r.server);
             println!("  peak memory {:.1} MiB (at the end {:.1} MiB)", r.peak_memory_mib, r.final_memory_mib);
             println!(
+                "  kernel TCP memory (whole host): {:.1} MiB before, peak {:.1} MiB",
+                r.tcp_memory_start_mib, r.tcp_memory_peak_mib
+            );
+            println!(
                 "  ordinary moves ({} players): {} moves, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; answers {:?}",
                 r.players, r.moves, r.move_p50_ms, r.move_p99_ms, r.move_max_ms, r.move_statuses
             );
             println!(
-                "  {} people against engine:time=100ms: {} replies, p50 {:.0} ms, slowest {:.0} ms, {} still awaited at the end",
+                "  {} people against engine:time=100ms: {} replies, p50 {:.0} ms, p99 {:.0} ms, slowest {:.0} ms, {} still awaited at the end",
                 args.versus_computer,
                 r.computer_replies,
                 r.computer_reply_p50_ms,
+                r.computer_reply_p99_ms,
                 r.computer_reply_max_ms,
                 r.computer_replies_awaited
             );
@@ -131,12 +208,21 @@ pub fn bench(args: ServeBenchArgs) -> Result<(), CommandError> {
                 r.long_think_create_statuses, r.long_think_computer_moves
             );
             println!(
+                "  {} slow readers on one game ({} moves played): {:?}, {} closed by the server by the end",
+                args.slow_readers, r.slow_game_moves, r.slow_reader_statuses, r.slow_readers_closed_by_server
+            );
+            println!("  {} event streams from one address: {:?}", args.per_address, r.per_address_statuses);
+            println!(
+                "  {} games against engine:time=1s from one address: creations {:?}, {} computer moves seen",
+                args.scheduling_games, r.scheduling_create_statuses, r.scheduling_computer_moves
+            );
+            println!(
                 "  idle connections: {} opened, {} closed by the server (held {:.1} s at the median), {} failed",
                 r.idle_opened, r.idle_closed_by_server, r.idle_held_p50_s, r.idle_failed
             );
             println!(
-                "  health probe: {}/{} answered, longest gap {:.0} ms, slowest {:.0} ms; server alive at the end: {}; {} ERROR log lines",
-                r.probes_ok, r.probes, r.probe_max_gap_ms, r.probe_max_ms, r.server_alive, r.log_errors
+                "  health probe: {}/{} answered, p99 {:.0} ms, longest gap {:.0} ms, slowest {:.0} ms; server alive at the end: {}; {} ERROR log lines",
+                r.probes_ok, r.probes, r.probe_p99_ms, r.probe_max_gap_ms, r.probe_max_ms, r.server_alive, r.log_errors
             );
         }
         if !r.server_alive {

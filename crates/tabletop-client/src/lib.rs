@@ -4,6 +4,7 @@
 //!   and the server's test suites (this crate's `tests/`).
 //! - [`mod@bench`]: the load benchmark and the abuse benchmark behind `tabletop bench serve`;
 //!   `scenarios` holds the games they play.
+//! - [`watchers`]: the watchers benchmark, what many watchers of one long game cost.
 //! - [`command`]: the options of `tabletop bench serve` and its printed report.
 
 #![warn(missing_docs)]
@@ -12,3 +13,4 @@ pub mod bench;
 pub mod client;
 pub mod command;
 mod scenarios;
+pub mod watchers;

@@ -36,3 +36,21 @@ pub fn longest_thinking(index: usize) -> (Value, usize) {
         (json!({"game": "connect", "options": {"preset": "connect4"}, "seats": ["human", "engine:time=10s"]}), 0)
     }
 }
+
+/// The long game many watchers watch (`bench serve --watchers`): 4 x 4 Slide with two empty
+/// squares, whose sliding goes on for hundreds of moves without a win or a repetition.
+pub fn watched_game() -> Value {
+    json!({"game": "slide", "options": {"size": 4, "empty": 2}, "seats": ["human", "human"]})
+}
+
+/// The scheduling attacker's games: a second a move, the computer first (Reversi), the
+/// person at seat 1. A second or less is an ordinary computer move, in the pool's main lane.
+pub fn second_a_move() -> (Value, usize) {
+    (json!({"game": "reversi", "seats": ["engine:time=1s", "human"]}), 1)
+}
+
+/// The slow readers' game: Gomoku on 19 x 19 between people, whose random moves go on for
+/// hundreds of plies (every event then carries a growing state).
+pub fn long_game() -> Value {
+    json!({"game": "gomoku", "options": {"size": 19}, "seats": ["human", "human"]})
+}

@@ -1456,3 +1456,54 @@ async fn a_deep_fixed_depth_is_held_to_the_longest_thinking_time() {
     // Stopped at the cap (plus the time to store and tell), not at 7 s as before.
     assert!(took >= max_think && took < max_think + Duration::from_millis(2500), "the computer moved after {took:?}");
 }
+
+/// Issue 24, item 5: one address's many games against the computer cannot make another
+/// address's computer wait behind all of them. With one engine worker, 12 games from 127.0.0.2
+/// whose computer moves first (300 ms each) are queued; then 127.0.0.3 plays a move against its
+/// own computer. Counted in jobs rather than seconds: while 127.0.0.3 waits for its reply, at
+/// most one or two of the other address's computer moves are played (the one thinking, and one
+/// finishing as the move arrives). A first-come queue played every one of them first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_many_computer_games_cannot_starve_another() {
+    let server = start_with(tabletop_web::ServeConfig { workers: 1, ..config() }).await;
+    let addr = server.addr;
+    let (attacker, victim) = (std::net::Ipv4Addr::new(127, 0, 0, 2), std::net::Ipv4Addr::new(127, 0, 0, 3));
+    let send = |from: std::net::Ipv4Addr, path: String, body: Value| async move {
+        let answer = tabletop_client::client::request(addr, Some(from), "POST", &path, &body.to_string(), SHORT * 10)
+            .await
+            .expect("an answer");
+        assert_eq!(answer.status, 200, "{path}: {}", answer.text);
+        answer.body
+    };
+    let mine =
+        send(victim, "/api/games".into(), json!({"game": "reversi", "seats": ["human", "engine:time=300ms"]})).await;
+    let (id, token) = (mine["id"].as_str().unwrap().to_string(), mine["tokens"][0].as_str().unwrap().to_string());
+    let first = mine["state"]["legal"][0].as_str().unwrap().to_string();
+    let mut theirs = Vec::new();
+    for _ in 0..12 {
+        let game =
+            send(attacker, "/api/games".into(), json!({"game": "reversi", "seats": ["engine:time=300ms", "human"]}));
+        theirs.push(game.await["id"].as_str().unwrap().to_string());
+    }
+    let played = |ids: Vec<String>| async move {
+        let mut moved = 0;
+        for id in &ids {
+            moved += usize::from(state(addr, id, None).await["moves"].as_array().is_some_and(|m| !m.is_empty()));
+        }
+        moved
+    };
+    let before = played(theirs.clone()).await;
+    assert!(before <= 6, "the other address's queue ran too fast to test anything ({before} of 12 moved)");
+    send(victim, format!("/api/games/{id}/moves"), json!({"move": first, "token": token})).await;
+    let replied = wait_for(addr, &id, Some(&token), Duration::from_secs(60), |s| {
+        s["moves"].as_array().is_some_and(|m| m.len() >= 2)
+    })
+    .await;
+    assert_eq!(replied["moves"].as_array().map(Vec::len), Some(2), "the computer replied");
+    let after = played(theirs).await;
+    assert!(
+        after - before <= 3,
+        "127.0.0.3's reply waited behind {} computer moves of 127.0.0.2 ({before} moved before, {after} after)",
+        after - before
+    );
+}

@@ -53,6 +53,18 @@ pub struct ServeArgs {
     /// Hints and analyses one client address may ask per minute.
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub hint_rate: u32,
+    /// Moves and takebacks one seat may make per minute (far above a person's pace; 429 beyond).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub move_rate: u32,
+    /// Proposals (takebacks, ending the game) one seat may make per minute after a first three.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub proposal_rate: u32,
+    /// Games with open seats one client address may keep in the lobby (for an hour at most).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_open_games_per_address: u32,
+    /// The most moves any game may have here (default: each game's own limit, see docs/API.md).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub move_limit: Option<u32>,
     /// Games kept in memory at most (the others stay in the database and load on demand).
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     pub cache_games: u32,
@@ -122,6 +134,10 @@ impl ServeArgs {
             write_timeout: Duration::from_secs(self.write_timeout),
             create_rate: self.create_rate,
             hint_rate: self.hint_rate,
+            move_rate: self.move_rate,
+            proposal_rate: self.proposal_rate,
+            max_open_games_per_address: self.max_open_games_per_address as usize,
+            move_limit: self.move_limit.map(|n| n as usize),
             cache_games: self.cache_games as usize,
             game_seed: self.game_seed,
             behind_proxy: self.behind_proxy,

@@ -38,6 +38,17 @@ pub struct ServeConfig {
     pub create_rate: u32,
     /// Hints and analyses one client address may ask per minute.
     pub hint_rate: u32,
+    /// Moves and takebacks one seat may make per minute (bursts of as many; 429 beyond).
+    pub move_rate: u32,
+    /// Proposals (takebacks between people, ending the game) one seat may make per minute,
+    /// after a first three.
+    pub proposal_rate: u32,
+    /// Games with open seats one client address may keep waiting in the lobby (429 beyond); a
+    /// game stops counting when its seats are taken, it ends, or after [`OPEN_GAME_COUNTED`].
+    pub max_open_games_per_address: usize,
+    /// The most moves any game may have here; `None`: each game's own limit (its
+    /// `Session::move_limit`). A game reaching it ends.
+    pub move_limit: Option<usize>,
     /// Games kept in memory at most; the least recently used idle ones are evicted (they stay in the database).
     pub cache_games: usize,
     /// How long a client may take to send a request's headers, and how long an idle kept-alive connection stays open.
@@ -58,6 +69,9 @@ pub struct ServeConfig {
     /// they could claim any address).
     pub behind_proxy: bool,
 }
+
+/// How long an open game counts against its creator's address in the lobby cap.
+pub const OPEN_GAME_COUNTED: Duration = Duration::from_secs(3600);
 
 impl ServeConfig {
     /// The database `db` names.
@@ -83,6 +97,10 @@ impl Default for ServeConfig {
             write_timeout: Duration::from_secs(20),
             create_rate: 60,
             hint_rate: 120,
+            move_rate: 300,
+            proposal_rate: 4,
+            max_open_games_per_address: 8,
+            move_limit: None,
             cache_games: 2000,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(10),

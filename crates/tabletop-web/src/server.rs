@@ -196,6 +196,28 @@ async fn body_deadline(State(state): State<Shared>, request: Request, next: axum
     }
 }
 
+/// The longest request target answered (longer: 414); no page or API URL comes near it.
+const URI_LIMIT: usize = 8 * 1024;
+/// The most header bytes answered (more: 431); the connection's buffer,
+/// [`CONNECTION_BUFFER`], is larger, so these refusals come as JSON from here rather than as
+/// the HTTP parser's empty answers.
+const HEADERS_LIMIT: usize = 16 * 1024;
+
+/// Refuses over-long request targets (414) and headers (431) with a JSON reason.
+async fn head_limits(request: Request, next: axum::middleware::Next) -> Response {
+    let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if target > URI_LIMIT {
+        let reason = format!("the request target is {target} bytes; the limit is {URI_LIMIT}");
+        return (StatusCode::URI_TOO_LONG, Json(json!({ "error": reason }))).into_response();
+    }
+    let headers: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum();
+    if headers > HEADERS_LIMIT {
+        let reason = format!("the request headers are {headers} bytes; the limit is {HEADERS_LIMIT}");
+        return (StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, Json(json!({ "error": reason }))).into_response();
+    }
+    next.run(request).await
+}
+
 /// Errors made by layers (rate limits, body limits, wrong methods) come as text: make them JSON.
 async fn json_errors(response: Response) -> Response {
     let status = response.status();
@@ -293,6 +315,7 @@ pub fn router(state: Shared) -> Router {
         .layer(axum::middleware::from_fn_with_state(state.clone(), body_deadline))
         .layer(axum::middleware::map_response(json_errors))
         .layer(axum::middleware::from_fn_with_state(state.clone(), same_origin))
+        .layer(axum::middleware::from_fn(head_limits))
         .layer(axum::middleware::map_response(browser_defences))
         .layer(
             TraceLayer::new_for_http()
@@ -492,6 +515,7 @@ fn origin(state: &AppState, headers: &HeaderMap) -> String {
 
 async fn create_game(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Result<Json<CreateRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -527,6 +551,12 @@ async fn create_game(
     if !seats.iter().any(|s| s == "human") {
         return Err(ApiError::BadRequest("at least one seat must be \"human\" (the creator's)".into()));
     }
+    // One address cannot fill the lobby: its open games are capped.
+    let opens_seats = seats.iter().any(|s| s == "open");
+    if opens_seats {
+        let cap = state.config.max_open_games_per_address;
+        state.open_games().check(client.ip(), cap, crate::config::OPEN_GAME_COUNTED)?;
+    }
     // The tokens are shown in this answer only: the database keeps their hashes.
     let (tokens, token_hashes): (Vec<String>, Vec<String>) =
         (0..seats_needed).map(|_| crate::live::new_token()).unzip();
@@ -545,7 +575,10 @@ async fn create_game(
     };
     let live = state.insert_new(row, session).await?;
     let mut game = live.lock().await;
-    crate::live::schedule(&state, &mut game).await;
+    if opens_seats {
+        state.open_games().opened(client.ip(), &game.row.id);
+    }
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     let base = origin(&state, &headers);
     let id = game.row.id.clone();
     let names = game.session.seat_names();
@@ -610,6 +643,7 @@ struct JoinRequest {}
 
 async fn join(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<JoinRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -629,7 +663,11 @@ async fn join(
     let mut seats = game.row.seats.clone();
     seats[seat] = "human".to_string();
     let token = game.take_seat(&state, seats, seat).await?;
+    if !game.row.seats.iter().any(|s| s == "open") {
+        state.open_games().closed(&id);
+    }
     game.changed(Change::SeatTaken, Some(seat));
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
 }
 
@@ -748,9 +786,9 @@ async fn events(
         (game.events.subscribe(), viewer, game.presence_guard(viewer))
     };
     let stream = futures_util::stream::unfold(
-        (receiver, live, viewer, (presence, held), true),
-        |(mut receiver, live, viewer, presence, first)| async move {
-            let note = if first {
+        (receiver, live, viewer, (presence, held), None),
+        |(mut receiver, live, viewer, presence, mut sent)| async move {
+            let note = if sent.is_none() {
                 crate::live::Note { change: Change::Connected, seat: viewer }
             } else {
                 match receiver.recv().await {
@@ -762,14 +800,9 @@ async fn events(
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
                 }
             };
-            let data = {
-                let game = live.lock().await;
-                let mut view = game.state(viewer);
-                view["event"] = json!({"kind": note.change.name(), "seat": note.seat});
-                view.to_string()
-            };
+            let data = live.lock().await.event_data(viewer, note, &mut sent);
             let event = SseEvent::default().event("state").data(data);
-            Some((Ok(event), (receiver, live, viewer, presence, false)))
+            Some((Ok(event), (receiver, live, viewer, presence, sent)))
         },
     );
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
@@ -799,6 +832,7 @@ struct MoveRequest {
 
 async fn submit_move(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -814,6 +848,7 @@ async fn submit_move(
         Some(_) => {}
     }
     state.check_writable()?;
+    game.pace(seat)?;
     if game.asks_others(seat) {
         // Between people, the game's agreement move (Mathable's terminate) is a proposal the
         // others must accept: checked, not played.
@@ -826,7 +861,7 @@ async fn submit_move(
     let notation = game.session.play(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
     game.store_move(&state, ply, &notation).await?;
     game.changed(Change::Move, Some(seat));
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -838,6 +873,7 @@ struct TokenRequest {
 
 async fn undo(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -847,6 +883,7 @@ async fn undo(
         return Err(ApiError::Illegal("the game has ended".into()));
     }
     state.check_writable()?;
+    game.pace(seat)?;
     if game.asks_others(seat) {
         game.request_takeback(&state, seat).await?;
         return Ok(Json(game.state(Some(seat))));
@@ -863,9 +900,16 @@ async fn undo(
     {
         target -= 1;
     }
+    // The bag's order stays: a takeback across a draw would show the person what they will
+    // draw next (and the computer's draws), so draws stay as between people.
+    if (target..game.session.ply()).any(|p| game.session.reveals(p)) {
+        return Err(ApiError::Illegal(
+            "draws, exchanges and ended turns reveal tokens: they cannot be taken back".into(),
+        ));
+    }
     game.take_back_to(&state, target).await?;
     game.changed(Change::Undo, Some(seat));
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -878,6 +922,7 @@ struct ProposalAnswer {
 
 async fn answer_proposal(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<ProposalAnswer>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -885,12 +930,13 @@ async fn answer_proposal(
     let (mut game, seat) = state.seated(&id, &request.token).await?;
     state.check_writable()?;
     game.answer_proposal(&state, seat, request.accept).await?;
-    crate::live::schedule(&state, &mut game).await;
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
 async fn resign(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -901,7 +947,10 @@ async fn resign(
     }
     state.check_writable()?;
     game.resign(&state, seat).await?;
-    crate::live::schedule(&state, &mut game).await;
+    if game.to_move().is_none() {
+        state.open_games().closed(&id);
+    }
+    crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(game.state(Some(seat))))
 }
 
@@ -928,6 +977,7 @@ fn may_think_for(game: &LiveGame, token: Option<&str>) -> Result<usize, ApiError
 
 async fn hint(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<HintRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -941,18 +991,20 @@ async fn hint(
     let budget = state.config.max_think.min(Duration::from_millis(800));
     let name = snapshot.game();
     let caps = state.caps();
+    let key = crate::engines::JobKey::Address(client.ip());
     let advice =
-        state.pool.run(true, flag, move |slots| snapshot.hint(slots.slot(name), budget, &caps)).await.map_err(|e| {
-            match e {
+        state.pool.run(key, true, flag, move |slots| snapshot.hint(slots.slot(name), budget, &caps)).await.map_err(
+            |e| match e {
                 crate::engines::PoolError::Busy => ApiError::Busy,
                 other => ApiError::Internal(other.to_string()),
-            }
-        })?;
+            },
+        )?;
     Ok(Json(advice.unwrap_or(Value::Null)))
 }
 
 async fn analysis(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<HintRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
@@ -976,8 +1028,9 @@ async fn analysis(
         }
     };
     let budget = state.config.max_think.min(Duration::from_millis(1500));
+    let key = crate::engines::JobKey::Address(client.ip());
     let answer =
-        state.pool.run(true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {
+        state.pool.run(key, true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {
             crate::engines::PoolError::Busy => ApiError::Busy,
             other => ApiError::Internal(other.to_string()),
         })?;

@@ -11,13 +11,13 @@
 async fn engine_workers_run_at_a_lower_priority_than_requests() {
     use std::time::Duration;
     use tabletop::cancel::CancelFlag;
-    use tabletop_web::engines::EnginePool;
+    use tabletop_web::engines::{EnginePool, JobKey};
 
     // SAFETY: getpriority only reads its arguments (0: the calling thread on Linux).
     let here = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
     let pool = EnginePool::new(1, 1, Duration::from_secs(5));
     let there = pool
-        .run(false, CancelFlag::new(), |_| unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) })
+        .run(JobKey::game("test"), false, CancelFlag::new(), |_| unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) })
         .await
         .expect("the job runs");
     assert_eq!(there, here.saturating_add(10).min(19), "a worker's nice value, from {here}");
@@ -91,14 +91,17 @@ async fn a_queued_hint_gives_up_after_a_bounded_wait_and_is_skipped() {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
     use tabletop::cancel::CancelFlag;
-    use tabletop_web::engines::{EnginePool, PoolError};
+    use tabletop_web::engines::{EnginePool, JobKey, PoolError};
 
     let pool = EnginePool::with_optional_wait(1, 4, Duration::from_secs(30), Duration::from_millis(300));
     // A long computer move holds the only worker.
     let busy = {
         let pool = pool.clone();
         tokio::spawn(async move {
-            pool.run(false, CancelFlag::new(), |_| std::thread::sleep(Duration::from_millis(1500))).await
+            pool.run(JobKey::game("test"), false, CancelFlag::new(), |_| {
+                std::thread::sleep(Duration::from_millis(1500))
+            })
+            .await
         })
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -106,13 +109,13 @@ async fn a_queued_hint_gives_up_after_a_bounded_wait_and_is_skipped() {
     let started = Instant::now();
     let hint = {
         let ran = ran.clone();
-        pool.run(true, CancelFlag::new(), move |_| ran.store(true, Ordering::SeqCst)).await
+        pool.run(JobKey::game("test"), true, CancelFlag::new(), move |_| ran.store(true, Ordering::SeqCst)).await
     };
     assert!(matches!(hint, Err(PoolError::Busy)), "the hint is refused: {hint:?}");
     assert!(started.elapsed() < Duration::from_millis(1000), "after the bounded wait: {:?}", started.elapsed());
     busy.await.expect("the computer move ends").expect("and is answered");
     // The worker reached the abandoned hint: it was skipped, and the pool still works.
-    let answer = pool.run(true, CancelFlag::new(), |_| 42).await;
+    let answer = pool.run(JobKey::game("test"), true, CancelFlag::new(), |_| 42).await;
     assert_eq!(answer.expect("a later hint is answered"), 42);
     assert!(!ran.load(Ordering::SeqCst), "an abandoned hint does not think");
 }
@@ -125,20 +128,23 @@ async fn a_queued_hint_gives_up_after_a_bounded_wait_and_is_skipped() {
 async fn long_thinking_never_holds_every_worker() {
     use std::time::{Duration, Instant};
     use tabletop::cancel::CancelFlag;
-    use tabletop_web::engines::EnginePool;
+    use tabletop_web::engines::{EnginePool, JobKey};
 
     let pool = EnginePool::new(2, 4, Duration::from_secs(30));
     let long: Vec<_> = (0..4)
         .map(|_| {
             let pool = pool.clone();
             tokio::spawn(async move {
-                pool.run_long(CancelFlag::new(), |_| std::thread::sleep(Duration::from_millis(1500))).await
+                pool.run_long(JobKey::game("test"), CancelFlag::new(), |_| {
+                    std::thread::sleep(Duration::from_millis(1500))
+                })
+                .await
             })
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(200)).await;
     let asked = Instant::now();
-    let answer = pool.run(false, CancelFlag::new(), |_| 7).await.expect("the short job runs");
+    let answer = pool.run(JobKey::game("test"), false, CancelFlag::new(), |_| 7).await.expect("the short job runs");
     assert_eq!(answer, 7);
     assert!(asked.elapsed() < Duration::from_millis(800), "a short job waited {:?}", asked.elapsed());
     for job in long {
@@ -175,13 +181,14 @@ async fn a_removed_database_refuses_the_very_next_write() {
 async fn computer_moves_go_before_queued_hints() {
     use std::time::{Duration, Instant};
     use tabletop::cancel::CancelFlag;
-    use tabletop_web::engines::EnginePool;
+    use tabletop_web::engines::{EnginePool, JobKey};
 
     let pool = EnginePool::new(1, 8, Duration::from_secs(30));
     let busy = {
         let pool = pool.clone();
         tokio::spawn(async move {
-            pool.run(false, CancelFlag::new(), |_| std::thread::sleep(Duration::from_millis(500))).await
+            pool.run(JobKey::game("test"), false, CancelFlag::new(), |_| std::thread::sleep(Duration::from_millis(500)))
+                .await
         })
     };
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -189,13 +196,16 @@ async fn computer_moves_go_before_queued_hints() {
         .map(|_| {
             let pool = pool.clone();
             tokio::spawn(async move {
-                pool.run(true, CancelFlag::new(), |_| std::thread::sleep(Duration::from_millis(300))).await
+                pool.run(JobKey::game("test"), true, CancelFlag::new(), |_| {
+                    std::thread::sleep(Duration::from_millis(300))
+                })
+                .await
             })
         })
         .collect();
     tokio::time::sleep(Duration::from_millis(100)).await;
     let asked = Instant::now();
-    pool.run(false, CancelFlag::new(), |_| ()).await.expect("the move is chosen");
+    pool.run(JobKey::game("test"), false, CancelFlag::new(), |_| ()).await.expect("the move is chosen");
     assert!(asked.elapsed() < Duration::from_millis(1000), "the computer move waited {:?}", asked.elapsed());
     busy.await.expect("joined").expect("ran");
     for hint in hints {

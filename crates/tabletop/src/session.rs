@@ -119,6 +119,9 @@ pub trait Session: Send {
     fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError>;
     /// A copy, for thinking off the lock.
     fn boxed_clone(&self) -> Box<dyn Session>;
+    /// The most moves a served game may have: a server bound on a game's length (and so on its
+    /// record and state), far beyond any real game. See [`Adapter::move_limit`].
+    fn move_limit(&self) -> usize;
 }
 
 /// What a game must provide to be served.
@@ -179,7 +182,16 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     }
     /// Fills in what the server keeps secret (a random bag seed), before storing.
     fn complete_secret(_secret: &mut Value) {}
+    /// The most moves a served game may have (see [`Session::move_limit`]); a game reaching it
+    /// ends there. The default, [`DEFAULT_MOVE_LIMIT`], suits games whose rules bound their
+    /// length well below it; a game that can go on forever sets its own.
+    fn move_limit(_start: &G) -> usize {
+        DEFAULT_MOVE_LIMIT
+    }
 }
+
+/// The default [`Adapter::move_limit`].
+pub const DEFAULT_MOVE_LIMIT: usize = 1000;
 
 /// A [`Session`] for any game with an [`Adapter`].
 pub struct GenericSession<G: Analyze, A: Adapter<G>> {
@@ -387,6 +399,10 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
 
     fn boxed_clone(&self) -> Box<dyn Session> {
         Box::new(GenericSession::<G, A> { record: self.record.clone(), adapter: std::marker::PhantomData })
+    }
+
+    fn move_limit(&self) -> usize {
+        A::move_limit(self.record.start())
     }
 }
 

@@ -86,13 +86,15 @@ pub fn fresh_db() -> PathBuf {
     }
 }
 
-/// The test configuration: port 0, a fresh database, rates high enough never to matter.
+/// The test configuration: port 0, a fresh database, rates and caps high enough never to matter.
 pub fn config() -> tabletop_web::ServeConfig {
     tabletop_web::ServeConfig {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         db: fresh_db(),
         create_rate: 100_000,
         hint_rate: 100_000,
+        move_rate: 100_000,
+        max_open_games_per_address: 100_000,
         ..tabletop_web::ServeConfig::default()
     }
 }

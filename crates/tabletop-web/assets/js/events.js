@@ -4,9 +4,23 @@
 // restart, asks for a new ticket.
 import { api } from "./api.js";
 
+// A stream's first state holds the whole move list; each later one only the moves after
+// `moves_from` (how many of those already received still stand). Returns the state with its whole
+// list put back, or null when it does not follow from what this stream received.
+function wholeMoves(state, known) {
+  if (state.moves_from === undefined || state.moves_from === null) return state;
+  const from = state.moves_from;
+  if (!known || known.moves.length < from || known.history.length < from) return null;
+  delete state.moves_from;
+  state.moves = known.moves.slice(0, from).concat(state.moves || []);
+  state.history = known.history.slice(0, from).concat(state.history || []);
+  return state;
+}
+
 // Calls onState(state) with every newer state (by `version`) and onLink(connected) when the
 // connection goes up or down. Returns a function that closes it.
 export function follow(id, token, onState, onLink) {
+  let known = null;
   let source = null;
   let closed = false;
   let retry = null;
@@ -32,10 +46,20 @@ export function follow(id, token, onState, onLink) {
     }
     if (closed) return;
     source = new EventSource(url);
+    known = null;
+    const mine = source;
     source.addEventListener("open", () => { failures = 0; onLink(true); });
     source.addEventListener("state", (event) => {
       let state;
       try { state = JSON.parse(event.data); } catch { return; }
+      state = wholeMoves(state, known);
+      if (!state) {
+        // Out of step with the server: start over with a whole state.
+        mine.close();
+        if (!closed) open();
+        return;
+      }
+      known = { moves: state.moves, history: state.history };
       onLink(true);
       onState(state);
     });

@@ -50,6 +50,7 @@ impl AppState {
             streams_by_address: PerAddress::new(config.max_streams_per_address),
             streams_by_game: PerAddress::new(config.max_streams_per_game),
             tickets: Mutex::new(HashMap::new()),
+            open_games: Mutex::new(OpenGames::default()),
             config,
             store,
             owner,
@@ -73,6 +74,11 @@ impl AppState {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         (z ^ (z >> 31)) >> 11
+    }
+
+    /// The lobby's count of open games per address.
+    pub fn open_games(&self) -> std::sync::MutexGuard<'_, OpenGames> {
+        self.open_games.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The caps on what one engine may ask for.

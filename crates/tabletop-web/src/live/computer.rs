@@ -1,7 +1,10 @@
 //! Computer seats: when a computer is to move its thinking is scheduled on the engine pool (the
 //! long lane for long thinkers), resigned seats' turns are passed, and games waiting for a
-//! computer are resumed at start and taken over from processes that stopped.
+//! computer are resumed at start and taken over from processes that stopped. The thinking is
+//! queued under the client address of whoever acted last on the game (the game's id when nobody
+//! did), so the pool shares its workers fairly between clients.
 
+use std::net::IpAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -10,6 +13,7 @@ use tabletop::cancel::CancelFlag;
 use tabletop::PlayerSpec;
 
 use super::*;
+use crate::engines::JobKey;
 use crate::sessions::new_session;
 
 /// What plays a seat, from its stored spec: `human`, `open` (a person yet to come) or `computer`.
@@ -46,8 +50,16 @@ pub(super) fn thinks_long(spec: &PlayerSpec) -> bool {
     longer || deep
 }
 
+/// [`schedule`] after an action of the client at `client`: the computer's thinking (now and
+/// for the computer moves that follow) is that client's turn in the engine pool.
+pub async fn schedule_for(state: &Shared, game: &mut LiveGame, client: IpAddr) {
+    game.acted_by = Some(client);
+    schedule(state, game).await;
+}
+
 /// Passes the turns of seats that resigned, then starts the computer's thinking if one is to
-/// move (and is not already thinking, here or in another process holding the lease).
+/// move (and is not already thinking, here or in another process holding the lease), queued
+/// under the client who acted last (see [`schedule_for`]) or else the game.
 pub async fn schedule(state: &Shared, game: &mut LiveGame) {
     while let Some(seat) = game.to_move().filter(|s| game.row.resigned.contains(s)) {
         let Some(pass) = game.session.pass_move() else { break };
@@ -89,14 +101,15 @@ pub async fn schedule(state: &Shared, game: &mut LiveGame) {
     let flag = game.cancel.clone();
     let (state, id) = (state.clone(), game.row.id.clone());
     let caps = state.caps();
+    let key = game.acted_by.map_or_else(|| JobKey::game(&game.row.id), JobKey::Address);
     tokio::spawn(async move {
         let name = snapshot.game();
         let think = move |slots: &mut crate::engines::Slots| snapshot.computer_move(&spec, slots.slot(name), &caps);
         let thinking = async {
             if long {
-                state.pool.run_long(flag.clone(), think).await
+                state.pool.run_long(key, flag.clone(), think).await
             } else {
-                state.pool.run(false, flag.clone(), think).await
+                state.pool.run(key, false, flag.clone(), think).await
             }
         };
         tokio::pin!(thinking);

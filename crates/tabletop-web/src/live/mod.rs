@@ -15,6 +15,7 @@
 
 mod cache;
 mod computer;
+mod limits;
 mod processes;
 
 use std::collections::HashMap;
@@ -36,7 +37,8 @@ use crate::store::{GameRow, Store, StoreError, StoredGame, Write};
 use cache::replay;
 pub use cache::{start_background, IDLE_EVICTION};
 use computer::seat_kind;
-pub use computer::{public_players, resume_computers, schedule};
+pub use computer::{public_players, resume_computers, schedule, schedule_for};
+pub use limits::{OpenGames, Pace, SeatPaces};
 use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
 
 /// Are two secrets equal? In time that depends on their lengths only, not on where they differ.
@@ -75,7 +77,7 @@ pub fn now_seconds() -> i64 {
 }
 
 /// What changed in a game, as events name it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Change {
     /// The stream just opened (or missed events): here is the current state.
     Connected,
@@ -201,6 +203,7 @@ impl Proposal {
 /// Marks a person connected while their event stream is open.
 pub struct PresenceGuard {
     presence: Arc<Vec<AtomicUsize>>,
+    notes: Arc<AtomicU64>,
     seat: usize,
     events: broadcast::Sender<Note>,
     /// Where to tell other processes (shared databases): the publisher, this process, the game.
@@ -212,6 +215,7 @@ impl Drop for PresenceGuard {
         if let Some(count) = self.presence.get(self.seat) {
             count.fetch_sub(1, Ordering::SeqCst);
         }
+        self.notes.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change: Change::Presence, seat: Some(self.seat) });
         if let Some((publisher, owner, id)) = &self.publish {
             let _ = publisher.send(presence_payload(owner, id, self.seat, &self.presence));
@@ -244,12 +248,58 @@ pub struct LiveGame {
     publisher: Option<mpsc::UnboundedSender<String>>,
     /// This process's name in notifications and leases.
     owner: Arc<str>,
+    /// The client address of whoever acted on the game last: its computer's thinking is that
+    /// client's turn in the engine pool (see `computer::schedule_for`).
+    acted_by: Option<std::net::IpAddr>,
+    /// How fast each seat moves and proposes (this process's count).
+    paces: Vec<SeatPaces>,
+    /// Notes sent to the event streams so far (the render cache's clock).
+    notes: Arc<AtomicU64>,
+    /// Event data rendered since the last note, shared by the streams that ask for the same.
+    rendered: Rendered,
+}
+
+/// What the event streams of a game were last sent, for reuse: a hundred watchers of one game
+/// cost one rendering per change, not a hundred.
+#[derive(Default)]
+struct Rendered {
+    /// What the renders below are of: (notes sent, stored version, thinking here, elsewhere, ply).
+    key: Option<(u64, i64, bool, bool, usize)>,
+    /// Each viewer's whole state and the fingerprints of its move list.
+    views: HashMap<Option<usize>, RenderedView>,
+    /// The data of events: by viewer, moves the stream holds, change and seat.
+    data: HashMap<EventKey, Arc<str>>,
+}
+
+/// A viewer's whole state and the fingerprints of its move list.
+type RenderedView = (Arc<Value>, Arc<Vec<u64>>);
+
+/// What an event's data depends on besides the game: the viewer, how many of the moves the
+/// stream holds still stand, the change and who made it.
+type EventKey = (Option<usize>, Option<usize>, Change, Option<usize>);
+
+/// Renders kept at most per game at once (streams out of step with the others each add one).
+const RENDERS_KEPT: usize = 64;
+
+/// A fingerprint of each entry of a state's `history`, to tell which moves a stream already holds.
+fn fingerprints(view: &Value) -> Vec<u64> {
+    use std::hash::{Hash, Hasher};
+    let fingerprint = |entry: &Value| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        entry.to_string().hash(&mut hasher);
+        hasher.finish()
+    };
+    view["history"].as_array().map_or_else(Vec::new, |h| h.iter().map(fingerprint).collect())
 }
 
 impl LiveGame {
     fn new(stored: StoredGame, session: Box<dyn Session>, state: &AppState) -> Self {
         let presence = Arc::new((0..stored.row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
+        let pace = SeatPaces::new(state.config.move_rate, state.config.proposal_rate);
         LiveGame {
+            paces: vec![pace; stored.row.seats.len()],
+            notes: Arc::new(AtomicU64::new(0)),
+            rendered: Rendered::default(),
             proposal: stored.proposal.as_ref().and_then(Proposal::from_json),
             row: stored.row,
             session,
@@ -262,6 +312,7 @@ impl LiveGame {
             thinking_elsewhere: stored.leased,
             publisher: state.publisher.clone(),
             owner: state.owner.clone(),
+            acted_by: None,
         }
     }
 
@@ -309,6 +360,11 @@ impl LiveGame {
         state.check_writable()?;
         let result = state.store().write(&self.row.id, self.stored_version, write, computer_next).await;
         self.written(state, result)
+    }
+
+    /// Counts a move or takeback by `seat` against the server's move rate (429 beyond).
+    pub fn pace(&mut self, seat: usize) -> Result<(), ApiError> {
+        self.paces.get_mut(seat).map_or(Ok(()), SeatPaces::act)
     }
 
     /// The seat a token holds (only tokens' hashes are kept: the token's is compared).
@@ -373,6 +429,7 @@ impl LiveGame {
 
     /// Tells this process's streams only.
     fn changed_here(&mut self, change: Change, seat: Option<usize>) {
+        self.notes.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change, seat });
     }
 
@@ -380,12 +437,19 @@ impl LiveGame {
     pub fn presence_guard(&mut self, viewer: Option<usize>) -> Option<PresenceGuard> {
         let seat = viewer?;
         self.presence.get(seat)?.fetch_add(1, Ordering::SeqCst);
+        self.notes.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change: Change::Presence, seat: Some(seat) });
         let publish = self.publisher.clone().map(|p| (p, self.owner.clone(), self.row.id.clone()));
         if let Some((publisher, owner, id)) = &publish {
             let _ = publisher.send(presence_payload(owner, id, seat, &self.presence));
         }
-        Some(PresenceGuard { presence: self.presence.clone(), seat, events: self.events.clone(), publish })
+        Some(PresenceGuard {
+            presence: self.presence.clone(),
+            notes: self.notes.clone(),
+            seat,
+            events: self.events.clone(),
+            publish,
+        })
     }
 
     /// Is someone connected to `seat`, here or (recently said) in another process?
@@ -417,6 +481,37 @@ impl LiveGame {
         }
         // Any move ends a pending proposal.
         self.proposal = None;
+        // The move is stored whatever follows; an ending that could not be stored is tried
+        // again after the next move.
+        if let Err(err) = self.end_at_move_limit(state).await {
+            tracing::warn!("could not end game {} at its move limit: {err}", self.row.id);
+        }
+        Ok(())
+    }
+
+    /// Ends the game when it reached the game's move limit (a bound on its record and its
+    /// state, far beyond real games): drawn, or won by the best scores where the game keeps them.
+    async fn end_at_move_limit(&mut self, state: &AppState) -> Result<(), ApiError> {
+        let own = self.session.move_limit();
+        let limit = state.config.move_limit.map_or(own, |cap| cap.min(own));
+        if self.session.ply() < limit || self.to_move().is_none() {
+            return Ok(());
+        }
+        let remaining: Vec<usize> = (0..self.row.seats.len()).filter(|s| !self.row.resigned.contains(s)).collect();
+        let winners: Vec<usize> = match self.session.scores() {
+            Some(scores) => {
+                let best = remaining.iter().map(|&s| scores[s]).max().unwrap_or(0);
+                remaining.iter().copied().filter(|&s| scores[s] == best).collect()
+            }
+            None => Vec::new(),
+        };
+        let reason = format!("the game reached this server's limit of {limit} moves");
+        let resigned = self.row.resigned.clone();
+        let ended = Some((reason.as_str(), winners.as_slice()));
+        self.write(state, Write::Resigned { resigned: &resigned, ended }, false).await?;
+        self.row.ended = Some(reason);
+        self.row.ended_winners = winners;
+        self.cancel_thinking();
         Ok(())
     }
 
@@ -457,6 +552,9 @@ impl LiveGame {
     pub async fn propose(&mut self, state: &AppState, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
         if self.proposal.is_some() {
             return Err(ApiError::Conflict("a proposal is already waiting for an answer".into()));
+        }
+        if let Some(pace) = self.paces.get_mut(seat) {
+            pace.propose()?;
         }
         let waiting_for = self.others(seat);
         let proposal = Proposal { kind, by: seat, waiting_for, at_ply: self.session.ply() };
@@ -598,6 +696,60 @@ impl LiveGame {
         Ok(())
     }
 
+    /// The data of the event telling `viewer`'s stream of `note`: the state as that viewer may
+    /// see it, with only the moves the stream has not been sent (`moves_from` says how many of
+    /// those sent still stand; the first state of a stream is whole). `sent` keeps the
+    /// fingerprints of the move list this stream holds. Renders are shared between streams.
+    pub fn event_data(&mut self, viewer: Option<usize>, note: Note, sent: &mut Option<Arc<Vec<u64>>>) -> Arc<str> {
+        let key = (
+            self.notes.load(Ordering::SeqCst),
+            self.stored_version,
+            self.thinking,
+            self.thinking_elsewhere,
+            self.session.ply(),
+        );
+        // A stream's first state is always rendered afresh (nothing that changed without a note
+        // can linger in it).
+        if sent.is_none() || self.rendered.key != Some(key) || self.rendered.data.len() >= RENDERS_KEPT {
+            self.rendered = Rendered { key: Some(key), ..Rendered::default() };
+        }
+        let (view, prints) = match self.rendered.views.get(&viewer) {
+            Some((view, prints)) => (view.clone(), prints.clone()),
+            None => {
+                let view = self.state(viewer);
+                let prints = Arc::new(fingerprints(&view));
+                let view = Arc::new(view);
+                self.rendered.views.insert(viewer, (view.clone(), prints.clone()));
+                (view, prints)
+            }
+        };
+        let kept = sent.as_ref().map(|before| before.iter().zip(prints.iter()).take_while(|(a, b)| a == b).count());
+        *sent = Some(prints);
+        let data_key = (viewer, kept, note.change, note.seat);
+        if let Some(data) = self.rendered.data.get(&data_key) {
+            return data.clone();
+        }
+        let mut out = serde_json::Map::new();
+        if let Some(fields) = view.as_object() {
+            for (name, value) in fields {
+                let value = match (name.as_str(), kept, value) {
+                    ("moves" | "history", Some(kept), Value::Array(items)) => {
+                        Value::Array(items.get(kept..).unwrap_or_default().to_vec())
+                    }
+                    _ => value.clone(),
+                };
+                out.insert(name.clone(), value);
+            }
+        }
+        if let Some(kept) = kept {
+            out.insert("moves_from".into(), json!(kept));
+        }
+        out.insert("event".into(), json!({"kind": note.change.name(), "seat": note.seat}));
+        let data: Arc<str> = Arc::from(Value::Object(out).to_string());
+        self.rendered.data.insert(data_key, data.clone());
+        data
+    }
+
     fn players(&self) -> Value {
         let names = self.session.seat_names();
         let players: Vec<Value> = self
@@ -729,6 +881,8 @@ pub struct AppState {
     pub streams_by_game: Arc<crate::connection::PerAddress<String>>,
     /// Single-use tickets for seats' event streams: ticket -> (game, seat, until when).
     pub tickets: Mutex<HashMap<String, (String, usize, Instant)>>,
+    /// Open games per creating address, for the lobby cap.
+    pub open_games: Mutex<OpenGames>,
     /// Computer moves being thought about right now.
     pub thinking: AtomicUsize,
     writable: AtomicBool,

@@ -44,6 +44,9 @@ impl SlideAdapter {
     }
 }
 
+/// The sliding moves a served game may have after the placing (see [`Adapter::move_limit`]).
+pub const SLIDING_MOVES_SERVED: usize = 400;
+
 impl Adapter<Slide> for SlideAdapter {
     const NAME: &'static str = "slide";
     const OPTION_KEYS: &'static [&'static str] = &["size", "empty"];
@@ -61,6 +64,15 @@ impl Adapter<Slide> for SlideAdapter {
 
     fn seat_name(seat: usize) -> String {
         if seat == 0 { "Blue" } else { "Orange" }.to_string()
+    }
+
+    /// The placing, then [`SLIDING_MOVES_SERVED`] slides: sliding can go on forever (the third
+    /// repetition of a position draws, but a long game need never repeat one), so a served game
+    /// reaching the limit ends drawn, as repetition would end it.
+    fn move_limit(start: &Slide) -> usize {
+        let variant = start.slide_variant();
+        let placing = (variant.size() * variant.size()).saturating_sub(variant.empty());
+        placing + SLIDING_MOVES_SERVED
     }
 
     fn describe_reason(reason: String) -> String {
