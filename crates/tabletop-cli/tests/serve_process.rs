@@ -418,7 +418,7 @@ fn a_corrupted_database_is_refused_at_start() {
                 options: json!({"size": 3, "empty": 1}),
                 secret: json!({}),
                 seats: vec!["human".into(), "human".into()],
-                tokens: vec![format!("{:032x}", g + 1000), format!("{:032x}", g + 2000)],
+                token_hashes: vec![format!("{:064x}", g + 1000), format!("{:064x}", g + 2000)],
                 hints: false,
                 resigned: Vec::new(),
                 ended: None,
@@ -447,6 +447,23 @@ fn a_corrupted_database_is_refused_at_start() {
     let status = status.expect("the server exited");
     assert!(!status.success(), "a non-zero exit: {status:?}");
     assert!(log.contains("quick_check") && log.contains("damaged"), "a clear reason: {log}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 24: a database the process cannot write (here a file opened `immutable=1`; a read-only
+/// file or folder alike, for any user but root) is refused at start: a non-zero exit and a
+/// message saying what to do, where it used to be served with every write answering 503.
+#[test]
+fn a_database_that_cannot_be_written_is_refused_at_start() {
+    let dir = temp_dir("read-only-db");
+    let db = dir.join("games.db");
+    drop(Store::open(&db).expect("a new database"));
+    let immutable = PathBuf::from(format!("file:{}?immutable=1", db.display()));
+    let refused = Server::try_start(&immutable, &[]);
+    let Err((status, log)) = refused else { panic!("an immutable database must not be served") };
+    let status = status.expect("the server exited");
+    assert!(!status.success(), "a non-zero exit: {status:?}");
+    assert!(log.contains("cannot be written") && log.contains("writable"), "a clear reason: {log}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -957,6 +957,172 @@ async fn a_replaced_database_refuses_writes() {
     assert_eq!(state(addr, &game.id, None).await["moves"], json!([]), "nothing acknowledged");
 }
 
+/// Issue 24, item 7: another process holding SQLite's write lock never stalls the server: the
+/// page, its files, the catalog and the lobby answer at once, moves waiting for the lock answer
+/// 503 with `Retry-After` within a bound (the lock was waited for 5 s on the threads that answer
+/// requests, so everything stalled), nothing refused is stored, and the moves go through once
+/// the lock is released.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_locked_sqlite_database_answers_503_quickly_and_stalls_nothing_else() {
+    if skip_unless_sqlite("a_locked_sqlite_database_answers_503_quickly_and_stalls_nothing_else") {
+        return;
+    }
+    let server = start().await;
+    let addr = server.addr;
+    let mut games = Vec::new();
+    for _ in 0..4 {
+        games.push(create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await);
+    }
+    // Another process's connection takes the file's write lock and keeps it.
+    let locker = rusqlite::Connection::open(&server.db).unwrap();
+    locker.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let moves: Vec<_> = games
+        .iter()
+        .map(|game| {
+            let (id, token) = (game.id.clone(), game.token(0).to_string());
+            tokio::spawn(async move {
+                let asked = Instant::now();
+                let answer = play(addr, &id, &token, "5").await;
+                (answer, asked.elapsed())
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for path in ["/", "/favicon.svg", "/api/catalog", "/api/lobby"] {
+        let asked = Instant::now();
+        let answer = tokio::time::timeout(Duration::from_secs(10), get(addr, path)).await.expect("an answer");
+        assert_eq!(answer.status, 200, "{path}: {}", answer.text);
+        assert!(
+            asked.elapsed() < Duration::from_millis(1500),
+            "{path} waited {:?} for the locked database",
+            asked.elapsed()
+        );
+    }
+    for refused in moves {
+        let (answer, took) = refused.await.unwrap();
+        assert_eq!(answer.status, 503, "{}", answer.text);
+        assert!(answer.header("retry-after").is_some(), "{}", answer.head);
+        answer.error();
+        assert!(took < Duration::from_secs(3), "a move waited {took:?} for the lock");
+    }
+    locker.execute_batch("ROLLBACK").unwrap();
+    for game in &games {
+        assert_eq!(state(addr, &game.id, None).await["moves"], json!([]), "nothing refused was kept");
+        assert_eq!(play_ok(addr, &game.id, game.token(0), "5").await["moves"], json!(["5"]));
+    }
+}
+
+/// Issue 24, item 9: a database file the server cannot write (opened immutable or read-only,
+/// or a read-only file) is refused at start with what to do, instead of being served with
+/// every write answering 503.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_that_cannot_be_written_is_refused_at_start() {
+    if skip_unless_sqlite("a_database_that_cannot_be_written_is_refused_at_start") {
+        return;
+    }
+    let db = tempdir().join("games.db");
+    {
+        let server = start_with(tabletop_web::ServeConfig { db: db.clone(), ..config() }).await;
+        create(server.addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+        server.running.shutdown().await;
+    }
+    let refused = |text: &str| text.contains("cannot be written") && text.contains("writable");
+    for uri in [format!("file:{}?immutable=1", db.display()), format!("file:{}?mode=ro", db.display())] {
+        let Err(error) = tabletop_web::start(tabletop_web::ServeConfig { db: uri.clone().into(), ..config() }).await
+        else {
+            panic!("{uri} was opened for writing");
+        };
+        assert!(refused(&error.to_string()), "{uri}: {error}");
+    }
+    // A read-only file: permissions do not stop root, so this part runs for other users only.
+    let writable = std::fs::metadata(&db).unwrap().permissions();
+    let mut read_only = writable.clone();
+    read_only.set_readonly(true);
+    std::fs::set_permissions(&db, read_only).unwrap();
+    if std::fs::OpenOptions::new().append(true).open(&db).is_ok() {
+        eprintln!("a read-only file is writable by this user (root): that case is not checked here");
+    } else {
+        let Err(error) = tabletop_web::start(tabletop_web::ServeConfig { db: db.clone(), ..config() }).await else {
+            panic!("a read-only file was opened for writing");
+        };
+        assert!(refused(&error.to_string()), "{error}");
+    }
+    std::fs::set_permissions(&db, writable).unwrap();
+    let server = start_with(tabletop_web::ServeConfig { db, ..config() }).await;
+    assert_eq!(get(server.addr, "/api/lobby").await.status, 200, "the same file, writable, is served");
+}
+
+/// The `tokens` column of a stored game, as the database holds it.
+fn stored_tokens(db: &std::path::Path, id: &str) -> String {
+    if on_postgres() {
+        let output = std::process::Command::new("psql")
+            .args([
+                "-X",
+                "-At",
+                "-d",
+                &db.to_string_lossy(),
+                "-c",
+                &format!("SELECT tokens FROM games WHERE id = '{id}'"),
+            ])
+            .output()
+            .expect("psql");
+        String::from_utf8_lossy(&output.stdout).trim().to_string()
+    } else {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.query_row("SELECT tokens FROM games WHERE id = ?1", [id], |r| r.get(0)).unwrap()
+    }
+}
+
+/// Makes the database one written before tokens were hashed: `tokens` stored in clear for game
+/// `id`, and the schema one step back (the step that hashes them not yet applied).
+fn store_clear_tokens(db: &std::path::Path, id: &str, tokens: &[&str]) {
+    let clear = json!(tokens).to_string();
+    if on_postgres() {
+        let url = db.to_string_lossy();
+        support::pg::psql(&url, &format!("UPDATE games SET tokens = '{clear}' WHERE id = '{id}'"));
+        support::pg::psql(&url, "DELETE FROM schema_migrations WHERE version = 4");
+    } else {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.execute("UPDATE games SET tokens = ?2 WHERE id = ?1", [id, &clear]).unwrap();
+        conn.execute_batch("PRAGMA user_version = 3").unwrap();
+    }
+}
+
+/// Issue 24, item 9: seat tokens are stored hashed (the creator's, and an open seat's given at
+/// join), never in clear, and still work; an older database's clear tokens are hashed when it is
+/// opened, and their holders keep playing with them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seat_tokens_are_stored_hashed_and_older_clear_tokens_are_upgraded() {
+    use tabletop_web::store::hash_token;
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "open"]})).await;
+    let joined = post(addr, &format!("/api/games/{}/join", game.id), json!({})).await;
+    assert_eq!(joined.status, 200, "{}", joined.text);
+    let (first, second) = (game.token(0).to_string(), joined.body["token"].as_str().unwrap().to_string());
+    let stored = stored_tokens(&server.db, &game.id);
+    for token in [&first, &second] {
+        assert!(!stored.contains(token.as_str()), "a token stored in clear: {stored}");
+        assert!(stored.contains(&hash_token(token)), "its hash is stored: {stored}");
+    }
+    play_ok(addr, &game.id, &first, "5").await;
+    play_ok(addr, &game.id, &second, "1").await;
+    assert_eq!(state(addr, &game.id, Some(&second)).await["your_seat"], 1);
+
+    // The same game in an older database, its tokens in clear: opened again, they are hashed.
+    store_clear_tokens(&server.db, &game.id, &[&first, &second]);
+    let again = start_with(tabletop_web::ServeConfig { db: server.db.clone(), ..config() }).await;
+    let stored = stored_tokens(&server.db, &game.id);
+    for token in [&first, &second] {
+        assert!(!stored.contains(token.as_str()), "a clear token left after the upgrade: {stored}");
+        assert!(stored.contains(&hash_token(token)), "its hash is stored: {stored}");
+    }
+    assert_eq!(state(again.addr, &game.id, Some(&first)).await["your_seat"], 0, "the old token still holds its seat");
+    assert_eq!(play_ok(again.addr, &game.id, &first, "9").await["moves"], json!(["5", "1", "9"]));
+    let wrong = play(again.addr, &game.id, &hash_token(&second), "2").await;
+    assert_eq!(wrong.status, 403, "a stored hash is no token: {}", wrong.text);
+}
+
 /// Creates a game claiming to come from `forwarded` (an `X-Forwarded-For` header): the status.
 async fn create_as(addr: std::net::SocketAddr, forwarded: &str) -> u16 {
     let body = json!({"game": "slide", "seats": ["human", "human"]}).to_string();

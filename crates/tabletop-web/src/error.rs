@@ -39,7 +39,7 @@ pub enum ApiError {
     /// 503 with `Retry-After`: the engine workers are all busy.
     #[error("the engines are all busy; try again in a few seconds")]
     Busy,
-    /// 503: the database cannot be written.
+    /// 503 with `Retry-After`: the database cannot be written, or is busy.
     #[error("the server cannot store games right now; try again later")]
     Unavailable,
     /// 500: stored data is damaged or storage failed (the reason goes to the log, not the client).
@@ -51,8 +51,9 @@ impl From<StoreError> for ApiError {
     fn from(err: StoreError) -> Self {
         match err {
             StoreError::Stale => ApiError::Conflict("the game has moved on: another request moved first".into()),
-            // The database is out of reach (restarting, connections dropped): try again later.
-            StoreError::Pool(_) => {
+            // The database is out of reach (restarting, connections dropped) or locked by
+            // another process for longer than a request waits: try again later.
+            StoreError::Pool(_) | StoreError::Busy => {
                 tracing::warn!("storage: {err}");
                 ApiError::Unavailable
             }

@@ -557,12 +557,15 @@ async fn create_game(
         let cap = state.config.max_open_games_per_address;
         state.open_games().check(client.ip(), cap, crate::config::OPEN_GAME_COUNTED)?;
     }
+    // The tokens are shown in this answer only: the database keeps their hashes.
+    let (tokens, token_hashes): (Vec<String>, Vec<String>) =
+        (0..seats_needed).map(|_| crate::live::new_token()).unzip();
     let row = GameRow {
         id: crate::live::random_hex(),
         game: request.game,
         options,
         secret,
-        tokens: (0..seats_needed).map(|_| crate::live::random_hex()).collect(),
+        token_hashes,
         seats,
         hints: request.hints,
         resigned: Vec::new(),
@@ -579,13 +582,8 @@ async fn create_game(
     let base = origin(&state, &headers);
     let id = game.row.id.clone();
     let names = game.session.seat_names();
-    let tokens: Vec<Value> = game
-        .row
-        .seats
-        .iter()
-        .zip(&game.row.tokens)
-        .map(|(s, t)| if s == "human" { json!(t) } else { Value::Null })
-        .collect();
+    let shown: Vec<Value> =
+        game.row.seats.iter().zip(&tokens).map(|(s, t)| if s == "human" { json!(t) } else { Value::Null }).collect();
     let invites: Vec<Value> = game
         .row
         .seats
@@ -593,7 +591,7 @@ async fn create_game(
         .enumerate()
         .filter(|(_, s)| *s == "human")
         .map(|(seat, _)| {
-            let path = format!("/game/{id}#seat={}", game.row.tokens[seat]);
+            let path = format!("/game/{id}#seat={}", tokens[seat]);
             json!({"seat": seat, "name": names.get(seat), "url": format!("{base}{path}"), "path": path})
         })
         .collect();
@@ -601,7 +599,7 @@ async fn create_game(
     let creator = game.row.seats.iter().position(|s| s == "human");
     Ok(Json(json!({
         "id": id,
-        "tokens": tokens,
+        "tokens": shown,
         "invites": invites,
         "watch": {"url": format!("{base}{watch}"), "path": watch},
         "state": game.state(creator),
@@ -664,13 +662,12 @@ async fn join(
         .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
     let mut seats = game.row.seats.clone();
     seats[seat] = "human".to_string();
-    game.take_seat(&state, seats).await?;
+    let token = game.take_seat(&state, seats, seat).await?;
     if !game.row.seats.iter().any(|s| s == "open") {
         state.open_games().closed(&id);
     }
     game.changed(Change::SeatTaken, Some(seat));
     crate::live::schedule_for(&state, &mut game, client.ip()).await;
-    let token = game.row.tokens[seat].clone();
     Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
 }
 

@@ -124,7 +124,12 @@ impl AppState {
         if matches!(err, StoreError::Stale) {
             return ApiError::Conflict("the game has moved on: another request moved first".into());
         }
-        tracing::error!("storage: a write failed: {err}");
+        // Another process holding SQLite's lock is no fault of this one: a warning.
+        if matches!(err, StoreError::Busy) {
+            tracing::warn!("storage: a write was refused: {err}");
+        } else {
+            tracing::error!("storage: a write failed: {err}");
+        }
         ApiError::Unavailable
     }
 

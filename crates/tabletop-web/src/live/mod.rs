@@ -63,6 +63,14 @@ pub fn random_hex() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A new seat token and its hash: the token is shown once, to its holder; only the hash is
+/// stored.
+pub fn new_token() -> (String, String) {
+    let token = random_hex();
+    let hash = crate::store::hash_token(&token);
+    (token, hash)
+}
+
 /// Seconds since the Unix epoch.
 pub fn now_seconds() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
@@ -359,13 +367,13 @@ impl LiveGame {
         self.paces.get_mut(seat).map_or(Ok(()), SeatPaces::act)
     }
 
-    /// The seat a token holds.
+    /// The seat a token holds (only tokens' hashes are kept: the token's is compared).
     pub fn seat_of(&self, token: Option<&str>) -> Option<usize> {
-        let token = token?;
-        // Every seat's token is compared, each in time independent of where they differ.
+        let offered = crate::store::hash_token(token?);
+        // Every seat's hash is compared, each in time independent of where they differ.
         let mut found = None;
-        for (seat, held) in self.row.tokens.iter().enumerate() {
-            if same_secret(held.as_bytes(), token.as_bytes()) && found.is_none() {
+        for (seat, held) in self.row.token_hashes.iter().enumerate() {
+            if same_secret(held.as_bytes(), offered.as_bytes()) && found.is_none() {
                 found = Some(seat);
             }
         }
@@ -578,12 +586,19 @@ impl LiveGame {
         self.propose(state, ProposalKind::Takeback { to_ply }, seat).await
     }
 
-    /// Gives the seats (an open one now taken by a person) and stores them.
-    pub async fn take_seat(&mut self, state: &AppState, seats: Vec<String>) -> Result<(), ApiError> {
+    /// Gives the seats (`seat`, an open one, now taken by a person) and stores them, with a
+    /// new token for the seat: answers the token (only its hash is stored, so it is shown now
+    /// or never).
+    pub async fn take_seat(&mut self, state: &AppState, seats: Vec<String>, seat: usize) -> Result<String, ApiError> {
+        let (token, hash) = new_token();
+        let mut token_hashes = self.row.token_hashes.clone();
+        let held = token_hashes.get_mut(seat).ok_or_else(|| ApiError::Internal(format!("no seat {seat}")))?;
+        *held = hash;
         let computer_next = self.computer_to_move();
-        self.write(state, Write::Seats { seats: &seats }, computer_next).await?;
+        self.write(state, Write::Seats { seats: &seats, token_hashes: &token_hashes }, computer_next).await?;
         self.row.seats = seats;
-        Ok(())
+        self.row.token_hashes = token_hashes;
+        Ok(token)
     }
 
     /// Stores a proposal (or its end), then keeps it.

@@ -10,14 +10,20 @@
 //!   an expiry by the database's clock; SQLite: the one process always holds it).
 //! - Every move is committed before the server answers, and a game is rebuilt by replaying its
 //!   moves.
+//! - SQLite's calls block: [`Store`] makes them on tokio's blocking threads, so that a database
+//!   waiting for a lock never holds up the threads that answer requests (the page, the catalog).
+//! - Seat tokens are stored hashed ([`hash_token`]): a token is shown to its holder once, when
+//!   the seat is given, and the database alone cannot act for anyone.
 
 pub mod postgres;
 pub mod sqlite;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 /// A storage failure.
 #[derive(Debug, thiserror::Error)]
@@ -54,6 +60,34 @@ pub enum StoreError {
     /// another request, perhaps in another process, came first.
     #[error("the game has moved on")]
     Stale,
+    /// The database stayed locked (another process writing, or this one's calls queued) for
+    /// longer than a request may wait.
+    #[error("the database is busy (locked by another connection or process)")]
+    Busy,
+    /// The database file cannot be written: refused at start.
+    #[error(
+        "the database {path} cannot be written ({reason}): make the file and its folder writable by this user \
+         (SQLite creates FILE-wal and FILE-shm beside it), and do not open it read-only or immutable"
+    )]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
+    /// The database file cannot be opened or created: refused at start.
+    #[error(
+        "cannot open or create the database {path} ({reason}): check that its folder exists and is writable by this user"
+    )]
+    CannotOpen {
+        /// The file.
+        path: PathBuf,
+        /// What SQLite said.
+        reason: String,
+    },
+    /// A blocking database call did not finish (its thread panicked, or the runtime is stopping).
+    #[error("database call: {0}")]
+    Task(String),
 }
 
 impl From<rusqlite_migration::Error> for StoreError {
@@ -75,8 +109,9 @@ pub struct GameRow {
     pub secret: Value,
     /// Per seat: the player spec (`human`, `open`, `engine:time=1s`, ...).
     pub seats: Vec<String>,
-    /// Per seat: its secret token.
-    pub tokens: Vec<String>,
+    /// Per seat: the hash of its secret token ([`hash_token`]); the token itself is never
+    /// stored, only shown to its holder when the seat is given.
+    pub token_hashes: Vec<String>,
     /// Whether hints and analysis are allowed between people.
     pub hints: bool,
     /// Seats that resigned, in order.
@@ -159,10 +194,57 @@ impl std::fmt::Display for DatabaseTarget {
     }
 }
 
+/// A [`Write`] that owns its data, to move to a blocking thread.
+enum OwnedWrite {
+    Move { ply: usize, notation: String },
+    Truncate { ply: usize },
+    Resigned { resigned: Vec<usize>, ended: Option<(String, Vec<usize>)> },
+    Seats { seats: Vec<String>, token_hashes: Vec<String> },
+    Proposal { proposal: Option<Value> },
+}
+
+impl OwnedWrite {
+    fn new(write: Write<'_>) -> Self {
+        match write {
+            Write::Move { ply, notation } => OwnedWrite::Move { ply, notation: notation.to_string() },
+            Write::Truncate { ply } => OwnedWrite::Truncate { ply },
+            Write::Resigned { resigned, ended } => OwnedWrite::Resigned {
+                resigned: resigned.to_vec(),
+                ended: ended.map(|(reason, winners)| (reason.to_string(), winners.to_vec())),
+            },
+            Write::Seats { seats, token_hashes } => {
+                OwnedWrite::Seats { seats: seats.to_vec(), token_hashes: token_hashes.to_vec() }
+            }
+            Write::Proposal { proposal } => OwnedWrite::Proposal { proposal: proposal.cloned() },
+        }
+    }
+
+    fn borrowed(&self) -> Write<'_> {
+        match self {
+            OwnedWrite::Move { ply, notation } => Write::Move { ply: *ply, notation },
+            OwnedWrite::Truncate { ply } => Write::Truncate { ply: *ply },
+            OwnedWrite::Resigned { resigned, ended } => Write::Resigned {
+                resigned,
+                ended: ended.as_ref().map(|(reason, winners)| (reason.as_str(), winners.as_slice())),
+            },
+            OwnedWrite::Seats { seats, token_hashes } => Write::Seats { seats, token_hashes },
+            OwnedWrite::Proposal { proposal } => Write::Proposal { proposal: proposal.as_ref() },
+        }
+    }
+}
+
+/// Runs a blocking SQLite call on tokio's blocking threads (never on a thread that answers
+/// requests: a call may wait up to [`sqlite::BUSY_WAIT`] for a lock).
+async fn blocking<T: Send + 'static>(
+    call: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::task::spawn_blocking(call).await.map_err(|e| StoreError::Task(e.to_string()))?
+}
+
 /// The database: one of the two backends.
 pub enum Store {
-    /// One SQLite file.
-    Sqlite(sqlite::Store),
+    /// One SQLite file (shared with the blocking threads that call it).
+    Sqlite(Arc<sqlite::Store>),
     /// A PostgreSQL database shared by any number of server processes.
     Postgres(postgres::Store),
 }
@@ -215,7 +297,7 @@ pub(crate) fn row_from_columns(
         options,
         secret,
         seats: serde_json::from_str(seats).map_err(|_| damaged("seats"))?,
-        tokens: serde_json::from_str(tokens).map_err(|_| damaged("tokens"))?,
+        token_hashes: serde_json::from_str(tokens).map_err(|_| damaged("tokens"))?,
         hints,
         resigned: serde_json::from_str(resigned).map_err(|_| damaged("resigned"))?,
         ended_winners: serde_json::from_str(ended_winners).map_err(|_| damaged("ended_winners"))?,
@@ -224,10 +306,28 @@ pub(crate) fn row_from_columns(
         game,
         id: id.clone(),
     };
-    if row.tokens.len() != row.seats.len() {
+    if row.token_hashes.len() != row.seats.len() {
         return Err(damaged("tokens"));
     }
     Ok(row)
+}
+
+/// What is stored of a seat's token: its SHA-256, in hex. Tokens are 128 random bits, so a
+/// plain hash is enough: nothing can be guessed from it, and no salt is needed.
+///
+/// ```
+/// use tabletop_web::store::hash_token;
+/// assert_eq!(hash_token("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+/// ```
+pub fn hash_token(token: &str) -> String {
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A stored JSON list of clear tokens as the list of their hashes (the migration to hashed
+/// tokens); `None` if it is not a list of strings.
+pub(crate) fn hashed_tokens(clear: &str) -> Option<String> {
+    let tokens: Vec<String> = serde_json::from_str(clear).ok()?;
+    Some(json_text(&tokens.iter().map(|t| hash_token(t)).collect::<Vec<_>>()))
 }
 
 /// Checks that stored moves are numbered 0, 1, 2, ... and keeps their notations.
@@ -274,10 +374,12 @@ pub enum Write<'a> {
         /// Why it ended, and who won, if it ended.
         ended: Option<(&'a str, &'a [usize])>,
     },
-    /// The seats after an open seat was given to a person.
+    /// The seats after an open seat was given to a person, with the seat's new token.
     Seats {
         /// Every seat's spec.
         seats: &'a [String],
+        /// Every seat's token hash ([`hash_token`]).
+        token_hashes: &'a [String],
     },
     /// A proposal started, changed or ended.
     Proposal {
@@ -290,7 +392,10 @@ impl Store {
     /// Opens (creating and migrating) the database `--db` names.
     pub async fn open(target: &DatabaseTarget) -> Result<Self, StoreError> {
         match target {
-            DatabaseTarget::Sqlite(path) => Ok(Store::Sqlite(sqlite::Store::open(path)?)),
+            DatabaseTarget::Sqlite(path) => {
+                let path = path.clone();
+                Ok(Store::Sqlite(Arc::new(blocking(move || sqlite::Store::open(&path)).await?)))
+            }
             DatabaseTarget::Postgres(url) => Ok(Store::Postgres(postgres::Store::open(url).await?)),
         }
     }
@@ -303,7 +408,10 @@ impl Store {
     /// Stores a new game at version 0, and whether a computer is to move first.
     pub async fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
         match self {
-            Store::Sqlite(s) => s.insert_game(row, computer_to_move),
+            Store::Sqlite(s) => {
+                let (s, row) = (s.clone(), row.clone());
+                blocking(move || s.insert_game(&row, computer_to_move)).await
+            }
             Store::Postgres(s) => s.insert_game(row, computer_to_move).await,
         }
     }
@@ -311,7 +419,10 @@ impl Store {
     /// A game and its moves, or `None` if there is no such game.
     pub async fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
         match self {
-            Store::Sqlite(s) => s.load(id),
+            Store::Sqlite(s) => {
+                let (s, id) = (s.clone(), id.to_string());
+                blocking(move || s.load(&id)).await
+            }
             Store::Postgres(s) => s.load(id).await,
         }
     }
@@ -319,7 +430,10 @@ impl Store {
     /// A game's version, or `None` if there is no such game.
     pub async fn version(&self, id: &str) -> Result<Option<i64>, StoreError> {
         match self {
-            Store::Sqlite(s) => s.version(id),
+            Store::Sqlite(s) => {
+                let (s, id) = (s.clone(), id.to_string());
+                blocking(move || s.version(&id)).await
+            }
             Store::Postgres(s) => s.version(id).await,
         }
     }
@@ -334,7 +448,10 @@ impl Store {
         computer_to_move: bool,
     ) -> Result<i64, StoreError> {
         match self {
-            Store::Sqlite(s) => s.write(id, expected, write, computer_to_move),
+            Store::Sqlite(s) => {
+                let (s, id, write) = (s.clone(), id.to_string(), OwnedWrite::new(write));
+                blocking(move || s.write(&id, expected, write.borrowed(), computer_to_move)).await
+            }
             Store::Postgres(s) => s.write(id, expected, write, computer_to_move).await,
         }
     }
@@ -342,7 +459,10 @@ impl Store {
     /// Games with a seat open to anyone, newest first.
     pub async fn lobby(&self, limit: usize) -> Result<Vec<LobbyGame>, StoreError> {
         match self {
-            Store::Sqlite(s) => s.lobby(limit),
+            Store::Sqlite(s) => {
+                let s = s.clone();
+                blocking(move || s.lobby(limit)).await
+            }
             Store::Postgres(s) => s.lobby(limit).await,
         }
     }
@@ -350,7 +470,10 @@ impl Store {
     /// Games whose computer seat may be to move and that nobody thinks for (to resume them).
     pub async fn computer_to_move(&self) -> Result<Vec<String>, StoreError> {
         match self {
-            Store::Sqlite(s) => s.computer_to_move(),
+            Store::Sqlite(s) => {
+                let s = s.clone();
+                blocking(move || s.computer_to_move()).await
+            }
             Store::Postgres(s) => s.computer_to_move().await,
         }
     }
@@ -358,7 +481,10 @@ impl Store {
     /// Marks whether a computer is to move in a game (set after loading an older database).
     pub async fn set_computer_to_move(&self, id: &str, computer_to_move: bool) -> Result<(), StoreError> {
         match self {
-            Store::Sqlite(s) => s.set_computer_to_move(id, computer_to_move),
+            Store::Sqlite(s) => {
+                let (s, id) = (s.clone(), id.to_string());
+                blocking(move || s.set_computer_to_move(&id, computer_to_move)).await
+            }
             Store::Postgres(s) => s.set_computer_to_move(id, computer_to_move).await,
         }
     }

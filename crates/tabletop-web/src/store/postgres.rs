@@ -3,7 +3,8 @@
 //! - A pool of connections (deadpool-postgres) for reads and writes; each versioned write is
 //!   one transaction whose first statement bumps the version only if it is the expected one.
 //! - Schema steps: the same as [`super::sqlite`]'s, in Postgres' dialect, recorded in
-//!   `schema_migrations` and applied under an advisory lock (processes may start together).
+//!   `schema_migrations` and applied under an advisory lock (processes may start together);
+//!   the step that hashes older games' clear tokens runs in Rust (`hash_clear_tokens`).
 //! - `seq` numbers games in the order they were made (SQLite's `rowid` does it there).
 //! - Leases: `lease_owner` and `lease_until` (milliseconds by the database's clock, so the
 //!   processes' clocks do not matter).
@@ -56,7 +57,12 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE games ADD COLUMN lease_owner TEXT;
     ALTER TABLE games ADD COLUMN lease_until BIGINT;
     ALTER TABLE games ADD COLUMN seq BIGSERIAL;",
+    // Seat tokens stored hashed: done by `hash_clear_tokens` (the same step as SQLite's).
+    "",
 ];
+
+/// The step (1-based, as recorded) whose work is [`hash_clear_tokens`].
+const TOKENS_HASHED: usize = 4;
 
 /// The database's clock in milliseconds since the epoch (leases are judged by it alone).
 const NOW_MS: &str = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -108,6 +114,9 @@ impl Store {
         }
         for (step, sql) in MIGRATIONS.iter().enumerate().skip(done) {
             tx.batch_execute(sql).await?;
+            if step + 1 == TOKENS_HASHED {
+                hash_clear_tokens(&tx).await?;
+            }
             tx.execute("INSERT INTO schema_migrations (version) VALUES ($1)", &[&(step as i32 + 1)]).await?;
         }
         tx.commit().await?;
@@ -127,7 +136,7 @@ impl Store {
                     &row.game,
                     &row.options.to_string(),
                     &json_text(&row.seats),
-                    &json_text(&row.tokens),
+                    &json_text(&row.token_hashes),
                     &row.ended,
                     &row.created,
                     &row.secret.to_string(),
@@ -269,11 +278,11 @@ impl Store {
                 )
                 .await?;
             }
-            Write::Seats { seats } => {
+            Write::Seats { seats, token_hashes } => {
                 let open = seats.iter().filter(|s| *s == "open").count() as i32;
                 tx.execute(
-                    "UPDATE games SET seats = $2, open_seats = $3 WHERE id = $1",
-                    &[&id, &json_text(&seats), &open],
+                    "UPDATE games SET seats = $2, open_seats = $3, tokens = $4 WHERE id = $1",
+                    &[&id, &json_text(&seats), &open, &json_text(&token_hashes)],
                 )
                 .await?;
             }
@@ -347,6 +356,23 @@ impl Store {
             .await?;
         Ok(())
     }
+}
+
+/// Replaces every game's clear tokens by their hashes (a migration step, in the migrating
+/// transaction). A row whose tokens cannot be read is left as it is (it loads as damaged).
+async fn hash_clear_tokens(tx: &deadpool_postgres::Transaction<'_>) -> Result<(), StoreError> {
+    let rows = tx.query("SELECT id, tokens FROM games", &[]).await?;
+    let update = tx.prepare("UPDATE games SET tokens = $2 WHERE id = $1").await?;
+    for row in rows {
+        let (id, tokens): (String, String) = (row.try_get(0)?, row.try_get(1)?);
+        match super::hashed_tokens(&tokens) {
+            Some(hashed) => {
+                tx.execute(&update, &[&id, &hashed]).await?;
+            }
+            None => tracing::warn!(game = %id, "migration: the game's stored tokens are damaged; left as they are"),
+        }
+    }
+    Ok(())
 }
 
 /// A move whose ply is already stored lost a race: the game moved on.

@@ -1,21 +1,40 @@
 //! The SQLite backend: one file, one process (the default).
 //!
-//! The schema is versioned with `rusqlite_migration` (SQLite's `user_version`); the first
-//! migration is the schema of the first release, so databases made by it upgrade in place.
-//! The steps are those of [`super::postgres`], in SQLite's dialect.
+//! - The schema is versioned with `rusqlite_migration` (SQLite's `user_version`); the first
+//!   migration is the schema of the first release, so databases made by it upgrade in place.
+//!   The steps are those of [`super::postgres`], in SQLite's dialect.
+//! - Two connections: one writes, one reads (with the write-ahead log, reads go on while a
+//!   write waits for the file's lock). Every call blocks its thread: the server makes them on
+//!   tokio's blocking threads ([`super::Store`]), never on the threads that answer requests.
+//! - No call waits for the database longer than [`BUSY_WAIT`] (for this process's other
+//!   calls, then for another process holding the file's lock): past it, [`StoreError::Busy`].
+//! - At open, a real write proves the file writable: a read-only or immutable file is refused
+//!   ([`StoreError::ReadOnly`]) rather than served with every write failing.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use rusqlite::{params, Connection, OptionalExtension};
-use rusqlite_migration::{Migrations, M};
+use parking_lot::{Mutex, MutexGuard};
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension, TransactionBehavior};
+use rusqlite_migration::{HookError, Migrations, M};
 use serde_json::Value;
 
 use super::{json_text, GameRow, LobbyGame, StoreError, StoredGame, Write};
 
-/// The database: one connection (SQLite serialises writers anyway).
+/// The longest one call waits for the database (this process's other calls on the same
+/// connection, then another process holding the file's write lock) before it gives up with
+/// [`StoreError::Busy`] (the client gets 503 and `Retry-After`).
+pub const BUSY_WAIT: Duration = Duration::from_secs(1);
+
+/// How long opening waits for another process's lock (migrations, the write probe): a
+/// start may wait for a backup or a second process a little longer than a request.
+const OPEN_BUSY_WAIT: Duration = Duration::from_secs(5);
+
+/// The database: a connection that writes and one that reads (the same one in memory).
 pub struct Store {
-    conn: Mutex<Connection>,
+    writer: Mutex<Connection>,
+    /// `None` for an in-memory database (a second connection would open another one).
+    reader: Option<Mutex<Connection>>,
     /// Was this a first-release database (games stored before the schema had versions)? Its
     /// games never recorded whether a computer is to move.
     first_release: bool,
@@ -60,21 +79,81 @@ fn migrations() -> Migrations<'static> {
             ALTER TABLE games ADD COLUMN lease_owner TEXT;
             ALTER TABLE games ADD COLUMN lease_until INTEGER;",
         ),
+        // Seat tokens stored hashed: the clear tokens of older games are replaced by their
+        // hashes (in Rust: SQLite has no SHA-256), so their holders' tokens keep working.
+        M::up_with_hook("", |tx: &rusqlite::Transaction| hash_clear_tokens(tx).map_err(HookError::from)),
     ])
+}
+
+/// Replaces every game's clear tokens by their hashes (a migration step: runs once per
+/// database). A row whose tokens cannot be read is left as it is (it loads as damaged anyway).
+fn hash_clear_tokens(tx: &rusqlite::Transaction) -> Result<(), rusqlite::Error> {
+    let rows = {
+        let mut statement = tx.prepare("SELECT id, tokens FROM games")?;
+        let rows = statement.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    let mut update = tx.prepare("UPDATE games SET tokens = ?2 WHERE id = ?1")?;
+    for (id, tokens) in rows {
+        match super::hashed_tokens(&tokens) {
+            Some(hashed) => {
+                update.execute(params![id, hashed])?;
+            }
+            None => tracing::warn!(game = %id, "migration: the game's stored tokens are damaged; left as they are"),
+        }
+    }
+    Ok(())
+}
+
+/// SQLite's code for an error, if it is one of SQLite's.
+fn code_of(err: &rusqlite::Error) -> Option<ErrorCode> {
+    match err {
+        rusqlite::Error::SqliteFailure(e, _) => Some(e.code),
+        _ => None,
+    }
 }
 
 /// Is this SQLite's "database is locked" (or "table is locked")?
 fn is_busy(err: &StoreError) -> bool {
-    matches!(
-        err,
-        StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _))
-            if matches!(e.code, rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-    )
+    matches!(err, StoreError::Busy)
+        || matches!(err, StoreError::Sqlite(e) if matches!(code_of(e), Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)))
+}
+
+/// A call's error: SQLite's "busy" or "locked" (the lock waited for past the deadline) is
+/// [`StoreError::Busy`]; anything else as it is.
+fn settled(err: StoreError) -> StoreError {
+    match &err {
+        StoreError::Sqlite(e) if matches!(code_of(e), Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)) => {
+            StoreError::Busy
+        }
+        _ => err,
+    }
+}
+
+/// Does `path` name an in-memory database (where each connection has its own)?
+fn in_memory(path: &Path) -> bool {
+    let text = path.to_string_lossy();
+    text == ":memory:" || text.is_empty() || (text.starts_with("file:") && text.contains("mode=memory"))
+}
+
+/// Opening's errors that say the file cannot be written: refused with what to do.
+fn refused_at_open(path: &Path, err: StoreError) -> StoreError {
+    let code = match &err {
+        StoreError::Sqlite(e) => code_of(e),
+        StoreError::Migration(text) if text.contains("readonly") => Some(ErrorCode::ReadOnly),
+        _ => None,
+    };
+    match code {
+        Some(ErrorCode::ReadOnly) => StoreError::ReadOnly { path: path.to_path_buf(), reason: err.to_string() },
+        Some(ErrorCode::CannotOpen) => StoreError::CannotOpen { path: path.to_path_buf(), reason: err.to_string() },
+        _ => err,
+    }
 }
 
 impl Store {
     /// Opens (creating and migrating) the database at `path`, or a throw-away one for `:memory:`.
-    /// An existing file is checked first (`PRAGMA quick_check`): a damaged one is refused.
+    /// An existing file is checked first (`PRAGMA quick_check`): a damaged one is refused, and
+    /// so is one this process cannot write (read-only, immutable, or in a read-only folder).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         // Processes started together on a new file race to create it. SQLite answers "busy" at
         // once, without waiting, where waiting could deadlock (two readers both wanting to switch
@@ -84,16 +163,16 @@ impl Store {
             match Self::open_once(path) {
                 Err(err) if attempt < 40 && is_busy(&err) => {
                     attempt += 1;
-                    std::thread::sleep(std::time::Duration::from_millis(u64::from(10 + 10 * attempt.min(20))));
+                    std::thread::sleep(Duration::from_millis(u64::from(10 + 10 * attempt.min(20))));
                 }
-                result => return result,
+                result => return result.map_err(|err| refused_at_open(path, err)),
             }
         }
     }
 
     fn open_once(path: &Path) -> Result<Self, StoreError> {
         let mut conn = Connection::open(path)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        conn.busy_timeout(OPEN_BUSY_WAIT)?;
         // WAL with NORMAL sync survives a killed process (kill -9) without an fsync per move.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
@@ -112,204 +191,149 @@ impl Store {
         let mut attempt = 0;
         while let Err(err) = migrations().to_latest(&mut conn) {
             attempt += 1;
-            if attempt > 5 {
+            if attempt > 5 || err.to_string().contains("readonly") {
                 return Err(err.into());
             }
-            std::thread::sleep(std::time::Duration::from_millis(50 * attempt));
+            std::thread::sleep(Duration::from_millis(50 * attempt));
         }
-        Ok(Store { conn: Mutex::new(conn), first_release: unversioned == 0 && has_games })
+        probe_write(&conn)?;
+        let reader = if in_memory(path) {
+            None
+        } else {
+            let reader = Connection::open(path)?;
+            reader.pragma_update(None, "query_only", true)?;
+            Some(Mutex::new(reader))
+        };
+        Ok(Store { writer: Mutex::new(conn), reader, first_release: unversioned == 0 && has_games })
     }
 
-    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    /// Runs `f` on the writing connection, waited for [`BUSY_WAIT`] at most (SQLite waits
+    /// for another process's lock until then too).
+    fn with_writer<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut conn = bounded(&self.writer, Instant::now() + BUSY_WAIT)?;
+        f(&mut conn).map_err(settled)
+    }
+
+    /// Runs `f` on the reading connection (the writing one in memory), bounded alike.
+    fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let conn = bounded(self.reader.as_ref().unwrap_or(&self.writer), Instant::now() + BUSY_WAIT)?;
+        f(&conn).map_err(settled)
     }
 
     /// See [`super::Store::insert_game`].
     pub fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
         let open = row.seats.iter().filter(|s| *s == "open").count() as i64;
-        self.conn().execute(
-            "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            params![
-                row.id,
-                row.game,
-                row.options.to_string(),
-                json_text(&row.seats),
-                json_text(&row.tokens),
-                row.ended,
-                row.created,
-                row.secret.to_string(),
-                row.hints,
-                json_text(&row.resigned),
-                json_text(&row.ended_winners),
-                open,
-                computer_to_move,
-            ],
-        )?;
-        Ok(())
+        self.with_writer(|conn| {
+            conn.execute(
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![
+                    row.id,
+                    row.game,
+                    row.options.to_string(),
+                    json_text(&row.seats),
+                    json_text(&row.token_hashes),
+                    row.ended,
+                    row.created,
+                    row.secret.to_string(),
+                    row.hints,
+                    json_text(&row.resigned),
+                    json_text(&row.ended_winners),
+                    open,
+                    computer_to_move,
+                ],
+            )?;
+            Ok(())
+        })
     }
 
     /// See [`super::Store::load`].
     pub fn load(&self, id: &str) -> Result<Option<StoredGame>, StoreError> {
-        type Raw = (
-            String,
-            String,
-            String,
-            String,
-            String,
-            Option<String>,
-            i64,
-            String,
-            bool,
-            String,
-            String,
-            i64,
-            Option<String>,
-        );
-        let conn = self.conn();
-        let raw: Option<Raw> = conn
-            .query_row(
-                "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal
-                 FROM games WHERE id = ?1",
-                params![id],
-                |r| {
-                    Ok((
-                        r.get(0)?,
-                        r.get(1)?,
-                        r.get(2)?,
-                        r.get(3)?,
-                        r.get(4)?,
-                        r.get(5)?,
-                        r.get(6)?,
-                        r.get(7)?,
-                        r.get(8)?,
-                        r.get(9)?,
-                        r.get(10)?,
-                        r.get(11)?,
-                        r.get(12)?,
-                    ))
-                },
-            )
-            .optional()?;
-        let Some((
-            id,
-            game,
-            options,
-            seats,
-            tokens,
-            ended,
-            created,
-            secret,
-            hints,
-            resigned,
-            ended_winners,
-            version,
-            proposal,
-        )) = raw
-        else {
-            return Ok(None);
-        };
-        let row = super::row_from_columns(
-            id.clone(),
-            game,
-            &options,
-            &seats,
-            &tokens,
-            ended,
-            created,
-            &secret,
-            hints,
-            &resigned,
-            &ended_winners,
-        )?;
-        let proposal = match proposal {
-            Some(text) => Some(
-                serde_json::from_str(&text)
-                    .map_err(|_| StoreError::Damaged { id: id.clone(), what: "proposal".into() })?,
-            ),
-            None => None,
-        };
-        let mut statement = conn.prepare("SELECT ply, notation FROM moves WHERE game_id = ?1 ORDER BY ply")?;
-        let moves = statement
-            .query_map(params![id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?
-            .collect::<Result<Vec<_>, _>>()?;
-        let moves = super::moves_in_order(&id, moves)?;
-        Ok(Some(StoredGame { row, moves, version, proposal, leased: false }))
+        // One snapshot for the row and the moves.
+        self.with_reader(|conn| {
+            let snapshot = conn.unchecked_transaction()?;
+            load_game(&snapshot, id)
+        })
     }
 
     /// See [`super::Store::version`].
     pub fn version(&self, id: &str) -> Result<Option<i64>, StoreError> {
-        Ok(self.conn().query_row("SELECT version FROM games WHERE id = ?1", params![id], |r| r.get(0)).optional()?)
+        self.with_reader(|conn| {
+            Ok(conn.query_row("SELECT version FROM games WHERE id = ?1", params![id], |r| r.get(0)).optional()?)
+        })
     }
 
     /// See [`super::Store::write`].
     pub fn write(&self, id: &str, expected: i64, write: Write<'_>, computer_to_move: bool) -> Result<i64, StoreError> {
-        let conn = self.conn();
-        let tx = conn.unchecked_transaction()?;
-        let bumped = tx.execute(
-            "UPDATE games SET version = version + 1, computer_to_move = ?3 WHERE id = ?1 AND version = ?2",
-            params![id, expected, computer_to_move],
-        )?;
-        if bumped != 1 {
-            return Err(StoreError::Stale);
-        }
-        match write {
-            Write::Move { ply, notation } => {
-                tx.execute(
-                    "INSERT INTO moves (game_id, ply, notation) VALUES (?1, ?2, ?3)",
-                    params![id, ply as i64, notation],
-                )
-                .map_err(stale_if_taken)?;
-                tx.execute("UPDATE games SET proposal = NULL WHERE id = ?1", params![id])?;
+        self.with_writer(|conn| {
+            // IMMEDIATE: the file's write lock is taken (or waited for, until the deadline) first.
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let bumped = tx.execute(
+                "UPDATE games SET version = version + 1, computer_to_move = ?3 WHERE id = ?1 AND version = ?2",
+                params![id, expected, computer_to_move],
+            )?;
+            if bumped != 1 {
+                return Err(StoreError::Stale);
             }
-            Write::Truncate { ply } => {
-                tx.execute("DELETE FROM moves WHERE game_id = ?1 AND ply >= ?2", params![id, ply as i64])?;
-                tx.execute("UPDATE games SET proposal = NULL WHERE id = ?1", params![id])?;
+            match write {
+                Write::Move { ply, notation } => {
+                    tx.execute(
+                        "INSERT INTO moves (game_id, ply, notation) VALUES (?1, ?2, ?3)",
+                        params![id, ply as i64, notation],
+                    )
+                    .map_err(stale_if_taken)?;
+                    tx.execute("UPDATE games SET proposal = NULL WHERE id = ?1", params![id])?;
+                }
+                Write::Truncate { ply } => {
+                    tx.execute("DELETE FROM moves WHERE game_id = ?1 AND ply >= ?2", params![id, ply as i64])?;
+                    tx.execute("UPDATE games SET proposal = NULL WHERE id = ?1", params![id])?;
+                }
+                Write::Resigned { resigned, ended } => {
+                    let (reason, winners) = match ended {
+                        Some((reason, winners)) => (Some(reason), json_text(&winners)),
+                        None => (None, "[]".to_string()),
+                    };
+                    tx.execute(
+                        "UPDATE games SET resigned = ?2, ended = ?3, ended_winners = ?4, proposal = NULL WHERE id = ?1",
+                        params![id, json_text(&resigned), reason, winners],
+                    )?;
+                }
+                Write::Seats { seats, token_hashes } => {
+                    let open = seats.iter().filter(|s| *s == "open").count() as i64;
+                    tx.execute(
+                        "UPDATE games SET seats = ?2, open_seats = ?3, tokens = ?4 WHERE id = ?1",
+                        params![id, json_text(&seats), open, json_text(&token_hashes)],
+                    )?;
+                }
+                Write::Proposal { proposal } => {
+                    tx.execute(
+                        "UPDATE games SET proposal = ?2 WHERE id = ?1",
+                        params![id, proposal.map(Value::to_string)],
+                    )?;
+                }
             }
-            Write::Resigned { resigned, ended } => {
-                let (reason, winners) = match ended {
-                    Some((reason, winners)) => (Some(reason), json_text(&winners)),
-                    None => (None, "[]".to_string()),
-                };
-                tx.execute(
-                    "UPDATE games SET resigned = ?2, ended = ?3, ended_winners = ?4, proposal = NULL WHERE id = ?1",
-                    params![id, json_text(&resigned), reason, winners],
-                )?;
-            }
-            Write::Seats { seats } => {
-                let open = seats.iter().filter(|s| *s == "open").count() as i64;
-                tx.execute(
-                    "UPDATE games SET seats = ?2, open_seats = ?3 WHERE id = ?1",
-                    params![id, json_text(&seats), open],
-                )?;
-            }
-            Write::Proposal { proposal } => {
-                tx.execute(
-                    "UPDATE games SET proposal = ?2 WHERE id = ?1",
-                    params![id, proposal.map(Value::to_string)],
-                )?;
-            }
-        }
-        tx.commit()?;
-        Ok(expected + 1)
+            tx.commit()?;
+            Ok(expected + 1)
+        })
     }
 
     /// See [`super::Store::lobby`].
     pub fn lobby(&self, limit: usize) -> Result<Vec<LobbyGame>, StoreError> {
-        let conn = self.conn();
-        let mut statement = conn.prepare(
-            "SELECT id, game, options, seats, created FROM games
+        self.with_reader(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT id, game, options, seats, created FROM games
              WHERE open_seats > 0 AND ended IS NULL ORDER BY created DESC, rowid DESC LIMIT ?1",
-        )?;
-        let rows = statement.query_map(params![limit as i64], |r| {
-            Ok((r.get::<_, String>(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get(4)?))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, game, options, seats, created) = row?;
-            out.extend(super::lobby_entry(id, game, &options, &seats, created));
-        }
-        Ok(out)
+            )?;
+            let rows = statement.query_map(params![limit as i64], |r| {
+                Ok((r.get::<_, String>(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get(4)?))
+            })?;
+            let mut out = Vec::new();
+            for row in rows {
+                let (id, game, options, seats, created) = row?;
+                out.extend(super::lobby_entry(id, game, &options, &seats, created));
+            }
+            Ok(out)
+        })
     }
 
     /// See [`super::Store::computer_to_move`]; after upgrading a first-release database, every
@@ -320,17 +344,106 @@ impl Store {
         } else {
             "SELECT id FROM games WHERE computer_to_move = 1 AND ended IS NULL ORDER BY created"
         };
-        let conn = self.conn();
-        let mut statement = conn.prepare(query)?;
-        let rows = statement.query_map([], |r| r.get(0))?;
-        Ok(rows.collect::<Result<Vec<String>, _>>()?)
+        self.with_reader(|conn| {
+            let mut statement = conn.prepare(query)?;
+            let rows = statement.query_map([], |r| r.get(0))?;
+            Ok(rows.collect::<Result<Vec<String>, _>>()?)
+        })
     }
 
     /// See [`super::Store::set_computer_to_move`].
     pub fn set_computer_to_move(&self, id: &str, computer_to_move: bool) -> Result<(), StoreError> {
-        self.conn().execute("UPDATE games SET computer_to_move = ?2 WHERE id = ?1", params![id, computer_to_move])?;
-        Ok(())
+        self.with_writer(|conn| {
+            conn.execute("UPDATE games SET computer_to_move = ?2 WHERE id = ?1", params![id, computer_to_move])?;
+            Ok(())
+        })
     }
+}
+
+/// A game and its moves, read on `conn`.
+fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreError> {
+    type Raw = (
+        String,
+        String,
+        String,
+        String,
+        String,
+        Option<String>,
+        i64,
+        String,
+        bool,
+        String,
+        String,
+        i64,
+        Option<String>,
+    );
+    let raw: Option<Raw> = conn
+        .query_row(
+            "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal
+             FROM games WHERE id = ?1",
+            params![id],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                    r.get(9)?,
+                    r.get(10)?,
+                    r.get(11)?,
+                    r.get(12)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((
+        id,
+        game,
+        options,
+        seats,
+        tokens,
+        ended,
+        created,
+        secret,
+        hints,
+        resigned,
+        ended_winners,
+        version,
+        proposal,
+    )) = raw
+    else {
+        return Ok(None);
+    };
+    let row = super::row_from_columns(
+        id.clone(),
+        game,
+        &options,
+        &seats,
+        &tokens,
+        ended,
+        created,
+        &secret,
+        hints,
+        &resigned,
+        &ended_winners,
+    )?;
+    let proposal = match proposal {
+        Some(text) => Some(
+            serde_json::from_str(&text).map_err(|_| StoreError::Damaged { id: id.clone(), what: "proposal".into() })?,
+        ),
+        None => None,
+    };
+    let mut statement = conn.prepare("SELECT ply, notation FROM moves WHERE game_id = ?1 ORDER BY ply")?;
+    let moves = statement
+        .query_map(params![id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    let moves = super::moves_in_order(&id, moves)?;
+    Ok(Some(StoredGame { row, moves, version, proposal, leased: false }))
 }
 
 /// A move whose ply is already stored lost a race: the game moved on.
@@ -341,4 +454,28 @@ fn stale_if_taken(err: rusqlite::Error) -> StoreError {
         }
         _ => StoreError::Sqlite(err),
     }
+}
+
+/// `connection` locked, waited for until `deadline` at most, with SQLite's own wait for
+/// other processes' locks ending then too.
+fn bounded(connection: &Mutex<Connection>, deadline: Instant) -> Result<MutexGuard<'_, Connection>, StoreError> {
+    let conn = connection.try_lock_until(deadline).ok_or(StoreError::Busy)?;
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(StoreError::Busy);
+    }
+    conn.busy_timeout(left)?;
+    Ok(conn)
+}
+
+/// Writes once, for real: the header's `user_version` rewritten with its own value, committed.
+/// A file that cannot be written (read-only, `immutable=1`, `mode=ro`, a folder where the
+/// write-ahead log cannot be made) fails here, at start, not at the first move.
+fn probe_write(conn: &Connection) -> Result<(), StoreError> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let written = conn.execute_batch(&format!("BEGIN IMMEDIATE; PRAGMA user_version = {version}; COMMIT;"));
+    if written.is_err() && !conn.is_autocommit() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    Ok(written?)
 }
