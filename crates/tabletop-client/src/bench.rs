@@ -491,6 +491,10 @@ pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadRep
         hint_rate: 1_000_000,
         move_rate: 1_000_000,
         max_open_games_per_address: 1_000_000,
+        // Every simulated client comes from this one address: the per-address caps would
+        // measure themselves, not the server's throughput.
+        max_connections_per_address: 1_000_000,
+        max_streams_per_address: 1_000_000,
         ..tabletop_web::ServeConfig::default()
     };
     let database = config.database();
