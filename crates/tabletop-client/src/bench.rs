@@ -786,7 +786,7 @@ async fn open_unread_stream(
     path: &str,
     receive_buffer: Option<u32>,
 ) -> (String, Option<TcpStream>) {
-    let connect = async {
+    let opening = async {
         let socket = tokio::net::TcpSocket::new_v4()?;
         if let Some(size) = receive_buffer {
             socket.set_recv_buffer_size(size)?;
@@ -799,7 +799,7 @@ async fn open_unread_stream(
         let n = stream.read(&mut buffer).await?;
         Ok::<_, std::io::Error>((n, buffer, stream))
     };
-    match tokio::time::timeout(Duration::from_secs(10), connect).await {
+    match tokio::time::timeout(Duration::from_secs(10), opening).await {
         Ok(Ok((0, _, _))) => ("closed".to_string(), None),
         Ok(Ok((n, buffer, stream))) => {
             let text = String::from_utf8_lossy(buffer.get(..n).unwrap_or_default()).to_string();
@@ -1137,7 +1137,7 @@ async fn per_address_attacker(
     statuses: Arc<Mutex<Statuses>>,
 ) {
     let creations = Mutex::new(Statuses::new());
-    let body = json!({"game": "reversi", "seats": ["human", "human"]}).to_string();
+    let body = crate::scenarios::streams_game().to_string();
     let Some(created) = create_patiently(addr, from, &body, deadline, &creations).await else { return };
     let path = format!("/api/games/{}/events", created["id"].as_str().unwrap_or_default());
     let mut held = Vec::new();

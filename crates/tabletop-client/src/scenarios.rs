@@ -54,3 +54,8 @@ pub fn second_a_move() -> (Value, usize) {
 pub fn long_game() -> Value {
     json!({"game": "gomoku", "options": {"size": 19}, "seats": ["human", "human"]})
 }
+
+/// The per-address attacker's own game, whose event stream it opens again and again.
+pub fn streams_game() -> Value {
+    json!({"game": "reversi", "seats": ["human", "human"]})
+}
