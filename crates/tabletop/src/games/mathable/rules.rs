@@ -246,9 +246,13 @@ pub enum MathablePositionError {
 pub enum EndCause {
     /// The bag is empty and a player emptied their rack.
     RackEmptied,
-    /// The bag is empty and no player can place any token.
+    /// No more equations can be made: no token that is not on the board (on any rack or in the
+    /// bag) fits any empty cell, so no rack, now or after any exchange, can ever place again.
+    /// This includes an empty bag with no rack able to place.
     Blocked,
-    /// Every player passed or exchanged twice in a row.
+    /// Every player passed or exchanged twice in a row. Games no longer end this way (passing
+    /// alone never ends a game); the cause is kept so that games saved finished that way load
+    /// as finished.
     Passes,
     /// A player terminated the game.
     Terminated,
@@ -259,13 +263,17 @@ impl EndCause {
     pub fn as_str(self) -> &'static str {
         match self {
             EndCause::RackEmptied => "rack emptied",
-            EndCause::Blocked => "bag empty and no player can place",
+            EndCause::Blocked => "no more equations can be made",
             EndCause::Passes => "every player passed twice",
             EndCause::Terminated => "terminated",
         }
     }
 
     pub(crate) fn parse(text: &str) -> Option<EndCause> {
+        // Saves written before the blocked end covered a bag with tokens in it name it so.
+        if text == "bag empty and no player can place" {
+            return Some(EndCause::Blocked);
+        }
         [EndCause::RackEmptied, EndCause::Blocked, EndCause::Passes, EndCause::Terminated]
             .into_iter()
             .find(|c| c.as_str() == text)
@@ -385,7 +393,8 @@ impl Mathable {
         self.extra_draw
     }
 
-    /// Consecutive turns without a placement.
+    /// Consecutive turns without a placement (information: passing never ends the game; the
+    /// count stops at 255).
     pub fn idle_turns(&self) -> usize {
         self.idle_turns as usize
     }
@@ -441,16 +450,37 @@ impl Mathable {
         if self.bag.is_empty() && self.racks[mover].is_empty() {
             return self.finish(EndCause::RackEmptied);
         }
-        if self.idle_turns >= 2 * players {
-            return self.finish(EndCause::Passes);
-        }
-        // While the bag holds tokens a stuck player can still exchange; once it is empty nothing
-        // can change the racks, so the program ends a blocked game.
-        if self.bag.is_empty() && (0..players as usize).all(|s| !self.board.can_place(&self.racks[s])) {
+        // The board only changes by placements: once no token off the board fits any cell,
+        // nothing ever will (exchanges only move tokens between the racks and the bag).
+        if !self.equations_left() {
             return self.finish(EndCause::Blocked);
         }
         self.to_move = (self.to_move + 1) % players;
         self.start_turn();
+    }
+
+    /// The values of every token not on the board (every rack and the bag), one bit per value.
+    fn unplaced_mask(&self) -> u128 {
+        let mut mask = self.racks[..self.settings.players as usize].iter().fold(0, |m, r| m | r.mask());
+        for (v, &c) in self.bag.counts().iter().enumerate() {
+            if c > 0 {
+                mask |= 1 << v;
+            }
+        }
+        mask
+    }
+
+    /// Can an equation still be made: does some token not on the board (on any rack or in the
+    /// bag) fit some empty cell? When not, the game is over (it ends as
+    /// [`EndCause::Blocked`] after the turn in which this became so).
+    ///
+    /// ```
+    /// use tabletop::games::mathable::{Mathable, Preset, Settings};
+    /// let game = Mathable::new(&Settings::preset(Preset::Classic)).unwrap();
+    /// assert!(game.equations_left());
+    /// ```
+    pub fn equations_left(&self) -> bool {
+        self.board.can_place_mask(self.unplaced_mask())
     }
 
     pub(super) fn outcome(&self) -> Outcome {
@@ -502,7 +532,7 @@ impl Mathable {
         for &old in tokens.as_slice() {
             self.bag.put(old);
         }
-        self.idle_turns += 1;
+        self.idle_turns = self.idle_turns.saturating_add(1);
         self.next_turn();
         pairs
     }
