@@ -2,8 +2,8 @@
 //! end of the game and its deductions, ties, exchanges, notation and the save format.
 
 use tabletop::games::mathable::{
-    Cell, EndCause, Layout, Mathable, MathableMove, MathableMoveError, Operations, PlacementError, Preset, SaveState,
-    Settings,
+    Cell, EndCause, EndRefusal, Layout, Mathable, MathableMove, MathableMoveError, Operations, PlacementError, Preset,
+    SaveState, Settings,
 };
 use tabletop::{Game, Outcome, Seat, SeatSet, Status};
 
@@ -310,6 +310,36 @@ fn old_saves_that_ended_by_passes_stay_finished() {
     save.ended = None;
     save.idle_turns = 200;
     assert_eq!(save.to_game().unwrap().status(), Status::ToMove(Seat(0)));
+}
+
+/// Issue 25: terminate against the computer is the computer's to accept.
+#[test]
+fn the_computer_agrees_to_end_only_when_it_leads_or_cannot_catch_up() {
+    // Early in the game, behind by a placement: it can still catch up; level: it can still win.
+    let mut g = Mathable::new(&classic().with_seed(3)).unwrap();
+    assert_eq!(g.agrees_to_end(Seat(1)), Err(EndRefusal::SharesTheLead));
+    let p = g.placements()[0];
+    g.play(MathableMove::Place { cell: p.cell, token: p.token }).unwrap();
+    assert_eq!(g.agrees_to_end(Seat(1)), Err(EndRefusal::CanCatchUp));
+    // Ahead, it agrees (ending makes it win).
+    assert_eq!(g.agrees_to_end(Seat(0)), Ok(()));
+    // Nobody can place: it agrees even far behind.
+    let g = nearly_full(true, [&[12, 13, 14, 15], &[16, 17, 18, 19]], &[20], [500, 0]);
+    assert_eq!(g.agrees_to_end(Seat(1)), Ok(()));
+    // It cannot catch up: 1 + 12 + ... + 19 = 125 left, 4 directions, no 2x or 3x square on the
+    // plain board, no bonus: at most 500 more points.
+    let racks: [&[u8]; 2] = [&[12, 13, 14, 15], &[16, 17, 18, 19]];
+    let g = nearly_full(false, racks, &[1], [501, 0]);
+    assert_eq!(g.most_points_left(), 500);
+    assert_eq!(g.agrees_to_end(Seat(1)), Ok(()));
+    let g = nearly_full(false, racks, &[1], [500, 0]);
+    assert_eq!(g.agrees_to_end(Seat(1)), Err(EndRefusal::CanCatchUp));
+    // With deductions the leader may still lose the largest rack of unplaced tokens (19 + 18 +
+    // 17 + 16 = 70): the computer agrees only when the lead is above 500 + 70.
+    let g = nearly_full(true, racks, &[1], [570, 0]);
+    assert_eq!(g.agrees_to_end(Seat(1)), Err(EndRefusal::CanCatchUp));
+    let g = nearly_full(true, racks, &[1], [571, 0]);
+    assert_eq!(g.agrees_to_end(Seat(1)), Ok(()));
 }
 
 #[test]

@@ -280,6 +280,18 @@ impl EndCause {
     }
 }
 
+/// Why a computer seat does not agree to end the game now (see [`Mathable::agrees_to_end`]).
+/// Each message is one sentence for the person who proposed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EndRefusal {
+    /// The seat is behind but could still reach the leader's score.
+    #[error("The computer does not agree to end the game: it can still catch up.")]
+    CanCatchUp,
+    /// The seat shares the lead: ending now would throw away the chance to win.
+    #[error("The computer does not agree to end the game: it shares the lead and can still win.")]
+    SharesTheLead,
+}
+
 /// A Mathable position: settings, board, racks, bag with its seeded generator, scores and the
 /// state of the current turn.
 ///
@@ -481,6 +493,69 @@ impl Mathable {
     /// ```
     pub fn equations_left(&self) -> bool {
         self.board.can_place_mask(self.unplaced_mask())
+    }
+
+    /// The most points one player could still add to their score, a bound that is simple to
+    /// check rather than tight: every token not on the board, placed by that player, completing
+    /// an equation in all four directions on the largest multiplier among the empty cells, plus
+    /// the bonus for every full rack those tokens could make.
+    ///
+    /// ```
+    /// use tabletop::games::mathable::{Mathable, Preset, Settings};
+    /// let game = Mathable::new(&Settings::preset(Preset::Classic)).unwrap();
+    /// // 106 tokens worth 1,762 in all, 4 directions, 3x squares, 15 bonuses of 50.
+    /// assert_eq!(game.most_points_left(), 1762 * 4 * 3 + 15 * 50);
+    /// ```
+    pub fn most_points_left(&self) -> i64 {
+        let multiplier = self.board.cells().filter(|&c| self.board.get(c).is_none()).map(|c| self.board.square(c).multiplier()).max().unwrap_or(0);
+        let racks = &self.racks[..self.settings.players as usize];
+        let values: i64 =
+            racks.iter().map(|r| i64::from(r.sum())).sum::<i64>() + self.bag.tokens().iter().map(|&v| i64::from(v)).sum::<i64>();
+        let count = racks.iter().map(|r| r.len()).sum::<usize>() + self.bag.len();
+        let bonuses = (count / usize::from(self.settings.rack.max(1))) as i64;
+        values * 4 * i64::from(multiplier) + bonuses * i64::from(self.settings.bonus)
+    }
+
+    /// Does the computer at `seat` agree to end the game now (Mathable's terminate, proposed by
+    /// someone else)? It agrees when no more equations can be made (see
+    /// [`equations_left`](Self::equations_left)), when it leads alone (ending now makes it win),
+    /// and when it cannot catch up: its score plus [`most_points_left`](Self::most_points_left)
+    /// is below the score another player is sure to keep (their score, less with deductions the
+    /// largest rack they could be left holding). Otherwise it refuses, with the reason.
+    ///
+    /// ```
+    /// use tabletop::games::mathable::{EndRefusal, Mathable, MathableMove, Preset, Settings};
+    /// use tabletop::{Game, Seat};
+    /// let mut game = Mathable::new(&Settings::preset(Preset::Classic).with_seed(3)).unwrap();
+    /// let p = game.placements()[0];
+    /// game.play(MathableMove::Place { cell: p.cell, token: p.token }).unwrap();
+    /// // Early in the game, a few points behind: the computer can still catch up.
+    /// assert_eq!(game.agrees_to_end(Seat(1)), Err(EndRefusal::CanCatchUp));
+    /// ```
+    pub fn agrees_to_end(&self, seat: Seat) -> Result<(), EndRefusal> {
+        let players = self.settings.players as usize;
+        let me = i64::from(self.scores[seat.index()]);
+        let others = (0..players).filter(|&s| s != seat.index());
+        let best_other = others.clone().map(|s| i64::from(self.scores[s])).max().unwrap_or(i64::MIN);
+        if self.end.is_some() || !self.equations_left() || me > best_other {
+            return Ok(());
+        }
+        // With deductions, another player keeps at least their score less the largest rack of
+        // unplaced tokens they could end with.
+        let at_risk: i64 = if self.settings.deductions {
+            let mut unplaced: Vec<u8> = self.bag.tokens();
+            for rack in &self.racks[..players] {
+                unplaced.extend_from_slice(rack.as_slice());
+            }
+            unplaced.sort_unstable_by(|a, b| b.cmp(a));
+            unplaced.iter().take(usize::from(self.settings.rack)).map(|&v| i64::from(v)).sum()
+        } else {
+            0
+        };
+        if me + self.most_points_left() < best_other - at_risk {
+            return Ok(());
+        }
+        Err(if me == best_other { EndRefusal::SharesTheLead } else { EndRefusal::CanCatchUp })
     }
 
     pub(super) fn outcome(&self) -> Outcome {
