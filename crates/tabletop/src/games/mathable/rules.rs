@@ -507,10 +507,12 @@ impl Mathable {
     /// assert_eq!(game.most_points_left(), 1762 * 4 * 3 + 15 * 50);
     /// ```
     pub fn most_points_left(&self) -> i64 {
-        let multiplier = self.board.cells().filter(|&c| self.board.get(c).is_none()).map(|c| self.board.square(c).multiplier()).max().unwrap_or(0);
+        let board = &self.board;
+        let empty = board.cells().filter(|&c| board.get(c).is_none());
+        let multiplier = empty.map(|c| board.square(c).multiplier()).max().unwrap_or(0);
         let racks = &self.racks[..self.settings.players as usize];
-        let values: i64 =
-            racks.iter().map(|r| i64::from(r.sum())).sum::<i64>() + self.bag.tokens().iter().map(|&v| i64::from(v)).sum::<i64>();
+        let on_racks: i64 = racks.iter().map(|r| i64::from(r.sum())).sum();
+        let values = on_racks + self.bag.tokens().iter().map(|&v| i64::from(v)).sum::<i64>();
         let count = racks.iter().map(|r| r.len()).sum::<usize>() + self.bag.len();
         let bonuses = (count / usize::from(self.settings.rack.max(1))) as i64;
         values * 4 * i64::from(multiplier) + bonuses * i64::from(self.settings.bonus)
@@ -534,9 +536,10 @@ impl Mathable {
     /// ```
     pub fn agrees_to_end(&self, seat: Seat) -> Result<(), EndRefusal> {
         let players = self.settings.players as usize;
-        let me = i64::from(self.scores[seat.index()]);
+        // A seat that is not at the table has nothing to refuse.
+        let Some(me) = self.scores().get(seat.index()).map(|&s| i64::from(s)) else { return Ok(()) };
         let others = (0..players).filter(|&s| s != seat.index());
-        let best_other = others.clone().map(|s| i64::from(self.scores[s])).max().unwrap_or(i64::MIN);
+        let best_other = others.map(|s| i64::from(self.scores[s])).max().unwrap_or(i64::MIN);
         if self.end.is_some() || !self.equations_left() || me > best_other {
             return Ok(());
         }

@@ -50,7 +50,8 @@ const LAST_COLOR: u8 = 214;
 
 /// What Mathable adds to the shared play loop: its board with scores and the bag, the rack of
 /// the person to move, the action menu (P place, S swap, E end the turn, T terminate, which the
-/// computer seats must agree to outside `--document`) with its dialogues, the extra-draw question, its JSON saves, and hidden racks between people.
+/// computer seats must agree to outside `--document`) with its dialogues, the extra-draw
+/// question, its JSON saves, and hidden racks between people.
 struct MathablePresenter {
     names: Vec<String>,
     humans: Vec<bool>,
