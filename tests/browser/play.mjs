@@ -109,7 +109,7 @@ const DEFAULTS = {
     },
   },
   mathable: {
-    // The rack and actions stay after the computer's turn; Terminate ends the game.
+    // The rack and actions stay after the computer's turn; Terminate is the computer's to accept.
     async start(page) {
       assert.equal(await page.locator(".rack button").count(), 7, "seven tokens on the rack");
       assert.equal(await page.locator("#board .coord.col").first().textContent(), "A");
@@ -140,8 +140,15 @@ const DEFAULTS = {
     },
     maxTurns: 0,
     async finish(page) {
+      // Against the computer, Terminate is a proposal it answers: it agrees only when it leads or
+      // cannot catch up, else it says why and the game goes on (then the person resigns).
       await page.click("#terminate");
       await confirm(page);
+      await page.waitForFunction(() => window.tabletop.state.status.over || /does not agree to end the game/.test(document.querySelector("#message").textContent));
+      if (!(await isOver(page))) {
+        await page.click("#resign");
+        await confirm(page);
+      }
     },
     async end(page, text) {
       assert.match(text, /Player \d wins \(Player 1 \d+, Player 2 \d+ points\)|Draw/);

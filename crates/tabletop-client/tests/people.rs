@@ -576,11 +576,39 @@ async fn terminate_between_people_needs_everyones_consent() {
     assert_eq!(done.body["moves"], json!(["terminate"]));
     assert!(done.body["result"]["reason"].as_str().unwrap().contains("terminated"), "{}", done.body["result"]);
     assert_eq!(watcher.until("move", SHORT).await["status"]["over"], true);
+}
 
-    // Against the computer, terminate ends the game at once.
-    let solo = create(addr, json!({"game": "mathable", "seats": ["human", "greedy"]})).await;
-    let ended = play_ok(addr, &solo.id, solo.token(0), "terminate").await;
+/// Issue 25: against the computer, terminate is never a free win. The computer answers at once:
+/// it refuses while it can still catch up (422 with the sentence, the game going on, no
+/// proposal left waiting) and agrees when it leads.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminate_against_the_computer_is_a_proposal_it_answers() {
+    let server = start_with(tabletop_web::ServeConfig { game_seed: Some(7), ..config() }).await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "mathable", "seats": ["human", "engine:time=200ms"]})).await;
+    let id = &game.id;
+    // The person places a token: ahead before the computer has moved.
+    let view = state(addr, id, Some(game.token(0))).await;
+    let placement = a_placement(&view);
+    let placed = play_ok(addr, id, game.token(0), &placement).await;
+    assert!(placed["board"]["scores"][0].as_i64().unwrap() > 0, "{}", placed["board"]["scores"]);
+    let refused = play(addr, id, game.token(0), "terminate").await;
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert_eq!(refused.error(), "The computer does not agree to end the game: it can still catch up.");
+    let after = state(addr, id, Some(game.token(0))).await;
+    assert_eq!(after["status"]["over"], false);
+    assert_eq!(after["moves"], json!([placement]), "nothing played");
+    assert_eq!(after["proposal"], Value::Null, "no proposal waiting");
+    // The person ends the turn; once the computer has placed and leads, it agrees.
+    play_ok(addr, id, game.token(0), "end").await;
+    let mine = wait_for(addr, id, Some(game.token(0)), Duration::from_secs(120), |v| v["status"]["to_move"] == 0).await;
+    assert_eq!(mine["status"]["to_move"], 0, "the computer played its turn: {}", mine["history"]);
+    // (With this bag the person's first placement scores 8 and the computer's turn 130.)
+    let scores = mine["board"]["scores"].clone();
+    assert!(scores[1].as_i64() > scores[0].as_i64(), "the computer leads: {scores}");
+    let ended = play_ok(addr, id, game.token(0), "terminate").await;
     assert_eq!((ended["status"]["over"].clone(), ended["proposal"].clone()), (json!(true), Value::Null));
+    assert_eq!(ended["result"]["winners"], json!([1]), "{}", ended["result"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -705,10 +733,14 @@ async fn with_every_other_person_gone_proposals_act_at_once() {
     assert_eq!(undone.status, 200, "{}", undone.text);
     assert_eq!(undone.body["proposal"], Value::Null, "no proposal waiting for nobody: {}", undone.body["proposal"]);
     assert_eq!(undone.body["moves"], json!([]));
-    // Terminate ends the game.
-    let ended = play_ok(addr, id, game.token(0), "terminate").await;
-    assert_eq!(ended["proposal"], Value::Null, "{}", ended["proposal"]);
-    assert_eq!(ended["status"]["over"], true);
+    // Terminate is answered at once by the computer, the one seat left to ask: at 0-0-0 it
+    // shares the lead and can still win, so it refuses and the game goes on.
+    let refused = play(addr, id, game.token(0), "terminate").await;
+    assert_eq!(refused.status, 422, "{}", refused.text);
+    assert!(refused.error().starts_with("The computer does not agree to end the game"), "{}", refused.text);
+    let after = state(addr, id, Some(game.token(0))).await;
+    assert_eq!(after["proposal"], Value::Null, "{}", after["proposal"]);
+    assert_eq!(after["status"]["over"], false);
 }
 
 /// Issue 12, Why: every game starts with the defaults (no seats, no options), the computer

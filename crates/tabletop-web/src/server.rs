@@ -849,6 +849,15 @@ async fn submit_move(
     }
     state.check_writable()?;
     game.pace(seat)?;
+    // The game's agreement move (Mathable's terminate) is never a free win against the
+    // computer: each computer seat answers it at once (the library decides) and may refuse.
+    if let Some(agreement) = game.session.agreement_move() {
+        if game.session.check_move(&request.notation).is_ok_and(|n| n == agreement) {
+            for other in (0..game.session.num_seats()).filter(|&s| s != seat && game.is_computer(s)) {
+                game.session.agrees_to_end(other).map_err(|e| ApiError::Illegal(e.to_string()))?;
+            }
+        }
+    }
     if game.asks_others(seat) {
         // Between people, the game's agreement move (Mathable's terminate) is a proposal the
         // others must accept: checked, not played.

@@ -80,6 +80,11 @@ pub trait Session: Send {
     /// The move that, between people, ends the game only when the others agree (Mathable's
     /// terminate), in notation; `None` for games without one.
     fn agreement_move(&self) -> Option<String>;
+    /// Does the computer at `seat` agree to end the game now by the agreement move (see
+    /// [`agreement_move`](Session::agreement_move)), proposed by another seat? `Ok` when it
+    /// does, else the sentence saying why not (a [`SessionError::Move`]); the game then goes
+    /// on. Games without an agreement move always agree. See [`Adapter::agrees_to_end`].
+    fn agrees_to_end(&self, seat: usize) -> Result<(), SessionError>;
     /// The unit of the scores in a result sentence (`discs`, `points`).
     fn score_unit(&self) -> &'static str;
     /// Does the board show which seats resigned (games that go on without them)?
@@ -171,6 +176,12 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     /// The move that, between people, needs the others' agreement (see [`Session::agreement_move`]).
     fn agreement_move() -> Option<G::Move> {
         None
+    }
+    /// Does the computer at `seat` agree to end the game now (see [`Session::agrees_to_end`])?
+    /// `Err` holds the sentence for the proposer. Default: it agrees (games without an
+    /// agreement move never ask).
+    fn agrees_to_end(_position: &G, _seat: usize) -> Result<(), String> {
+        Ok(())
     }
     /// The unit of the scores (see [`Session::score_unit`]).
     const SCORE_UNIT: &'static str = "points";
@@ -373,6 +384,10 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
 
     fn agreement_move(&self) -> Option<String> {
         A::agreement_move().map(|m| m.to_string())
+    }
+
+    fn agrees_to_end(&self, seat: usize) -> Result<(), SessionError> {
+        A::agrees_to_end(self.record.current(), seat).map_err(SessionError::Move)
     }
 
     fn score_unit(&self) -> &'static str {

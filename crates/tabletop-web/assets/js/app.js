@@ -590,7 +590,7 @@ function renderInvites() {
 
 async function terminate() {
   const between = people() > 1;
-  const ok = await confirmDialog(between ? "Propose to end the game now? The others must accept; the scores then stand." : "End the game now? The scores stand as they are.", between ? "Propose" : "End the game");
+  const ok = await confirmDialog(between ? "Propose to end the game now? The others must accept; the scores then stand." : "Ask the computer to end the game now? It agrees when it leads or cannot catch up; the scores then stand.", between ? "Propose" : "Ask");
   if (ok) play("terminate");
 }
 

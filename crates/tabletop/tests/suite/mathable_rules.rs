@@ -2,8 +2,8 @@
 //! end of the game and its deductions, ties, exchanges, notation and the save format.
 
 use tabletop::games::mathable::{
-    Cell, EndCause, Layout, Mathable, MathableMove, MathableMoveError, Operations, PlacementError, Preset, SaveState,
-    Settings,
+    Cell, EndCause, EndRefusal, Layout, Mathable, MathableMove, MathableMoveError, Operations, PlacementError, Preset,
+    SaveState, Settings,
 };
 use tabletop::{Game, Outcome, Seat, SeatSet, Status};
 
@@ -197,29 +197,149 @@ fn the_bonus_needs_a_full_rack_placed_in_one_turn() {
     assert_eq!(g.score(Seat(0)), 24);
 }
 
+/// An 8x8 junior position (rack 4) with every token on the board except those of the racks and
+/// the bag: the empty cells are row 1 and H8, and the cells next to them (rows 2 and 3, G8, F8,
+/// H7, H6) hold the smallest tokens, so that only small sums and differences fit there.
+fn nearly_full(deductions: bool, racks: [&[u8]; 2], bag: &[u8], scores: [i32; 2]) -> Mathable {
+    let settings = Settings { size: 8, rack: 4, deductions, ..Settings::preset(Preset::Junior) };
+    let mut tokens: Vec<u8> = (1..=10).flat_map(|v| [v; 5]).chain(11..=20).collect();
+    for &v in racks.iter().flat_map(|r| r.iter()).chain(bag) {
+        let at = tokens.iter().position(|&t| t == v).unwrap();
+        tokens.remove(at);
+    }
+    tokens.sort_unstable();
+    let game = Mathable::new(&settings).unwrap();
+    let cell = |name: &str| name.parse::<Cell>().unwrap();
+    let empty: Vec<Cell> = ["A1", "B1", "C1", "D1", "E1", "F1", "G1", "H1", "H8"].map(cell).to_vec();
+    let mut order: Vec<Cell> =
+        ["2", "3"].iter().flat_map(|r| "ABCDEFGH".chars().map(move |c| cell(&format!("{c}{r}")))).collect();
+    order.extend(["G8", "F8", "H7", "H6"].map(cell));
+    let board = game.board();
+    let rest: Vec<Cell> =
+        board.cells().filter(|c| board.get(*c).is_none() && !empty.contains(c) && !order.contains(c)).collect();
+    order.extend(rest);
+    assert_eq!(order.len(), tokens.len());
+    let mut save = SaveState::from_game(&game, &[]);
+    let mut grid: Vec<Vec<String>> = save.board.iter().map(|r| r.split(' ').map(String::from).collect()).collect();
+    for (c, v) in order.iter().zip(&tokens) {
+        grid[c.row as usize][c.col as usize] = v.to_string();
+    }
+    save.board = grid.iter().map(|r| r.join(" ")).collect();
+    save.racks = racks.iter().map(|r| r.to_vec()).collect();
+    save.bag = Some(bag.to_vec());
+    save.scores = scores.to_vec();
+    save.to_game().unwrap()
+}
+
+/// Issue 25: passing alone never ends a game (it used to after every player passed twice).
 #[test]
-fn end_of_game_deductions() {
-    // Nothing on either rack fits next to the start tiles (3 1 2 / 7 1 12 / 4 2 3 / 6 2 8), so
-    // both players pass twice and the game ends; each loses the face value left on the rack.
-    let racks: [&[u8]; 2] = [&[5, 9, 10, 11, 13, 14, 15], &[5, 9, 10, 16, 17, 18, 19]];
-    let mut g = setup(classic(), &[], &racks);
-    let mut save = SaveState::from_game(&g, &[]);
-    save.scores = vec![100, 90];
-    g = save.to_game().unwrap();
+fn four_passes_at_the_start_do_not_end_a_two_player_game() {
+    let mut g = Mathable::new(&classic().with_seed(3)).unwrap();
     for _ in 0..4 {
-        assert_eq!(g.end_cause(), None);
         g.play(MathableMove::EndTurn).unwrap();
     }
-    assert_eq!(g.end_cause(), Some(EndCause::Passes));
-    assert_eq!(g.scores(), &[100 - 77, 90 - 94]);
+    assert_eq!(g.end_cause(), None);
+    assert_eq!(g.status(), Status::ToMove(Seat(0)));
+    assert_eq!(g.idle_turns(), 4);
+    // Four exchanges neither.
+    for _ in 0..4 {
+        let rack = *g.rack(g.turn());
+        g.play(MathableMove::Exchange(rack)).unwrap();
+    }
+    assert_eq!(g.status(), Status::ToMove(Seat(0)));
+}
+
+/// Issue 25: when no token off the board (racks and bag) fits any empty cell, no equation can
+/// ever be made again: the game ends after the turn, the bag still holding a token, and each
+/// player loses the face value left on the rack.
+#[test]
+fn a_position_where_nothing_fits_ends_after_the_turn_with_deductions() {
+    let racks: [&[u8]; 2] = [&[12, 13, 14, 15], &[16, 17, 18, 19]];
+    let mut g = nearly_full(true, racks, &[20], [100, 90]);
+    assert!(!g.equations_left());
+    assert_eq!(g.end_cause(), None, "a saved position ends after a turn");
+    g.play(MathableMove::EndTurn).unwrap();
+    assert_eq!(g.end_cause(), Some(EndCause::Blocked));
+    assert_eq!(g.bag().len(), 1);
+    assert_eq!(g.scores(), &[100 - 54, 90 - 70]);
     assert_eq!(g.status(), Status::Over(Outcome::Win(Seat(0))));
-    // The simple preset has no deductions.
-    let mut g = setup(simple(), &[], &racks);
-    for _ in 0..4 {
-        g.play(MathableMove::EndTurn).unwrap();
-    }
+    assert_eq!(g.end_reason().as_deref(), Some("no more equations can be made"));
+    // Without deductions the scores stand.
+    let mut g = nearly_full(false, racks, &[20], [0, 0]);
+    g.play(MathableMove::EndTurn).unwrap();
+    assert_eq!(g.end_cause(), Some(EndCause::Blocked));
     assert_eq!(g.scores(), &[0, 0]);
     assert_eq!(g.status(), Status::Over(Outcome::Draw));
+}
+
+/// Issue 25: when only a token in the bag fits, the game goes on however often players pass,
+/// and an exchange brings that token to a rack.
+#[test]
+fn a_position_where_only_the_bag_fits_goes_on() {
+    let mut g = nearly_full(false, [&[12, 13, 14, 15], &[16, 17, 18, 19]], &[1], [0, 0]);
+    assert!(g.equations_left());
+    assert!(g.placements().is_empty());
+    for _ in 0..6 {
+        g.play(MathableMove::EndTurn).unwrap();
+        assert_eq!(g.end_cause(), None);
+    }
+    g.play(MathableMove::Exchange("12".parse().unwrap())).unwrap();
+    assert_eq!(g.rack(Seat(0)).as_slice(), &[1, 13, 14, 15]);
+    g.play(MathableMove::EndTurn).unwrap();
+    let fits = g.placements();
+    assert!(fits.iter().any(|p| p.token == 1), "{fits:?}");
+    g.play(MathableMove::Place { cell: fits[0].cell, token: 1 }).unwrap();
+    g.play(MathableMove::EndTurn).unwrap();
+    assert_eq!(g.status().to_move().is_some(), g.equations_left());
+}
+
+/// Saves of games that ended by the old passing rule, or blocked under its old name, load as
+/// finished.
+#[test]
+fn old_saves_that_ended_by_passes_stay_finished() {
+    let mut save = SaveState::from_game(&Mathable::new(&classic()).unwrap(), &[]);
+    save.idle_turns = 4;
+    save.ended = Some("every player passed twice".to_string());
+    let g = save.to_game().unwrap();
+    assert_eq!(g.end_cause(), Some(EndCause::Passes));
+    assert_eq!(g.status(), Status::Over(Outcome::Draw));
+    assert_eq!(SaveState::from_game(&g, &[]).ended.as_deref(), Some("every player passed twice"));
+    save.ended = Some("bag empty and no player can place".to_string());
+    assert_eq!(save.to_game().unwrap().end_cause(), Some(EndCause::Blocked));
+    // A game in progress with many passes behind it loads (passing no longer ends games).
+    save.ended = None;
+    save.idle_turns = 200;
+    assert_eq!(save.to_game().unwrap().status(), Status::ToMove(Seat(0)));
+}
+
+/// Issue 25: terminate against the computer is the computer's to accept.
+#[test]
+fn the_computer_agrees_to_end_only_when_it_leads_or_cannot_catch_up() {
+    // Early in the game, behind by a placement: it can still catch up; level: it can still win.
+    let mut g = Mathable::new(&classic().with_seed(3)).unwrap();
+    assert_eq!(g.agrees_to_end(Seat(1)), Err(EndRefusal::SharesTheLead));
+    let p = g.placements()[0];
+    g.play(MathableMove::Place { cell: p.cell, token: p.token }).unwrap();
+    assert_eq!(g.agrees_to_end(Seat(1)), Err(EndRefusal::CanCatchUp));
+    // Ahead, it agrees (ending makes it win).
+    assert_eq!(g.agrees_to_end(Seat(0)), Ok(()));
+    // Nobody can place: it agrees even far behind.
+    let g = nearly_full(true, [&[12, 13, 14, 15], &[16, 17, 18, 19]], &[20], [500, 0]);
+    assert_eq!(g.agrees_to_end(Seat(1)), Ok(()));
+    // It cannot catch up: 1 + 12 + ... + 19 = 125 left, 4 directions, no 2x or 3x square on the
+    // plain board, no bonus: at most 500 more points.
+    let racks: [&[u8]; 2] = [&[12, 13, 14, 15], &[16, 17, 18, 19]];
+    let g = nearly_full(false, racks, &[1], [501, 0]);
+    assert_eq!(g.most_points_left(), 500);
+    assert_eq!(g.agrees_to_end(Seat(1)), Ok(()));
+    let g = nearly_full(false, racks, &[1], [500, 0]);
+    assert_eq!(g.agrees_to_end(Seat(1)), Err(EndRefusal::CanCatchUp));
+    // With deductions the leader may still lose the largest rack of unplaced tokens (19 + 18 +
+    // 17 + 16 = 70): the computer agrees only when the lead is above 500 + 70.
+    let g = nearly_full(true, racks, &[1], [570, 0]);
+    assert_eq!(g.agrees_to_end(Seat(1)), Err(EndRefusal::CanCatchUp));
+    let g = nearly_full(true, racks, &[1], [571, 0]);
+    assert_eq!(g.agrees_to_end(Seat(1)), Ok(()));
 }
 
 #[test]
@@ -237,8 +357,11 @@ fn greedy_games_end_by_the_rules_with_deductions() {
         let cause = g.end_cause().unwrap();
         causes.push(cause);
         g.check_conservation().unwrap();
-        if matches!(cause, EndCause::Blocked | EndCause::RackEmptied) {
+        if cause == EndCause::RackEmptied {
             assert!(g.bag().is_empty());
+        }
+        if cause == EndCause::Blocked {
+            assert!(!g.equations_left());
         }
         // The last move scored nothing more (end of turn without bonus) and the racks were deducted.
         for (s, &b) in before.iter().enumerate() {

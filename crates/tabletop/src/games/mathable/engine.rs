@@ -9,8 +9,10 @@
 //!    the next opponent, drawn from the tokens the engine cannot see (bag and other racks; the
 //!    engine never looks at hidden racks or at the bag's generator). The opponent's reply is
 //!    played greedily on each sample; its mean is subtracted from the candidate's value.
-//! 3. **Exchange** when no placement exists or when the rack is poor (few points and several
-//!    tokens that fit nowhere).
+//! 3. **Exchange** when no placement exists (as many tokens as the bag allows) or when the rack
+//!    is poor (few points and several tokens that fit nowhere) and someone placed within the
+//!    last round. When a placement exists the engine places at least one token: passing never
+//!    ends the game, so computers that could place and waited could wait for ever.
 //!
 //! The plan is replayed move by move; after an extra draw (new information) it is rebuilt.
 
@@ -173,7 +175,10 @@ impl EnginePlayer {
         let mut beam = vec![root];
         let mut buf = Vec::new();
         let mut seen: HashMap<u64, u32> = HashMap::new();
-        while !beam.is_empty() && start.elapsed() < self.time / 3 && !crate::cancel::cancelled() {
+        // The first depth always (every single placement is a candidate, however short the time).
+        let mut first = true;
+        while !beam.is_empty() && (first || (start.elapsed() < self.time / 3 && !crate::cancel::cancelled())) {
+            first = false;
             let mut children: Vec<(f64, usize, Placement)> = Vec::new();
             for (i, node) in beam.iter().enumerate() {
                 buf.clear();
@@ -213,6 +218,11 @@ impl EnginePlayer {
             beam = next;
         }
         all.sort_by(|a, b| b.0.total_cmp(&a.0));
+        // A player that can place does: passing never ends the game, and two computers that
+        // both preferred to wait would wait for ever.
+        if all.iter().any(|(_, _, n)| !n.placements.is_empty()) {
+            all.retain(|(_, _, n)| !n.placements.is_empty());
+        }
         all.truncate(self.candidates.max(1));
 
         // Look-ahead: the next opponent's greedy reply on sampled racks.
@@ -246,7 +256,7 @@ impl EnginePlayer {
                 break;
             }
         }
-        best.expect("the empty plan is always a candidate")
+        best.expect("the empty plan or a placement is always a candidate")
     }
 
     /// The exchange the engine makes at the start of a turn, if any.
@@ -265,7 +275,12 @@ impl EnginePlayer {
             all.truncate(game.bag().len());
             return Tokens::from_slice(&all);
         }
-        if plan.points + plan.bonus < 8 && dead.len() >= 4 && game.bag().len() >= rack.len() {
+        // The exchange of a poor rack is a choice, not a need: only while someone placed within
+        // the last round, so that computers exchanging dead tokens from a bag of dead tokens
+        // (each hoping for better) come back to placing what fits.
+        let players = game.settings().players as usize;
+        let recent_placement = game.idle_turns() < players;
+        if recent_placement && plan.points + plan.bonus < 8 && dead.len() >= 4 && game.bag().len() >= rack.len() {
             dead.sort_unstable_by(|a, b| b.cmp(a));
             return Tokens::from_slice(&dead);
         }

@@ -94,7 +94,7 @@ impl Game for Mathable {
             }
             MathableMove::EndTurn => {
                 self.scores[mover] += self.pending_bonus() as i32;
-                self.idle_turns = if self.placed > 0 { 0 } else { self.idle_turns + 1 };
+                self.idle_turns = if self.placed > 0 { 0 } else { self.idle_turns.saturating_add(1) };
                 let size = self.settings.rack as usize;
                 self.bag.fill_rack(&mut self.racks[mover], size, &mut self.rng);
                 self.next_turn();

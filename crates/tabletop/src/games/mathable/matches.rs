@@ -82,7 +82,27 @@ pub struct GameSummary {
     pub end: Mathable,
 }
 
-/// A player wrapper that measures thinking time.
+/// The match's bound on a game: after this many turns in a row without a placement the game is
+/// terminated (scores as they stand, no deductions). The rules end a game once no token off the
+/// board fits anywhere, and every computer player places when it can and exchanges when it
+/// cannot, so turns without a placement only go on while the tokens that fit are in the bag and
+/// exchanges have not drawn them yet: each exchange draws one of them with a chance of at least
+/// one in the bag's size (106 at most), so 1,000 such turns in a row are practically impossible,
+/// and the bound guarantees that every match ends.
+pub const MAX_TURNS_WITHOUT_PLACEMENT: usize = 1000;
+
+/// Turns (ended or exchanged) since the last placement.
+fn turns_without_placement(record: &Record<Mathable>) -> usize {
+    record
+        .moves()
+        .iter()
+        .rev()
+        .take_while(|m| !matches!(m, MathableMove::Place { .. }))
+        .filter(|m| matches!(m, MathableMove::EndTurn | MathableMove::Exchange(_)))
+        .count()
+}
+
+/// A player wrapper that measures thinking time and applies [`MAX_TURNS_WITHOUT_PLACEMENT`].
 struct Timed<'a> {
     inner: &'a mut dyn Player<Mathable>,
     time: Duration,
@@ -95,6 +115,9 @@ impl Player<Mathable> for Timed<'_> {
         self.inner.describe()
     }
     fn choose_move(&mut self, record: &Record<Mathable>) -> MathableMove {
+        if turns_without_placement(record) >= MAX_TURNS_WITHOUT_PLACEMENT {
+            return MathableMove::Terminate;
+        }
         let t = Instant::now();
         let mv = self.inner.choose_move(record);
         let e = t.elapsed();
@@ -109,7 +132,8 @@ impl Player<Mathable> for Timed<'_> {
 }
 
 /// Plays `games` two-player games of `base` (game `2i` and `2i + 1` with the bag seed
-/// `base.seed + i`, A sitting first in the even games), calling `each` after every game.
+/// `base.seed + i`, A sitting first in the even games), calling `each` after every game. Every
+/// game ends: see [`MAX_TURNS_WITHOUT_PLACEMENT`].
 pub fn play_match(
     base: &Settings,
     games: usize,
@@ -146,4 +170,32 @@ pub fn play_match(
     }
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::mathable::{EndCause, Preset};
+
+    /// Ends every turn without placing: passing never ends a game, so only the match's bound does.
+    struct Passer;
+
+    impl Player<Mathable> for Passer {
+        fn describe(&self) -> String {
+            "passer".to_string()
+        }
+        fn choose_move(&mut self, _record: &Record<Mathable>) -> MathableMove {
+            MathableMove::EndTurn
+        }
+    }
+
+    #[test]
+    fn a_game_of_players_who_never_place_ends_at_the_bound() {
+        let mut ends = Vec::new();
+        let settings = Settings::preset(Preset::Simple);
+        let report = play_match(&settings, 1, &mut Passer, &mut Passer, |g| ends.push(g.end.clone())).unwrap();
+        assert_eq!((report.games, report.draws), (1, 1));
+        assert_eq!(ends[0].end_cause(), Some(EndCause::Terminated));
+        assert_eq!(report.sides[0].moves + report.sides[1].moves, MAX_TURNS_WITHOUT_PLACEMENT as u64);
+    }
 }

@@ -51,7 +51,7 @@ pub mod text;
 
 pub use board::{Board, Cell, CellError, Op, Placement, PlacementError, Square, Tokens, TokensError, MAX_RACK};
 pub use players::{EnginePlayer, GreedyPlayer, MathableRandomPlayer, PLAYER_KINDS};
-pub use rules::{Bag, EndCause, Mathable, MathableMove, MathableMoveError, MathablePositionError};
+pub use rules::{Bag, EndCause, EndRefusal, Mathable, MathableMove, MathableMoveError, MathablePositionError};
 pub use save::SaveState;
 pub use settings::{Layout, Operations, Preset, Settings, SettingsError, TokenSet, MAX_TOKEN};
 #[cfg(feature = "cli")]

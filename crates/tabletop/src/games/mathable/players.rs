@@ -44,7 +44,9 @@ pub fn from_spec(spec: &PlayerSpec, default_seed: u64) -> Result<Box<dyn Player<
 
 /// The move the greedy player makes in a position: the extra draw when allowed, else the
 /// highest-scoring placement (first in board order on ties), else (at the start of a turn) an
-/// exchange of the whole rack if the bag allows, else end of turn.
+/// exchange of the whole rack, or of its largest tokens when the bag holds fewer, else end of
+/// turn. (Passing never ends a game, so a player that cannot place exchanges whenever the bag
+/// allows: a token in the bag may be the one that fits.)
 ///
 /// ```
 /// use tabletop::games::mathable::{players::greedy_move, Mathable, MathableMove, Preset, Settings};
@@ -71,8 +73,13 @@ pub fn greedy_move(game: &Mathable) -> MathableMove {
         return MathableMove::Place { cell: p.cell, token: p.token };
     }
     let rack = game.rack(game.turn());
-    if game.can_exchange() && !rack.is_empty() && game.bag().len() >= rack.len() {
-        return MathableMove::Exchange(*rack);
+    if game.can_exchange() && !rack.is_empty() && !game.bag().is_empty() {
+        let mut largest = rack.as_slice().to_vec();
+        largest.sort_unstable_by(|a, b| b.cmp(a));
+        largest.truncate(game.bag().len());
+        if let Some(tokens) = Tokens::from_slice(&largest) {
+            return MathableMove::Exchange(tokens);
+        }
     }
     MathableMove::EndTurn
 }

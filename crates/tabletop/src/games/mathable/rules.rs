@@ -246,9 +246,13 @@ pub enum MathablePositionError {
 pub enum EndCause {
     /// The bag is empty and a player emptied their rack.
     RackEmptied,
-    /// The bag is empty and no player can place any token.
+    /// No more equations can be made: no token that is not on the board (on any rack or in the
+    /// bag) fits any empty cell, so no rack, now or after any exchange, can ever place again.
+    /// This includes an empty bag with no rack able to place.
     Blocked,
-    /// Every player passed or exchanged twice in a row.
+    /// Every player passed or exchanged twice in a row. Games no longer end this way (passing
+    /// alone never ends a game); the cause is kept so that games saved finished that way load
+    /// as finished.
     Passes,
     /// A player terminated the game.
     Terminated,
@@ -259,17 +263,33 @@ impl EndCause {
     pub fn as_str(self) -> &'static str {
         match self {
             EndCause::RackEmptied => "rack emptied",
-            EndCause::Blocked => "bag empty and no player can place",
+            EndCause::Blocked => "no more equations can be made",
             EndCause::Passes => "every player passed twice",
             EndCause::Terminated => "terminated",
         }
     }
 
     pub(crate) fn parse(text: &str) -> Option<EndCause> {
+        // Saves written before the blocked end covered a bag with tokens in it name it so.
+        if text == "bag empty and no player can place" {
+            return Some(EndCause::Blocked);
+        }
         [EndCause::RackEmptied, EndCause::Blocked, EndCause::Passes, EndCause::Terminated]
             .into_iter()
             .find(|c| c.as_str() == text)
     }
+}
+
+/// Why a computer seat does not agree to end the game now (see [`Mathable::agrees_to_end`]).
+/// Each message is one sentence for the person who proposed it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EndRefusal {
+    /// The seat is behind but could still reach the leader's score.
+    #[error("The computer does not agree to end the game: it can still catch up.")]
+    CanCatchUp,
+    /// The seat shares the lead: ending now would throw away the chance to win.
+    #[error("The computer does not agree to end the game: it shares the lead and can still win.")]
+    SharesTheLead,
 }
 
 /// A Mathable position: settings, board, racks, bag with its seeded generator, scores and the
@@ -385,7 +405,8 @@ impl Mathable {
         self.extra_draw
     }
 
-    /// Consecutive turns without a placement.
+    /// Consecutive turns without a placement (information: passing never ends the game; the
+    /// count stops at 255).
     pub fn idle_turns(&self) -> usize {
         self.idle_turns as usize
     }
@@ -441,16 +462,103 @@ impl Mathable {
         if self.bag.is_empty() && self.racks[mover].is_empty() {
             return self.finish(EndCause::RackEmptied);
         }
-        if self.idle_turns >= 2 * players {
-            return self.finish(EndCause::Passes);
-        }
-        // While the bag holds tokens a stuck player can still exchange; once it is empty nothing
-        // can change the racks, so the program ends a blocked game.
-        if self.bag.is_empty() && (0..players as usize).all(|s| !self.board.can_place(&self.racks[s])) {
+        // The board only changes by placements: once no token off the board fits any cell,
+        // nothing ever will (exchanges only move tokens between the racks and the bag).
+        if !self.equations_left() {
             return self.finish(EndCause::Blocked);
         }
         self.to_move = (self.to_move + 1) % players;
         self.start_turn();
+    }
+
+    /// The values of every token not on the board (every rack and the bag), one bit per value.
+    fn unplaced_mask(&self) -> u128 {
+        let mut mask = self.racks[..self.settings.players as usize].iter().fold(0, |m, r| m | r.mask());
+        for (v, &c) in self.bag.counts().iter().enumerate() {
+            if c > 0 {
+                mask |= 1 << v;
+            }
+        }
+        mask
+    }
+
+    /// Can an equation still be made: does some token not on the board (on any rack or in the
+    /// bag) fit some empty cell? When not, the game is over (it ends as
+    /// [`EndCause::Blocked`] after the turn in which this became so).
+    ///
+    /// ```
+    /// use tabletop::games::mathable::{Mathable, Preset, Settings};
+    /// let game = Mathable::new(&Settings::preset(Preset::Classic)).unwrap();
+    /// assert!(game.equations_left());
+    /// ```
+    pub fn equations_left(&self) -> bool {
+        self.board.can_place_mask(self.unplaced_mask())
+    }
+
+    /// The most points one player could still add to their score, a bound that is simple to
+    /// check rather than tight: every token not on the board, placed by that player, completing
+    /// an equation in all four directions on the largest multiplier among the empty cells, plus
+    /// the bonus for every full rack those tokens could make.
+    ///
+    /// ```
+    /// use tabletop::games::mathable::{Mathable, Preset, Settings};
+    /// let game = Mathable::new(&Settings::preset(Preset::Classic)).unwrap();
+    /// // 106 tokens worth 1,762 in all, 4 directions, 3x squares, 15 bonuses of 50.
+    /// assert_eq!(game.most_points_left(), 1762 * 4 * 3 + 15 * 50);
+    /// ```
+    pub fn most_points_left(&self) -> i64 {
+        let board = &self.board;
+        let empty = board.cells().filter(|&c| board.get(c).is_none());
+        let multiplier = empty.map(|c| board.square(c).multiplier()).max().unwrap_or(0);
+        let racks = &self.racks[..self.settings.players as usize];
+        let on_racks: i64 = racks.iter().map(|r| i64::from(r.sum())).sum();
+        let values = on_racks + self.bag.tokens().iter().map(|&v| i64::from(v)).sum::<i64>();
+        let count = racks.iter().map(|r| r.len()).sum::<usize>() + self.bag.len();
+        let bonuses = (count / usize::from(self.settings.rack.max(1))) as i64;
+        values * 4 * i64::from(multiplier) + bonuses * i64::from(self.settings.bonus)
+    }
+
+    /// Does the computer at `seat` agree to end the game now (Mathable's terminate, proposed by
+    /// someone else)? It agrees when no more equations can be made (see
+    /// [`equations_left`](Self::equations_left)), when it leads alone (ending now makes it win),
+    /// and when it cannot catch up: its score plus [`most_points_left`](Self::most_points_left)
+    /// is below the score another player is sure to keep (their score, less with deductions the
+    /// largest rack they could be left holding). Otherwise it refuses, with the reason.
+    ///
+    /// ```
+    /// use tabletop::games::mathable::{EndRefusal, Mathable, MathableMove, Preset, Settings};
+    /// use tabletop::{Game, Seat};
+    /// let mut game = Mathable::new(&Settings::preset(Preset::Classic).with_seed(3)).unwrap();
+    /// let p = game.placements()[0];
+    /// game.play(MathableMove::Place { cell: p.cell, token: p.token }).unwrap();
+    /// // Early in the game, a few points behind: the computer can still catch up.
+    /// assert_eq!(game.agrees_to_end(Seat(1)), Err(EndRefusal::CanCatchUp));
+    /// ```
+    pub fn agrees_to_end(&self, seat: Seat) -> Result<(), EndRefusal> {
+        let players = self.settings.players as usize;
+        // A seat that is not at the table has nothing to refuse.
+        let Some(me) = self.scores().get(seat.index()).map(|&s| i64::from(s)) else { return Ok(()) };
+        let others = (0..players).filter(|&s| s != seat.index());
+        let best_other = others.map(|s| i64::from(self.scores[s])).max().unwrap_or(i64::MIN);
+        if self.end.is_some() || !self.equations_left() || me > best_other {
+            return Ok(());
+        }
+        // With deductions, another player keeps at least their score less the largest rack of
+        // unplaced tokens they could end with.
+        let at_risk: i64 = if self.settings.deductions {
+            let mut unplaced: Vec<u8> = self.bag.tokens();
+            for rack in &self.racks[..players] {
+                unplaced.extend_from_slice(rack.as_slice());
+            }
+            unplaced.sort_unstable_by(|a, b| b.cmp(a));
+            unplaced.iter().take(usize::from(self.settings.rack)).map(|&v| i64::from(v)).sum()
+        } else {
+            0
+        };
+        if me + self.most_points_left() < best_other - at_risk {
+            return Ok(());
+        }
+        Err(if me == best_other { EndRefusal::SharesTheLead } else { EndRefusal::CanCatchUp })
     }
 
     pub(super) fn outcome(&self) -> Outcome {
@@ -502,7 +610,7 @@ impl Mathable {
         for &old in tokens.as_slice() {
             self.bag.put(old);
         }
-        self.idle_turns += 1;
+        self.idle_turns = self.idle_turns.saturating_add(1);
         self.next_turn();
         pairs
     }

@@ -64,6 +64,13 @@ impl Adapter<Mathable> for MathableAdapter {
         Some(MathableMove::Terminate)
     }
 
+    fn agrees_to_end(position: &Mathable, seat: usize) -> Result<(), String> {
+        if seat >= position.num_seats() {
+            return Err(format!("there is no seat {}", seat + 1));
+        }
+        position.agrees_to_end(Seat(seat as u8)).map_err(|refusal| refusal.to_string())
+    }
+
     fn scores(position: &Mathable) -> Option<Vec<i64>> {
         Some(position.scores().iter().map(|&s| i64::from(s)).collect())
     }
@@ -168,5 +175,8 @@ mod tests {
         assert_eq!(session.agreement_move().as_deref(), Some("terminate"));
         assert!(session.shows_resignations());
         assert_eq!(session.score_unit(), "points");
+        // The computer answers a terminate at once: at 0-0 it can still win, so it refuses.
+        let refusal = session.agrees_to_end(1).unwrap_err().to_string();
+        assert_eq!(refusal, "The computer does not agree to end the game: it shares the lead and can still win.");
     }
 }

@@ -49,8 +49,9 @@ const LAST_COLOR: u8 = 214;
 // Terminal play
 
 /// What Mathable adds to the shared play loop: its board with scores and the bag, the rack of
-/// the person to move, the action menu (P place, S swap, E end the turn, T terminate) with its
-/// dialogues, the extra-draw question, its JSON saves, and hidden racks between people.
+/// the person to move, the action menu (P place, S swap, E end the turn, T terminate, which the
+/// computer seats must agree to outside `--document`) with its dialogues, the extra-draw
+/// question, its JSON saves, and hidden racks between people.
 struct MathablePresenter {
     names: Vec<String>,
     humans: Vec<bool>,
@@ -261,6 +262,15 @@ impl Presenter<Mathable> for MathablePresenter {
             }
             "t" => match input.ask("Terminate the game now, ranking players by their scores? (y/n) ") {
                 Some(a) if a.eq_ignore_ascii_case("y") || a.eq_ignore_ascii_case("yes") => {
+                    // Against the computer, terminating is a proposal each computer answers (never
+                    // a free win); the document's program ends the game at once.
+                    let refusal = (0..self.humans.len())
+                        .filter(|&s| !self.document && s != seat.index() && !self.humans[s])
+                        .find_map(|s| game.agrees_to_end(Seat(s as u8)).err());
+                    if let Some(refusal) = refusal {
+                        println!("{refusal}\nThe game goes on.");
+                        return Some(Vec::new());
+                    }
                     vec![MathableMove::Terminate]
                 }
                 _ => {
