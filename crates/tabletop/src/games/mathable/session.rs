@@ -104,17 +104,7 @@ impl Adapter<Mathable> for MathableAdapter {
                 }
             })
             .collect();
-        // The placements of the current turn, to highlight them.
-        let recent: Vec<String> = record
-            .moves()
-            .iter()
-            .rev()
-            .take(game.placed_this_turn())
-            .filter_map(|m| match m {
-                MathableMove::Place { cell, .. } => Some(cell.to_string()),
-                _ => None,
-            })
-            .collect();
+        let recent = recent_placements(record.moves(), game.placed_this_turn());
         // The mover's valid placements with their points (the rack is theirs to see).
         let mover_views = viewer.is_some() && viewer == record.status().to_move().map(|s| s.index());
         let placements: Vec<Value> = if mover_views {
@@ -161,6 +151,31 @@ impl Adapter<Mathable> for MathableAdapter {
     }
 }
 
+/// The cells to highlight: the placements of the turn in progress, or, before its first
+/// placement, those of the last turn that placed anything and ended (the computer's, or the
+/// opponent's), so that everyone sees what just changed.
+fn recent_placements(moves: &[MathableMove], placed_this_turn: usize) -> Vec<String> {
+    let cells = |moves: &mut dyn Iterator<Item = &MathableMove>| -> Vec<String> {
+        moves
+            .filter_map(|m| match m {
+                MathableMove::Place { cell, .. } => Some(cell.to_string()),
+                _ => None,
+            })
+            .collect()
+    };
+    if placed_this_turn > 0 {
+        return cells(&mut moves.iter().rev().take(placed_this_turn));
+    }
+    // Back from the end: the last turn's closing moves (end, extra draw), then its placements
+    // (draws may come between them) up to the turn before it.
+    let mut back = moves.iter().rev().skip_while(|m| matches!(m, MathableMove::EndTurn | MathableMove::Draw)).peekable();
+    let mut turn = Vec::new();
+    while let Some(m) = back.next_if(|m| matches!(m, MathableMove::Place { .. } | MathableMove::Draw)) {
+        turn.push(m);
+    }
+    cells(&mut turn.into_iter())
+}
+
 /// Mathable for the server's registry entry.
 pub static SESSIONS: Served<Mathable, MathableAdapter> = Served::new();
 
@@ -178,5 +193,32 @@ mod tests {
         // The computer answers a terminate at once: at 0-0 it can still win, so it refuses.
         let refusal = session.agrees_to_end(1).unwrap_err().to_string();
         assert_eq!(refusal, "The computer does not agree to end the game: it shares the lead and can still win.");
+    }
+
+    #[test]
+    fn the_last_turns_placements_stay_marked_until_the_next_placement() {
+        use crate::games::mathable::MathableMove;
+        use crate::session::SessionFactory;
+        let secret = serde_json::json!({"seed": 7});
+        let mut session = super::SESSIONS.new_session(&serde_json::json!({}), &secret).unwrap();
+        let placement = |session: &Box<dyn crate::session::Session>| {
+            let view = session.view(session.to_move());
+            view["legal"].as_array().unwrap().iter().filter_map(|m| m.as_str()).find(|m| m.contains('=') && !m.starts_with("swap")).map(str::to_string)
+        };
+        let first = placement(&session).expect("seed 7 deals a placement");
+        session.play(&first).unwrap();
+        let cell = first.split('=').next().unwrap().to_string();
+        assert_eq!(session.view(Some(0))["board"]["recent"], serde_json::json!([cell]));
+        session.play(&MathableMove::EndTurn.to_string()).unwrap();
+        // The next player, and a watcher, still see what was just placed.
+        for viewer in [Some(1), None] {
+            assert_eq!(session.view(viewer)["board"]["recent"], serde_json::json!([cell]), "{viewer:?}");
+        }
+        // Once the next player places, only that placement is marked.
+        if let Some(second) = placement(&session) {
+            session.play(&second).unwrap();
+            let cell = second.split('=').next().unwrap().to_string();
+            assert_eq!(session.view(None)["board"]["recent"], serde_json::json!([cell]));
+        }
     }
 }
