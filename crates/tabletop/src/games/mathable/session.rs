@@ -201,11 +201,11 @@ mod tests {
         use crate::session::SessionFactory;
         let secret = serde_json::json!({"seed": 7});
         let mut session = super::SESSIONS.new_session(&serde_json::json!({}), &secret).unwrap();
-        let placement = |session: &Box<dyn crate::session::Session>| {
+        let placement = |session: &dyn crate::session::Session| {
             let view = session.view(session.to_move());
             view["legal"].as_array().unwrap().iter().filter_map(|m| m.as_str()).find(|m| m.contains('=') && !m.starts_with("swap")).map(str::to_string)
         };
-        let first = placement(&session).expect("seed 7 deals a placement");
+        let first = placement(session.as_ref()).expect("seed 7 deals a placement");
         session.play(&first).unwrap();
         let cell = first.split('=').next().unwrap().to_string();
         assert_eq!(session.view(Some(0))["board"]["recent"], serde_json::json!([cell]));
@@ -215,7 +215,7 @@ mod tests {
             assert_eq!(session.view(viewer)["board"]["recent"], serde_json::json!([cell]), "{viewer:?}");
         }
         // Once the next player places, only that placement is marked.
-        if let Some(second) = placement(&session) {
+        if let Some(second) = placement(session.as_ref()) {
             session.play(&second).unwrap();
             let cell = second.split('=').next().unwrap().to_string();
             assert_eq!(session.view(None)["board"]["recent"], serde_json::json!([cell]));
