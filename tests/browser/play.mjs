@@ -125,7 +125,17 @@ const DEFAULTS = {
           await page.locator("#board .cell.target").first().waitFor();
           assert.match(await page.locator("#board .cell.target").first().textContent(), /^\+\d+$/, "the target shows the points it scores");
           await shot(page, "mathable-computer-playing");
-          await button.click();
+          // With the token chosen, a first tap on a marked square chooses it and the help says
+          // what the second tap does; the second tap places the token there.
+          const where = await page.evaluate((t) => window.tabletop.state.board.placements.find((p) => p.token === t).cell, token);
+          const square = page.locator(`#board .cell[data-key="${where}"]`);
+          await square.click();
+          await page.locator(`#board .cell[data-key="${where}"].chosen`).waitFor();
+          assert.match(await page.textContent("#help"), new RegExp(`^Tap ${where} again to place ${token} there`));
+          const placing = await ply(page);
+          await square.click();
+          await page.waitForFunction((n) => window.tabletop.state.moves.length > n, placing);
+          assert.equal(await page.evaluate(() => window.tabletop.state.moves.at(-1)), `${where}=${token}`);
           shown = true;
         }
         const before = await ply(page);
@@ -135,6 +145,19 @@ const DEFAULTS = {
         await myTurn(page, 60000);
         if (await isOver(page)) break;
         assert.equal(await page.locator(".rack button").count() > 0, true, "the rack is shown after the computer's turn");
+        // What the computer placed in its turn stays marked until the next placement.
+        const computerPlaced = await page.evaluate(() => {
+          const h = window.tabletop.state.history;
+          let i = h.length - 1;
+          while (i >= 0 && h[i].seat === 1 && (h[i].move === "end" || h[i].move === "draw")) i--;
+          const cells = [];
+          for (; i >= 0 && h[i].seat === 1 && (/^[A-Z]+\d+=/.test(h[i].move) || h[i].move === "draw"); i--) {
+            if (h[i].move !== "draw") cells.push(h[i].move.split("=")[0]);
+          }
+          return cells.sort();
+        });
+        const marked = await page.evaluate(() => [...document.querySelectorAll("#board .cell.recent")].map((c) => c.dataset.key).sort());
+        assert.deepEqual(marked, computerPlaced, "the computer's placements are marked");
         for (const id of ["#end-turn", "#draw", "#swap", "#terminate"]) assert.equal(await page.locator(id).isVisible(), true, `${id} is shown`);
       }
     },

@@ -149,6 +149,7 @@ export function render(ctx) {
   let help = "";
   if (playable) {
     if (ui.swapping) help = "Choose the tokens to swap on your rack, then press Swap.";
+    else if (ui.cell && chosenValue !== null && fitsCell.has(ui.cell)) help = `Tap ${ui.cell} again to place ${chosenValue} there, or choose another square or token.`;
     else if (ui.cell && fitsToken.size) help = `${ui.cell} chosen: pick a highlighted token from your rack (or tap ${ui.cell} again to cancel).`;
     else if (ui.cell) help = `Nothing on your rack fits ${ui.cell}.`;
     else if (chosenValue !== null) help = fitsCell.size ? `Token ${chosenValue}: tap a marked square, then tap it again to place.` : `Token ${chosenValue} fits nowhere.`;

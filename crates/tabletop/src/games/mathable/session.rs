@@ -152,8 +152,8 @@ impl Adapter<Mathable> for MathableAdapter {
 }
 
 /// The cells to highlight: the placements of the turn in progress, or, before its first
-/// placement, those of the last turn that placed anything and ended (the computer's, or the
-/// opponent's), so that everyone sees what just changed.
+/// placement, those of the turn that just ended (the computer's, or the opponent's: nothing when
+/// it placed nothing), so that everyone sees what just changed.
 fn recent_placements(moves: &[MathableMove], placed_this_turn: usize) -> Vec<String> {
     let cells = |moves: &mut dyn Iterator<Item = &MathableMove>| -> Vec<String> {
         moves
@@ -166,9 +166,11 @@ fn recent_placements(moves: &[MathableMove], placed_this_turn: usize) -> Vec<Str
     if placed_this_turn > 0 {
         return cells(&mut moves.iter().rev().take(placed_this_turn));
     }
-    // Back from the end: the last turn's closing moves (end, extra draw), then its placements
-    // (draws may come between them) up to the turn before it.
-    let mut back = moves.iter().rev().skip_while(|m| matches!(m, MathableMove::EndTurn | MathableMove::Draw)).peekable();
+    // Back from the end: the last turn's end, then its placements and extra draws.
+    let mut back = moves.iter().rev().peekable();
+    if back.next_if(|m| matches!(m, MathableMove::EndTurn)).is_none() {
+        return Vec::new();
+    }
     let mut turn = Vec::new();
     while let Some(m) = back.next_if(|m| matches!(m, MathableMove::Place { .. } | MathableMove::Draw)) {
         turn.push(m);
