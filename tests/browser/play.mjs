@@ -145,19 +145,28 @@ const DEFAULTS = {
         await myTurn(page, 60000);
         if (await isOver(page)) break;
         assert.equal(await page.locator(".rack button").count() > 0, true, "the rack is shown after the computer's turn");
-        // What the computer placed in its turn stays marked until the next placement.
+        // What the computer placed in its turn stays marked until the next placement (once the
+        // page has the state after the computer's turn).
+        await page.waitForFunction(() => {
+          const s = window.tabletop.state;
+          return s.status.over || (s.status.to_move === s.your_seat && s.history.length > 0 && s.history.at(-1).seat !== s.your_seat);
+        }, null, { timeout: 60000 });
+        if (await isOver(page)) break;
         const computerPlaced = await page.evaluate(() => {
-          const h = window.tabletop.state.history;
+          const s = window.tabletop.state;
+          const h = s.history;
+          const computer = 1 - s.your_seat;
           let i = h.length - 1;
-          while (i >= 0 && h[i].seat === 1 && (h[i].move === "end" || h[i].move === "draw")) i--;
+          while (i >= 0 && h[i].seat === computer && (h[i].move === "end" || h[i].move === "draw")) i--;
           const cells = [];
-          for (; i >= 0 && h[i].seat === 1 && (/^[A-Z]+\d+=/.test(h[i].move) || h[i].move === "draw"); i--) {
+          for (; i >= 0 && h[i].seat === computer && (/^[A-Z]+\d+=/.test(h[i].move) || h[i].move === "draw"); i--) {
             if (h[i].move !== "draw") cells.push(h[i].move.split("=")[0]);
           }
           return cells.sort();
         });
         const marked = await page.evaluate(() => [...document.querySelectorAll("#board .cell.recent")].map((c) => c.dataset.key).sort());
-        assert.deepEqual(marked, computerPlaced, "the computer's placements are marked");
+        const recentHistory = await page.evaluate(() => JSON.stringify(window.tabletop.state.history.slice(-6)));
+        assert.deepEqual(marked, computerPlaced, `the computer's placements are marked; the last moves: ${recentHistory}`);
         for (const id of ["#end-turn", "#draw", "#swap", "#terminate"]) assert.equal(await page.locator(id).isVisible(), true, `${id} is shown`);
       }
     },
