@@ -563,6 +563,25 @@ test("mathable at this screen: each player sees their own rack on their turn", a
   assert.match(await page.textContent("#status"), /Player 2 to move/);
 });
 
+test("connect at this screen: Undo takes the last move back at once (nobody else is asked)", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#game-connect)");
+  await page.click("label:has(#opponent-screen)");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  for (const n of [1, 2]) {
+    await clickMove(page);
+    await waitPly(page, n);
+  }
+  assert.equal((await page.textContent("#undo")).trim(), "Undo", "one screen holds every seat: no request to ask");
+  const before = await page.evaluate(() => window.tabletop.state.moves.slice());
+  await page.click("#undo");
+  await page.waitForFunction(() => window.tabletop.state.moves.length === 1 && !window.tabletop.state.proposal);
+  assert.deepEqual(await page.evaluate(() => window.tabletop.state.moves), before.slice(0, 1));
+  assert.equal(await page.locator("#proposal").isVisible(), false, "no proposal is left to answer");
+});
+
 // Gomoku's page module alone, on sample boards of the server's JSON in three sizes (7, 15, 19):
 // the live game is covered by the catalog's tests and the at-this-screen test below.
 test("gomoku page module: the server's board JSON drawn, named and playable, on a phone and a desktop", async ({ browser, base }) => {

@@ -321,6 +321,8 @@ const moverToken = () => {
 const anyToken = () => page.tokens.find(Boolean) || null;
 const mySeats = () => page.tokens.map((t, i) => (t ? i : -1)).filter((i) => i >= 0);
 const people = () => page.state.players.filter((p) => p.kind !== "computer").length;
+// Every person's seat held by this browser: a game at one screen, where nobody else answers.
+const atThisScreen = () => page.state.players.filter((p) => p.kind !== "computer").every((p) => !!page.tokens[p.seat]);
 
 function accept(state) {
   if (!state || (page.state && state.id !== page.state.id)) return;
@@ -523,7 +525,7 @@ function render() {
   const undo = $("undo");
   const undoOver = over && !game.takebackWhenOver;
   undo.hidden = !seated || undoOver;
-  undo.textContent = versusPeople ? "Ask to take back" : "Undo";
+  undo.textContent = versusPeople && !atThisScreen() ? "Ask to take back" : "Undo";
   const lastMove = s.history[s.history.length - 1];
   // Between people only one's own last move can be taken back.
   undo.disabled = undoOver || s.moves.length === 0 || !!s.proposal || (s.thinking && !versusPeople) ||
@@ -619,7 +621,14 @@ async function showGame(id) {
     // Between people the request comes from the seat that moved last (at one screen: the one not to move).
     const last = page.state.history[page.state.history.length - 1];
     const requester = people() > 1 && last && page.tokens[last.seat] ? page.tokens[last.seat] : token;
-    send("undo", { token: requester });
+    const sent = await send("undo", { token: requester });
+    // At one screen a takeback request would wait for this same screen: answer it here.
+    const asked = page.state.proposal;
+    if (sent && asked && asked.kind === "takeback" && asked.waiting_for.every((w) => !!page.tokens[w])) {
+      for (const seat of asked.waiting_for) {
+        if (!(await send("proposal", { token: page.tokens[seat], accept: true }))) break;
+      }
+    }
   });
   $("hint").addEventListener("click", async () => {
     const ply = page.state.moves.length;
