@@ -152,6 +152,8 @@ const DEFAULTS = {
           return s.status.over || (s.status.to_move === s.your_seat && s.history.length > 0 && s.history.at(-1).seat !== s.your_seat);
         }, null, { timeout: 60000 });
         if (await isOver(page)) break;
+        // The computer's turn ended with a draw: it cannot be taken back, and Undo says so.
+        assert.equal(await page.locator("#undo").isDisabled(), true, "Undo is off after the computer's turn");
         const computerPlaced = await page.evaluate(() => {
           const s = window.tabletop.state;
           const h = s.history;

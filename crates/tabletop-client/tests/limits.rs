@@ -90,7 +90,8 @@ async fn proposals_are_rate_limited() {
     let addr = server.addr;
     let game = create(addr, json!({"game": "connect", "seats": ["human", "human"]})).await;
     let (id, black, white) = (&game.id, game.token(0), game.token(1));
-    play_ok(addr, id, black, "4").await;
+    let played = play_ok(addr, id, black, "4").await;
+    assert_eq!(played["takeback_seats"], json!([0]), "only the mover may ask, before anyone moves");
     for round in 0..3 {
         let asked = act(addr, id, "undo", json!({"token": black})).await;
         assert_eq!(asked.status, 200, "request {round}: {}", asked.text);
@@ -197,7 +198,9 @@ async fn a_takeback_against_the_computer_never_crosses_a_draw() {
     let game = create(addr, json!({"game": "mathable", "seats": ["human", "engine"]})).await;
     let (id, me) = (&game.id, game.token(0));
     let view = state(addr, id, Some(me)).await;
-    play_ok(addr, id, me, &a_placement(&view)).await;
+    assert_eq!(view["takeback_seats"], json!([]), "nothing to take back yet");
+    let placed = play_ok(addr, id, me, &a_placement(&view)).await;
+    assert_eq!(placed["takeback_seats"], json!([0]), "the placement can be taken back");
     // A placement within the turn can be taken back: nothing was drawn.
     let undone = act(addr, id, "undo", json!({"token": me})).await;
     assert_eq!(undone.status, 200, "{}", undone.text);
@@ -207,6 +210,7 @@ async fn a_takeback_against_the_computer_never_crosses_a_draw() {
     let mine = wait_for(addr, id, Some(me), Duration::from_secs(30), |s| s["status"]["to_move"] == 0).await;
     assert_eq!(mine["status"]["to_move"], 0, "the computer played its turn");
     let ply = mine["moves"].as_array().unwrap().len();
+    assert_eq!(mine["takeback_seats"], json!([]), "the page's Undo is off: the turns ended with draws");
     let refused = act(addr, id, "undo", json!({"token": me})).await;
     assert_eq!(refused.status, 422, "{}", refused.text);
     assert!(refused.error().contains("cannot be taken back"), "{}", refused.error());

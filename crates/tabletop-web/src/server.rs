@@ -897,25 +897,8 @@ async fn undo(
         game.request_takeback(&state, seat).await?;
         return Ok(Json(game.state(Some(seat))));
     }
-    // Against the computer (or only people who resigned): take back the last full round, until
-    // the person is to move again.
-    let mut target = game.session.ply();
-    if target == 0 {
-        return Err(ApiError::Illegal("nothing to undo".into()));
-    }
-    target -= 1;
-    while target > 0
-        && game.session.mover_of(target).is_some_and(|s| game.is_computer(s) || game.row.resigned.contains(&s))
-    {
-        target -= 1;
-    }
-    // The bag's order stays: a takeback across a draw would show the person what they will
-    // draw next (and the computer's draws), so draws stay as between people.
-    if (target..game.session.ply()).any(|p| game.session.reveals(p)) {
-        return Err(ApiError::Illegal(
-            "draws, exchanges and ended turns reveal tokens: they cannot be taken back".into(),
-        ));
-    }
+    // Against the computer (or only people who resigned): the last full round.
+    let target = game.undo_against_the_computer()?;
     game.take_back_to(&state, target).await?;
     game.changed(Change::Undo, Some(seat));
     crate::live::schedule_for(&state, &mut game, client.ip()).await;

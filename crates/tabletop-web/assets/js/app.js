@@ -528,8 +528,10 @@ function render() {
   undo.textContent = versusPeople && !atThisScreen() ? "Ask to take back" : "Undo";
   const lastMove = s.history[s.history.length - 1];
   // Between people only one's own last move can be taken back.
+  // The server says which seats could take back now (a Mathable draw or ended turn cannot be).
+  const mayTakeBack = !Array.isArray(s.takeback_seats) || s.takeback_seats.some((seat) => !!page.tokens[seat]);
   undo.disabled = undoOver || s.moves.length === 0 || !!s.proposal || (s.thinking && !versusPeople) ||
-    (versusPeople && !(lastMove && page.tokens[lastMove.seat]));
+    (versusPeople && !(lastMove && page.tokens[lastMove.seat])) || (!over && !mayTakeBack);
   $("hint").hidden = !seated || over;
   $("hint").disabled = !playable || !s.hints;
   $("hint").title = s.hints ? "" : versusPeople ? "Hints are off in this game between people." : "";

@@ -570,6 +570,13 @@ impl LiveGame {
     /// A takeback request between people: only the requester's own last move (turn), only
     /// if nobody moved since, and never a move that revealed hidden tokens.
     pub async fn request_takeback(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+        let to_ply = self.takeback_between_people(seat)?;
+        self.propose(state, ProposalKind::Takeback { to_ply }, seat).await
+    }
+
+    /// Where a takeback asked by `seat` between people would go: its own last move (turn),
+    /// only if nobody moved since, never across a move that revealed hidden tokens.
+    fn takeback_between_people(&self, seat: usize) -> Result<usize, ApiError> {
         let ply = self.session.ply();
         let mut to_ply = ply;
         while to_ply > 0 && self.session.mover_of(to_ply - 1) == Some(seat) {
@@ -578,12 +585,54 @@ impl LiveGame {
         if to_ply == ply {
             return Err(ApiError::Illegal("only your own last move can be taken back, before anyone moves".into()));
         }
-        if (to_ply..ply).any(|p| self.session.reveals(p)) {
+        self.never_across_a_reveal(to_ply)?;
+        Ok(to_ply)
+    }
+
+    /// Where an undo against the computer (or only people who resigned) goes: back the last full
+    /// round, until the person is to move again; never across a move that revealed hidden tokens
+    /// (the bag keeps its order: a takeback across a draw would show what comes next, the
+    /// computer's draws too).
+    pub fn undo_against_the_computer(&self) -> Result<usize, ApiError> {
+        let mut target = self.session.ply();
+        if target == 0 {
+            return Err(ApiError::Illegal("nothing to undo".into()));
+        }
+        target -= 1;
+        while target > 0
+            && self.session.mover_of(target).is_some_and(|s| self.is_computer(s) || self.row.resigned.contains(&s))
+        {
+            target -= 1;
+        }
+        self.never_across_a_reveal(target)?;
+        Ok(target)
+    }
+
+    fn never_across_a_reveal(&self, to_ply: usize) -> Result<(), ApiError> {
+        if (to_ply..self.session.ply()).any(|p| self.session.reveals(p)) {
             return Err(ApiError::Illegal(
                 "draws, exchanges and ended turns reveal tokens: they cannot be taken back".into(),
             ));
         }
-        self.propose(state, ProposalKind::Takeback { to_ply }, seat).await
+        Ok(())
+    }
+
+    /// The seats that could take back (or ask to take back) now, for the page's button: the
+    /// rules are public, so everyone may know.
+    fn takeback_seats(&self) -> Vec<usize> {
+        if self.to_move().is_none() || self.proposal.is_some() {
+            return Vec::new();
+        }
+        (0..self.row.seats.len())
+            .filter(|&seat| self.row.seats[seat] == "human" && !self.row.resigned.contains(&seat))
+            .filter(|&seat| {
+                if self.asks_others(seat) {
+                    self.takeback_between_people(seat).is_ok()
+                } else {
+                    self.undo_against_the_computer().is_ok()
+                }
+            })
+            .collect()
     }
 
     /// Gives the seats (`seat`, an open one, now taken by a person) and stores them, with a
@@ -837,6 +886,7 @@ impl LiveGame {
         view["hints"] = json!(hints);
         view["thinking"] = json!(self.thinking || (self.thinking_elsewhere && self.to_move().is_some()));
         view["your_seat"] = json!(viewer);
+        view["takeback_seats"] = json!(self.takeback_seats());
         view["result"] = result;
         view["proposal"] = match &self.proposal {
             None => Value::Null,
