@@ -201,3 +201,19 @@ fn scripted_game_against_the_computer_reaches_a_result() {
     assert!(out.contains("(classic:levels=2) plays"), "{out}");
     assert!(out.contains("wins:") || out.contains("Draw:"), "{out}");
 }
+
+/// The README's scripted example runs as written: every line it types is accepted.
+#[test]
+fn the_readmes_scripted_example_runs_as_written() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let example = readme
+        .split('`')
+        .find(|part| part.starts_with("printf '") && part.ends_with("| tabletop play slide"))
+        .expect("the README shows a scripted Slide game");
+    let typed = example.trim_start_matches("printf '").split('\'').next().unwrap().replace("\\n", "\n");
+    let (_, stdout, _) = tabletop(&["play", "slide"], &typed);
+    let moves: Vec<&str> = typed.lines().collect();
+    // Each typed move is answered by the engine's move, never by a reason it was refused.
+    assert_eq!(stdout.matches("(engine) plays").count(), moves.len(), "{stdout}");
+    assert!(!stdout.contains("not empty"), "{stdout}");
+}
