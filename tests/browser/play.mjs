@@ -810,8 +810,24 @@ test("phone 390 x 844: the start page does not scroll sideways", async ({ browse
   assert.deepEqual(loaded, offered, "the start page loads each offered game's module and stylesheet, and nothing else");
 });
 
+test("mathable on a 1366 x 768 laptop: the rack and End turn are in view without scrolling; squares explained", async ({ browser, base }) => {
+  const page = await person(browser, { width: 1366, height: 768 });
+  await startWithDefaults(page, base, "mathable");
+  await myTurn(page, 60000);
+  await page.locator(".rack button").first().waitFor();
+  for (const selector of [".rack", "#end-turn"]) {
+    const box = await page.locator(selector).boundingBox();
+    assert.ok(box && box.y + box.height <= 768, `${selector} ends at ${box && Math.round(box.y + box.height)} px (the window is 768)`);
+  }
+  assert.match(await page.textContent(".m-legend"), /2x, 3x/);
+  assert.equal(await page.locator(".m-swipe").isVisible(), false, "no swipe cue where the board fits");
+  const colours = await page.evaluate(() => [...document.querySelectorAll(".swatch.mathable")].map((s) => getComputedStyle(s).backgroundColor));
+  assert.equal(new Set(colours).size, colours.length, `each player has a colour of their own: ${colours}`);
+  await shot(page, "mathable-laptop");
+});
+
 // The smallest width of a board's cells on a phone, where a game needs more than a finger's 24 px.
-const PHONE_MIN_CELL = { mathable: 26 };
+const PHONE_MIN_CELL = { mathable: 36 };
 
 eachGame((game) => `phone 390 x 844: no page of ${game} scrolls sideways; its cells take a finger`, async ({ browser, base }, game) => {
   const page = await person(browser, PHONE);
@@ -835,6 +851,7 @@ eachGame((game) => `phone 390 x 844: no page of ${game} scrolls sideways; its ce
   ).jsonValue();
   const least = PHONE_MIN_CELL[game] || 24;
   assert.ok(width >= least, `${game}'s cells are ${width} px wide on a phone (at least ${least})`);
+  if (game === "mathable") assert.equal(await page.locator(".m-swipe").isVisible(), true, "the phone says the board scrolls sideways");
   await shot(page, `${game}-phone`);
   await page.click("#resign");
   await confirm(page);

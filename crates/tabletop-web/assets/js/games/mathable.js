@@ -106,7 +106,7 @@ export function render(ctx) {
   const letters = board.cells.slice(0, n).map((c) => /^[A-Z]+/.exec(c.cell)[0]);
   const numbers = Array.from({ length: n }, (_, r) => /\d+$/.exec(board.cells[r * n].cell)[0]);
   const boardEl = el("div", { class: "m-scroll" },
-    grid({ name: "mathable", className: "mathable", columns: n, cells, minCell: "26px", colLabels: letters, rowLabels: numbers,
+    grid({ name: "mathable", className: "mathable", columns: n, cells, minCell: matchMedia("(max-width: 36rem)").matches ? "36px" : "26px", colLabels: letters, rowLabels: numbers,
       label: `Mathable board, columns ${letters[0]} to ${letters[n - 1]}, rows ${numbers[0]} to ${numbers[n - 1]}` }));
 
   const extra = [];
@@ -146,6 +146,10 @@ export function render(ctx) {
       action("Terminate game…", () => ctx.terminate(), ctx.legal.includes("terminate") || ctx.legal.length > 0, "terminate"),
     ));
   }
+  // What the squares' marks mean, and a cue on a narrow screen that the board scrolls.
+  extra.push(el("p", { class: "note m-legend" },
+    el("span", { class: "m-swipe", text: "The board scrolls sideways: swipe it to see every column. " }),
+    "2x, 3x: the token's points are doubled or tripled. +, -, x, /: a token there must be the sum, difference, product or quotient of its two neighbours in a line. Outlined: the placements of the turn in progress, or of the turn that just ended."));
   let help = "";
   if (playable) {
     if (ui.swapping) help = "Choose the tokens to swap on your rack, then press Swap.";
