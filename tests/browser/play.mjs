@@ -767,6 +767,31 @@ test("live: the page reconnects by itself after a server restart and shows the c
   }
 });
 
+test("live: a move made while the server is down is sent when it is back; presence unknown meanwhile (creator, friend, watcher)", async ({ browser }) => {
+  const first = await startServer();
+  const { a, b, c } = await inviteGame(browser, first.base, "connect");
+  first.server.kill();
+  await new Promise((resolve) => first.server.once("exit", resolve));
+  let second = null;
+  try {
+    await a.locator("#link-state", { hasText: "Reconnecting" }).waitFor({ timeout: 10000 });
+    // Nobody can tell whether the friend is still there: the page says so instead of "online".
+    await a.locator(".player .presence", { hasText: "status unknown" }).waitFor();
+    assert.equal(await a.locator(".player .presence.online").count(), 0);
+    await clickMove(a);
+    await a.locator("#message", { hasText: "will be sent again" }).waitFor({ timeout: 10000 });
+    assert.equal(await a.evaluate(() => window.tabletop.state.moves.length), 0);
+    second = await startServer({ addr: first.addr, db: first.db });
+    // The move goes out by itself once the connection is back; the friend and the watcher see it.
+    for (const p of [a, b, c]) await p.waitForFunction(() => window.tabletop.state.moves.length === 1, null, { timeout: 20000 });
+    await a.waitForFunction(() => document.querySelector("#message").textContent === "" && document.querySelector("#link-state").textContent === "");
+    await a.locator(".player .presence.online").first().waitFor({ timeout: 10000 });
+    await shot(a, "reconnected-creator");
+  } finally {
+    if (second) second.server.kill();
+  }
+});
+
 test("two server processes on one PostgreSQL database: the friend and the watcher on the other process play live", async ({ browser }) => {
   const admin = process.env.TABLETOP_TEST_PG;
   assert.ok(admin, "TABLETOP_TEST_PG names a PostgreSQL server (scripts/test starts one)");

@@ -270,7 +270,7 @@ const page = {
   seen: new Map(),   // ply -> board received live (checks the stepping boards in tests)
   boards: new Map(), // ply -> past board from the server (history stepping)
   wantedStep: null,  // the step asked for while its board is on its way
-  linked: false,
+  linked: null,      // the event stream: up (true), lost (false), not yet opened (null)
   busy: false,
 };
 window.tabletop = page; // for the browser tests and the curious
@@ -350,12 +350,22 @@ function accept(state) {
   if (page.analysisOn) loadAnalysis();
 }
 
+// What could not be sent while the server was out of reach, sent again when the connection
+// returns (a move carries the ply it was made at: if the game moved on meanwhile, the server
+// refuses it and the page shows the current state).
+const UNREACHABLE = "The server cannot be reached: this will be sent again when the connection returns.";
+
 async function send(path, body) {
   $("message").textContent = "";
   try {
     accept(await api("POST", `/api/games/${page.id}/${path}`, body));
     return true;
   } catch (error) {
+    if (error.status === 0) {
+      page.pending = { path, body };
+      $("message").textContent = UNREACHABLE;
+      return false;
+    }
     $("message").textContent = error.message;
     if (error.status === 409 || error.status === 422) refresh();
     return false;
@@ -421,7 +431,7 @@ function statusText(s) {
   if (s.thinking || player.kind === "computer") return `${player.name} (computer) is thinking…`;
   if (player.kind === "open") return `Waiting for someone to take ${player.name}'s seat.`;
   if (mine) return mySeats().length > 1 ? `${player.name} to move.` : `Your move (${player.name}).`;
-  return `Waiting for ${player.name} to move${player.connected ? "" : " (not connected)"}.`;
+  return `Waiting for ${player.name} to move${player.connected || page.linked === false ? "" : " (not connected)"}.`;
 }
 
 function render() {
@@ -452,7 +462,8 @@ function render() {
     const you = page.tokens[p.seat] ? (mySeats().length > 1 ? " (this screen)" : " (you)") : "";
     // A computer is named by the start page's label for its spec when it has one ("Club (level 5)").
     const known = p.kind === "computer" && game.info.computers.find(([spec]) => spec === p.spec);
-    const kind = p.kind === "computer" ? (known ? `computer: ${known[1]}` : "computer") : p.kind === "open" ? "open seat" : you ? "" : p.connected ? "online" : "offline";
+    const presence = page.linked === false ? "status unknown" : p.connected ? "online" : "offline";
+    const kind = p.kind === "computer" ? (known ? `computer: ${known[1]}` : "computer") : p.kind === "open" ? "open seat" : you ? "" : presence;
     const li = el("li", { class: "player" + (seat === p.seat && !over ? " to-move" : "") + (p.resigned ? " resigned" : "") },
       el("span", { class: "swatch seat" + p.seat + " " + s.game, "aria-hidden": "true" }),
       el("strong", { text: p.name + you }),
@@ -463,7 +474,7 @@ function render() {
   }), ...(scoreList && scoreList.length > s.players.length ? scoreList.slice(s.players.length).map((t) => el("li", { class: "player bag", text: t })) : []));
   $("status").textContent = over ? "" : statusText(s);
   $("status").hidden = over;
-  $("link-state").textContent = page.linked ? "" : "Reconnecting…";
+  $("link-state").textContent = page.linked === false ? "Reconnecting…" : "";
 
   // The result.
   const banner = $("result");
@@ -682,7 +693,14 @@ async function showGame(id) {
     return;
   }
   follow(id, page.streamToken, accept, (up) => {
-    if (page.linked !== up) { page.linked = up; if (page.state) $("link-state").textContent = up ? "" : "Reconnecting…"; }
+    if (page.linked === up) return;
+    page.linked = up;
+    if (up && $("message").textContent === UNREACHABLE) $("message").textContent = "";
+    const pending = up ? page.pending : null;
+    page.pending = null;
+    if (pending) send(pending.path, pending.body);
+    // Presence shown as unknown while the server is out of reach.
+    if (page.state) render();
   });
 }
 
