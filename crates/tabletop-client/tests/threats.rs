@@ -18,8 +18,9 @@ use tokio::net::TcpStream;
 /// Every answer a viewer gets while a Mathable game is played: (what, text).
 type Seen = Vec<(String, String)>;
 
-fn seed_of(db: &std::path::Path, id: &str) -> u64 {
-    let secret: String = if on_postgres() {
+/// One column of a stored game, as the database holds it (SQLite or PostgreSQL).
+fn stored_column(db: &std::path::Path, id: &str, column: &str) -> String {
+    if on_postgres() {
         let output = std::process::Command::new("psql")
             .args([
                 "-X",
@@ -27,15 +28,19 @@ fn seed_of(db: &std::path::Path, id: &str) -> u64 {
                 "-d",
                 &db.to_string_lossy(),
                 "-c",
-                &format!("SELECT secret FROM games WHERE id = '{id}'"),
+                &format!("SELECT {column} FROM games WHERE id = '{id}'"),
             ])
             .output()
             .expect("psql");
         String::from_utf8_lossy(&output.stdout).trim().to_string()
     } else {
         let conn = rusqlite::Connection::open(db).unwrap();
-        conn.query_row("SELECT secret FROM games WHERE id = ?1", [id], |r| r.get(0)).unwrap()
-    };
+        conn.query_row(&format!("SELECT {column} FROM games WHERE id = ?1"), [id], |r| r.get(0)).unwrap()
+    }
+}
+
+fn seed_of(db: &std::path::Path, id: &str) -> u64 {
+    let secret = stored_column(db, id, "secret");
     serde_json::from_str::<Value>(&secret).unwrap()["seed"].as_u64().expect("a stored seed")
 }
 
@@ -1054,23 +1059,7 @@ async fn a_database_that_cannot_be_written_is_refused_at_start() {
 
 /// The `tokens` column of a stored game, as the database holds it.
 fn stored_tokens(db: &std::path::Path, id: &str) -> String {
-    if on_postgres() {
-        let output = std::process::Command::new("psql")
-            .args([
-                "-X",
-                "-At",
-                "-d",
-                &db.to_string_lossy(),
-                "-c",
-                &format!("SELECT tokens FROM games WHERE id = '{id}'"),
-            ])
-            .output()
-            .expect("psql");
-        String::from_utf8_lossy(&output.stdout).trim().to_string()
-    } else {
-        let conn = rusqlite::Connection::open(db).unwrap();
-        conn.query_row("SELECT tokens FROM games WHERE id = ?1", [id], |r| r.get(0)).unwrap()
-    }
+    stored_column(db, id, "tokens")
 }
 
 /// Makes the database one written before tokens were hashed: `tokens` stored in clear for game

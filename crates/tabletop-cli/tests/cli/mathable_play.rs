@@ -59,11 +59,7 @@ fn simple_game_with_place_swap_end_terminate_and_invalid_inputs() {
         "Game over (terminated).",
         "Player 2 (greedy) wins.",
     ];
-    let mut from = 0;
-    for e in expect {
-        let at = out[from..].find(e).unwrap_or_else(|| panic!("missing {e:?} after byte {from} in:\n{out}"));
-        from += at;
-    }
+    in_order(&out, &expect);
     // The computer's rack is never shown.
     assert_eq!(out.matches("Your rack").count(), out.matches("Player 1 (you) to move").count());
 
@@ -103,11 +99,7 @@ fn undo_hint_terminate_confirmation_and_end_of_input() {
         "Terminate the game now, ranking players by their scores? (y/n) n\nThe game goes on.",
         "End of input: the game is left unfinished.",
     ];
-    let mut from = 0;
-    for e in expect {
-        let at = out[from..].find(e).unwrap_or_else(|| panic!("missing {e:?} after byte {from} in:\n{out}"));
-        from += at;
-    }
+    in_order(&out, &expect);
     assert!(!out.contains("Game over"), "{out}");
     assert_eq!(out.matches("End of input").count(), 1, "{out}");
 }
@@ -128,11 +120,7 @@ fn terminate_against_the_computer_is_refused_while_it_can_catch_up() {
         "Player 2 (greedy) places",
         "End of input: the game is left unfinished.",
     ];
-    let mut from = 0;
-    for e in expect {
-        let at = out[from..].find(e).unwrap_or_else(|| panic!("missing {e:?} after byte {from} in:\n{out}"));
-        from += at;
-    }
+    in_order(&out, &expect);
     assert!(!out.contains("Game over"), "{out}");
 
     let document = ["play", "mathable", "--document", "--seed", "3", "--player", "2=greedy"];
@@ -252,4 +240,13 @@ fn restriction_squares_and_a_short_bag_at_the_terminal() {
     assert!(out.contains("Bag: 2 tokens"), "{out}");
     assert!(out.contains("The bag holds only 2 tokens, fewer than the 3 you want to exchange."), "{out}");
     assert!(out.contains("Swapped 5 -> "), "{out}");
+}
+
+/// Each of `expect` appears in `out`, in this order.
+fn in_order(out: &str, expect: &[&str]) {
+    let mut from = 0;
+    for e in expect {
+        let at = out[from..].find(e).unwrap_or_else(|| panic!("missing {e:?} after byte {from} in:\n{out}"));
+        from += at;
+    }
 }
