@@ -3,8 +3,8 @@
 //!
 //! The weights are data (`data/reversi/eval-weights.txt`, included in the build): one row of
 //! weights per phase (a range of empties). They are fitted by least squares on positions from
-//! self-play games, each labelled with an exact endgame solve (see [`tuning`](super::tuning) and
-//! `tabletop tune reversi`).
+//! self-play games, each labelled with an exact endgame solve (see the `tuning` module, built
+//! with the `tune` feature, and `tabletop tune reversi`).
 
 use std::sync::OnceLock;
 

@@ -14,7 +14,8 @@
 //! - [`eval`]: the former ten-feature evaluation, kept for `engine-v1`.
 //! - [`engine`]: the engine's search (PVS, transposition table, Multi-ProbCut).
 //! - [`levels`]: the ten levels of play for people (`engine:level=1..10`, by number or name).
-//! - [`tuning`]: self-play, exact labels, the fits of both evaluations and of ProbCut.
+//! - `tuning` (with the `tune` feature): self-play, exact labels, the fits of both evaluations
+//!   and of ProbCut.
 //! - [`ggf`]: GGF game records (read and write, to and from a [`Record`](crate::Record)).
 //! - [`nboard`]: the NBoard protocol: the engine side ([`nboard::serve`]) and a player that
 //!   drives any NBoard engine ([`nboard::NboardPlayer`]).

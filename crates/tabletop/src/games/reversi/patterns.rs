@@ -1,5 +1,6 @@
 //! The engine's evaluation: pattern tables in the style of Logistello and Edax, learned from
-//! self-play positions (see [`tuning`](super::tuning) and `tabletop tune reversi --patterns`).
+//! self-play positions (see the `tuning` module, built with the `tune` feature, and
+//! `tabletop tune reversi --patterns`).
 //!
 //! - **Patterns** ([`PATTERNS`]): rows and columns 2, 3 and 4 from an edge, the diagonals of 8
 //!   to 4 squares, each edge with its two X-squares, the 3x3 corners and the 2x5 corners
