@@ -371,6 +371,12 @@ test("reversi: two people play a whole game through an invite link, live, with a
   await c.waitForFunction(() => /Analysis \(best first\)/.test(document.querySelector("#advice").textContent), null, { timeout: 20000 });
   const analysed = await c.evaluate(() => [...window.tabletop.analysis.values()].find(Array.isArray).filter((m) => m.move !== "pass").length);
   assert.equal(await c.locator("#board .cell .val").count(), analysed, "each analysed move's value is on the board");
+  // Each value sits at the foot of its cell, clear of the marks in the middle (a legal-move dot).
+  const covering = await c.evaluate(() => [...document.querySelectorAll("#board .cell .val")].filter((v) => {
+    const [box, cell] = [v.getBoundingClientRect(), v.closest(".cell").getBoundingClientRect()];
+    return box.top < cell.top + cell.height * 0.63 || box.bottom > cell.bottom;
+  }).map((v) => v.closest(".cell").dataset.key));
+  assert.deepEqual(covering, [], "no value covers the middle of its cell");
   await shot(c, "reversi-people-watcher-analysis");
   await c.click("#analysis");
   await c.click("#step-last");
