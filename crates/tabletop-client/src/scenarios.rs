@@ -1,61 +1,103 @@
-//! Which games the benchmarks play, as the JSON that creates them. Like the tests' own games,
-//! these are data chosen for what they load (long games between people, a quick computer, the
-//! longest thinking), so this is the one file of this crate that names games; the registry's
-//! test allows it by name.
+//! Which games the benchmarks play, as the JSON that creates them: for each role, the first game
+//! in the registry that offers it (`GameEntry::load_tests`, declared in each game's folder), so
+//! this crate names no game.
 
 use serde_json::{json, Value};
+use tabletop::registry::{LoadRole, GAMES};
 
-/// Games between two people for the load benchmark: long enough (4 x 4 Slide with two empty
-/// squares rarely ends within 40 moves) that every client keeps one game going.
-pub fn load_game() -> Value {
-    json!({"game": "slide", "options": {"size": 4, "empty": 2}, "seats": ["human", "human"]})
+/// The creation body of the first registered game offering `role`, with its `game` key.
+fn scenario(role: LoadRole) -> Value {
+    GAMES
+        .iter()
+        .find_map(|entry| {
+            let (_, body) = entry.load_tests.iter().find(|(r, _)| *r == role)?;
+            let mut body: Value = serde_json::from_str(body).ok()?;
+            body["game"] = json!(entry.name);
+            Some(body)
+        })
+        .unwrap_or_else(|| panic!("no registered game offers the benchmark role {role:?}"))
 }
 
-/// The ordinary players' games during the attacks: longer still (5 x 5).
+/// The first seat a person plays in a creation body.
+fn person_seat(body: &Value) -> usize {
+    body["seats"].as_array().and_then(|seats| seats.iter().position(|s| s == "human")).unwrap_or(0)
+}
+
+/// Games between two people for the load benchmark: long enough that every client keeps one
+/// game going.
+pub fn load_game() -> Value {
+    scenario(LoadRole::LongBetweenPeople)
+}
+
+/// The ordinary players' games during the attacks: longer still.
 pub fn ordinary_game() -> Value {
-    json!({"game": "slide", "options": {"size": 5, "empty": 2}, "seats": ["human", "human"]})
+    scenario(LoadRole::LongerBetweenPeople)
 }
 
 /// A person against a quick computer (100 ms a move), whose replies are timed.
 pub fn versus_quick_computer() -> Value {
-    json!({"game": "reversi", "seats": ["human", "engine:time=100ms"]})
+    scenario(LoadRole::QuickComputer)
 }
 
 /// A person against the computer with its default settings (game creations in bulk).
 pub fn versus_default_computer() -> Value {
-    json!({"game": "reversi", "seats": ["human", "engine"]})
+    scenario(LoadRole::DefaultComputer)
 }
 
-/// The longest thinking a seat may ask for, alternately as the first player (Reversi) and the
-/// second (Connect Four, whose opening book would answer the first player at once): the game
-/// and the person's seat.
+/// The longest thinking a seat may ask for, alternately with the computer moving first and
+/// second: the game and the person's seat.
 pub fn longest_thinking(index: usize) -> (Value, usize) {
-    if index.is_multiple_of(2) {
-        (json!({"game": "reversi", "seats": ["engine:time=10s", "human"]}), 1)
+    let body = if index.is_multiple_of(2) {
+        scenario(LoadRole::LongestThinkingFirst)
     } else {
-        (json!({"game": "connect", "options": {"preset": "connect4"}, "seats": ["human", "engine:time=10s"]}), 0)
-    }
+        scenario(LoadRole::LongestThinkingSecond)
+    };
+    let seat = person_seat(&body);
+    (body, seat)
 }
 
-/// The long game many watchers watch (`bench serve --watchers`): 4 x 4 Slide with two empty
-/// squares, whose sliding goes on for hundreds of moves without a win or a repetition.
+/// The long game many watchers watch (`bench serve --watchers`).
 pub fn watched_game() -> Value {
-    json!({"game": "slide", "options": {"size": 4, "empty": 2}, "seats": ["human", "human"]})
+    scenario(LoadRole::LongBetweenPeople)
 }
 
-/// The scheduling attacker's games: a second a move, the computer first (Reversi), the
-/// person at seat 1. A second or less is an ordinary computer move, in the pool's main lane.
+/// The scheduling attacker's games: a second a move, the computer first: the game and the
+/// person's seat.
 pub fn second_a_move() -> (Value, usize) {
-    (json!({"game": "reversi", "seats": ["engine:time=1s", "human"]}), 1)
+    let body = scenario(LoadRole::SecondAMoveFirst);
+    let seat = person_seat(&body);
+    (body, seat)
 }
 
-/// The slow readers' game: Gomoku on 19 x 19 between people, whose random moves go on for
-/// hundreds of plies (every event then carries a growing state).
+/// The slow readers' game: between people, hundreds of plies of random moves (every event then
+/// carries a growing state).
 pub fn long_game() -> Value {
-    json!({"game": "gomoku", "options": {"size": 19}, "seats": ["human", "human"]})
+    scenario(LoadRole::HundredsOfPlies)
 }
 
 /// The per-address attacker's own game, whose event stream it opens again and again.
 pub fn streams_game() -> Value {
-    json!({"game": "reversi", "seats": ["human", "human"]})
+    scenario(LoadRole::BetweenPeople)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_role_has_a_game_and_a_person_seat() {
+        for (body, seat) in [longest_thinking(0), longest_thinking(1), second_a_move()] {
+            assert_eq!(body["seats"][seat], "human", "{body}");
+        }
+        for body in [
+            load_game(),
+            ordinary_game(),
+            versus_quick_computer(),
+            versus_default_computer(),
+            long_game(),
+            streams_game(),
+        ] {
+            assert!(body["game"].is_string() && body["seats"].is_array(), "{body}");
+        }
+    }
 }

@@ -30,6 +30,33 @@ pub struct GameEntry {
     /// The game's commands for the `tabletop` binary.
     #[cfg(feature = "cli")]
     pub commands: &'static dyn crate::tools::GameCommands,
+    /// The games the server's load and abuse benchmarks may play of this game, by role: the
+    /// body of `POST /api/games` without its `game` key (JSON). The benchmarks take, for each
+    /// role, the first game in the registry that offers it.
+    pub load_tests: &'static [(LoadRole, &'static str)],
+}
+
+/// What a game is played for in the server's benchmarks (`tabletop bench serve`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoadRole {
+    /// Between two people, long enough that a client keeps one game going for 40 moves.
+    LongBetweenPeople,
+    /// Between two people, longer still (the ordinary players during the attacks).
+    LongerBetweenPeople,
+    /// Between two people, hundreds of plies of random moves with a growing state (slow readers).
+    HundredsOfPlies,
+    /// Between two people, any game (one address's own event streams).
+    BetweenPeople,
+    /// A person against a computer answering in 100 ms.
+    QuickComputer,
+    /// A person against the computer with its default settings.
+    DefaultComputer,
+    /// The computer moving first at a second a move.
+    SecondAMoveFirst,
+    /// The longest thinking a seat may ask for (10 s), the computer moving first.
+    LongestThinkingFirst,
+    /// The longest thinking a seat may ask for (10 s), the computer moving second.
+    LongestThinkingSecond,
 }
 
 impl std::fmt::Debug for GameEntry {

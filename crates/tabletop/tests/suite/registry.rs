@@ -32,9 +32,6 @@ fn belongs_to_a_game_or_tests(relative: &str, games: &[&str]) -> bool {
     if relative == "crates/tabletop/src/games/mod.rs" {
         return true; // the registry: one line per game
     }
-    if relative == "crates/tabletop-client/src/scenarios.rs" {
-        return true; // the benchmarks' test data: which games load the server (like tests/)
-    }
     // `.../games/<game>/...` or `.../games/<game>.js|css`: the game's own folder or page module.
     parts.windows(2).any(|w| {
         let stem = w[1].strip_suffix(".js").or_else(|| w[1].strip_suffix(".css")).unwrap_or(w[1]);

@@ -32,4 +32,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,
+    load_tests: &[
+        (crate::registry::LoadRole::LongestThinkingSecond, r#"{"options": {"preset": "connect4"}, "seats": ["human", "engine:time=10s"]}"#),
+    ],
 };

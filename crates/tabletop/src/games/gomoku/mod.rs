@@ -30,4 +30,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,
+    load_tests: &[
+        (crate::registry::LoadRole::HundredsOfPlies, r#"{"options": {"size": 19}, "seats": ["human", "human"]}"#),
+    ],
 };

@@ -69,4 +69,5 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,
+    load_tests: &[],
 };

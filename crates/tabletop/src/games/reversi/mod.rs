@@ -78,4 +78,11 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,
+    load_tests: &[
+        (crate::registry::LoadRole::QuickComputer, r#"{"seats": ["human", "engine:time=100ms"]}"#),
+        (crate::registry::LoadRole::DefaultComputer, r#"{"seats": ["human", "engine"]}"#),
+        (crate::registry::LoadRole::SecondAMoveFirst, r#"{"seats": ["engine:time=1s", "human"]}"#),
+        (crate::registry::LoadRole::LongestThinkingFirst, r#"{"seats": ["engine:time=10s", "human"]}"#),
+        (crate::registry::LoadRole::BetweenPeople, r#"{"seats": ["human", "human"]}"#),
+    ],
 };

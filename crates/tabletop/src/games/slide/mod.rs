@@ -33,4 +33,8 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,
+    load_tests: &[
+        (crate::registry::LoadRole::LongBetweenPeople, r#"{"options": {"size": 4, "empty": 2}, "seats": ["human", "human"]}"#),
+        (crate::registry::LoadRole::LongerBetweenPeople, r#"{"options": {"size": 5, "empty": 2}, "seats": ["human", "human"]}"#),
+    ],
 };
