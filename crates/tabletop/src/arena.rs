@@ -4,8 +4,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::game::{Game, Outcome, Seat, Status};
-use crate::players::Player;
+use crate::game::{Game, Outcome, Seat, SeatSet, Status};
+use crate::players::{Forfeit, Player};
 use crate::record::Record;
 
 /// How a match is played.
@@ -76,6 +76,8 @@ pub struct Tally {
     pub wins: [u64; 2],
     /// Draws (shared wins count as draws).
     pub draws: u64,
+    /// Games player A and player B lost by forfeit (counted among the other's wins too).
+    pub forfeits: [u64; 2],
 }
 
 impl Tally {
@@ -121,15 +123,58 @@ pub fn random_opening<G: Game>(start: &G, plies: usize, rng: &mut impl Rng) -> V
     opening
 }
 
+/// A finished game: its record and how it ended.
+#[derive(Clone, Debug)]
+pub struct Finished<G: Game> {
+    /// Every position of the game.
+    pub record: Record<G>,
+    /// How it ended: the record's outcome, or the others' win when a seat forfeited.
+    pub outcome: Outcome,
+    /// The seat that forfeited and why, if one did (the record then stops before the end).
+    pub forfeit: Option<(Seat, Forfeit)>,
+}
+
+/// The outcome when `seat` forfeits a game of `seats` seats: the other seat wins (the others
+/// share the win when there are several).
+///
+/// ```
+/// use tabletop::arena::forfeit_outcome;
+/// use tabletop::{Outcome, Seat};
+/// assert_eq!(forfeit_outcome(Seat(0), 2), Outcome::Win(Seat(1)));
+/// assert_eq!(forfeit_outcome(Seat(1), 3).result_for(Seat(2)), 0);
+/// assert_eq!(forfeit_outcome(Seat(1), 3).result_for(Seat(1)), -1);
+/// ```
+pub fn forfeit_outcome(seat: Seat, seats: usize) -> Outcome {
+    let others: Vec<Seat> = (0..seats as u8).map(Seat).filter(|&s| s != seat).collect();
+    match others.as_slice() {
+        [winner] => Outcome::Win(*winner),
+        [] => Outcome::Draw,
+        _ => Outcome::SharedWin(SeatSet::from_seats(others)),
+    }
+}
+
 /// Plays one game from `start`: the opening moves, then the players in seat order
 /// (`players[i]` sits in seat `i`). `observe` sees the record before each player's move, the
-/// seat and the chosen move. Returns the finished record.
+/// seat and the chosen move. Returns the finished record (see [`play_to_end`] for forfeits:
+/// here a forfeited game's record simply stops).
 pub fn play_game<G: Game>(
     start: &G,
     opening: &[G::Move],
     players: &mut [&mut dyn Player<G>],
-    mut observe: impl FnMut(&Record<G>, Seat, G::Move),
+    observe: impl FnMut(&Record<G>, Seat, G::Move),
 ) -> Record<G> {
+    play_to_end(start, opening, players, observe).record
+}
+
+/// [`play_game`], with forfeits: a player that cannot choose a move
+/// ([`Player::choose_move_or_forfeit`]) or chooses an illegal one loses the game by forfeit.
+/// Every player is told the result ([`Player::game_over`]).
+pub fn play_to_end<G: Game>(
+    start: &G,
+    opening: &[G::Move],
+    players: &mut [&mut dyn Player<G>],
+    mut observe: impl FnMut(&Record<G>, Seat, G::Move),
+) -> Finished<G> {
     let mut record = Record::new(start.clone());
     for &mv in opening {
         if record.play(mv).is_err() {
@@ -139,25 +184,53 @@ pub fn play_game<G: Game>(
     for player in players.iter_mut() {
         player.reset();
     }
-    while let Status::ToMove(seat) = record.status() {
-        let mv = players[seat.index()].choose_move(&record);
-        observe(&record, seat, mv);
-        if let Err(err) = record.play(mv) {
-            panic!("player {} chose an illegal move {mv}: {err}", players[seat.index()].describe());
-        }
+    let (outcome, forfeit) = loop {
+        let seat = match record.status() {
+            Status::Over(outcome) => break (outcome, None),
+            Status::ToMove(seat) => seat,
+        };
+        let player = &mut players[seat.index()];
+        let chosen = player.choose_move_or_forfeit(&record).and_then(|mv| {
+            // An illegal move from a player is a forfeit, not a crash of the whole match.
+            match record.current().illegal_reason(mv) {
+                Some(err) => {
+                    Err(Forfeit { reason: format!("{} chose an illegal move {mv}: {err}", player.describe()) })
+                }
+                None => Ok(mv),
+            }
+        });
+        let refused = match chosen {
+            Ok(mv) => {
+                observe(&record, seat, mv);
+                // Legal in the position, so only a record's own refusal could stop it.
+                match record.play(mv) {
+                    Ok(()) => continue,
+                    Err(err) => Forfeit { reason: format!("the move {mv} was refused: {err}") },
+                }
+            }
+            Err(forfeit) => forfeit,
+        };
+        break (forfeit_outcome(seat, record.current().num_seats()), Some((seat, refused)));
+    };
+    let reason = match &forfeit {
+        Some((seat, why)) => format!("seat {} forfeits: {why}", seat.index() + 1),
+        None => record.current().end_reason().unwrap_or_default(),
+    };
+    for player in players.iter_mut() {
+        player.game_over(&record, outcome, &reason);
     }
-    record
+    Finished { record, outcome, forfeit }
 }
 
 /// Plays a two-player match between `a` and `b`: game `2i` has A in seat 0, game `2i + 1` the
-/// same opening with B in seat 0. `after_game` is called with each finished record and the
-/// running tally (for progress bars).
+/// same opening with B in seat 0. A forfeit loses the game (and the match goes on).
+/// `after_game` is called with each finished game and the running tally (for progress bars).
 pub fn run_match<G: Game>(
     start: &G,
     a: &mut dyn Player<G>,
     b: &mut dyn Player<G>,
     settings: &MatchSettings,
-    mut after_game: impl FnMut(&Record<G>, &Tally),
+    mut after_game: impl FnMut(&Finished<G>, &Tally),
 ) -> Tally {
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
     let mut tally = Tally::default();
@@ -168,17 +241,20 @@ pub fn run_match<G: Game>(
             opening = random_opening(start, plies, &mut rng);
         }
         let a_seat = Seat((game % 2) as u8);
-        let record = if a_seat == Seat(0) {
-            play_game(start, &opening, &mut [&mut *a, &mut *b], |_, _, _| {})
+        let finished = if a_seat == Seat(0) {
+            play_to_end(start, &opening, &mut [&mut *a, &mut *b], |_, _, _| {})
         } else {
-            play_game(start, &opening, &mut [&mut *b, &mut *a], |_, _, _| {})
+            play_to_end(start, &opening, &mut [&mut *b, &mut *a], |_, _, _| {})
         };
-        match record.status() {
-            Status::Over(Outcome::Win(seat)) if seat == a_seat => tally.wins[0] += 1,
-            Status::Over(Outcome::Win(_)) => tally.wins[1] += 1,
+        match finished.outcome {
+            Outcome::Win(seat) if seat == a_seat => tally.wins[0] += 1,
+            Outcome::Win(_) => tally.wins[1] += 1,
             _ => tally.draws += 1,
         }
-        after_game(&record, &tally);
+        if let Some((seat, _)) = &finished.forfeit {
+            tally.forfeits[usize::from(*seat != a_seat)] += 1;
+        }
+        after_game(&finished, &tally);
     }
     tally
 }

@@ -5,8 +5,18 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::game::Game;
+use crate::game::{Game, Outcome};
 use crate::record::Record;
+
+/// Why a player gave up a game instead of moving: an external bot that crashed, timed out or
+/// answered a move that is not legal. The game is lost by forfeit (see
+/// [`arena::forfeit_outcome`](crate::arena::forfeit_outcome)).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct Forfeit {
+    /// Why, in words: `the bot timed out after 5s`.
+    pub reason: String,
+}
 
 /// One player of a game: a person at the keyboard or a computer player.
 pub trait Player<G: Game>: Send {
@@ -14,6 +24,15 @@ pub trait Player<G: Game>: Send {
     fn describe(&self) -> String;
     /// Chooses a move for the side to move in the last position of `record`.
     fn choose_move(&mut self, record: &Record<G>) -> G::Move;
+    /// Chooses a move, or forfeits the game when the player cannot (an external program that
+    /// crashed, timed out or answered nonsense). Matches and the terminal call this; the default
+    /// never forfeits.
+    fn choose_move_or_forfeit(&mut self, record: &Record<G>) -> Result<G::Move, Forfeit> {
+        Ok(self.choose_move(record))
+    }
+    /// Told that the game it played in is over: the final record, the outcome (which may be a
+    /// forfeit, so not necessarily the record's status) and the reason in words.
+    fn game_over(&mut self, _record: &Record<G>, _outcome: Outcome, _reason: &str) {}
     /// Forgets anything remembered from an earlier game (called before each new game).
     fn reset(&mut self) {}
 }

@@ -148,11 +148,19 @@ pub fn run_match_cli_with<G: Game>(
     };
     let mut played = 0usize;
     let mut write_error = None;
-    let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |record, t| {
+    let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |finished, t| {
+        // Game 2i has A in seat 0, game 2i + 1 has B there (see arena::run_match).
+        let a_first = played.is_multiple_of(2);
+        if let Some((seat, reason)) = &finished.forfeit {
+            let label = if (seat.index() == 0) == a_first { "A" } else { "B" };
+            let name = if label == "A" { &names[0] } else { &names[1] };
+            let line = format!("game {}: {label} ({name}, seat {}) forfeits: {reason}", played + 1, seat.index() + 1);
+            // One JSON object on standard output with --json: the line goes to standard error.
+            bar.suspend(|| if options.json { eprintln!("{line}") } else { println!("{line}") });
+        }
         if let (Some(file), None) = (out.as_mut(), write_error.as_ref()) {
-            // Game 2i has A in seat 0, game 2i + 1 has B there (see arena::run_match).
-            let seats = if played.is_multiple_of(2) { [&names[0], &names[1]] } else { [&names[1], &names[0]] };
-            let text = write_game(record, [seats[0].as_str(), seats[1].as_str()]);
+            let seats = if a_first { [&names[0], &names[1]] } else { [&names[1], &names[0]] };
+            let text = write_game(&finished.record, [seats[0].as_str(), seats[1].as_str()]);
             if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
                 write_error = Some(e);
             }
@@ -172,6 +180,7 @@ pub fn run_match_cli_with<G: Game>(
             "games": tally.games(),
             "wins": tally.wins,
             "draws": tally.draws,
+            "forfeits": tally.forfeits,
         });
         println!("{out}");
     } else {
@@ -179,6 +188,9 @@ pub fn run_match_cli_with<G: Game>(
         println!("  A {:<30} wins {:>5}  score {:5.1}%", names[0], tally.wins[0], 100.0 * tally.score(0));
         println!("  B {:<30} wins {:>5}  score {:5.1}%", names[1], tally.wins[1], 100.0 * tally.score(1));
         println!("  draws {}", tally.draws);
+        if tally.forfeits != [0, 0] {
+            println!("  games lost by forfeit: A {}, B {}", tally.forfeits[0], tally.forfeits[1]);
+        }
     }
     Ok(tally)
 }

@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::arena::forfeit_outcome;
 use crate::player_spec::{assign_seats, SeatError};
 use crate::tools::{bail, tool_error, Context, ToolResult as Result};
 use crate::{Analyze, Game, Player, PlayerSpec, Record, Seat, Status};
@@ -145,6 +146,11 @@ pub struct Table<'a, G: Analyze> {
     /// An origin document's program: no intro, the program ends with the game and says nothing
     /// more at the end of input.
     document: bool,
+    /// The seat that forfeited the game and why (an external bot that crashed, timed out or
+    /// answered nonsense): the game is over, lost by that seat.
+    forfeit: Option<(Seat, String)>,
+    /// Have the computer players been told that the game is over?
+    told_over: bool,
 }
 
 const COMMANDS: &str = "hint (a suggestion), undo (take back your last move), new (start again), \
@@ -153,13 +159,62 @@ save FILE, load FILE, help, quit";
 impl<'a, G: Game + Analyze> Table<'a, G> {
     /// A table for a game from `start`.
     pub fn new(presenter: &'a mut dyn Presenter<G>, seats: Vec<Seated<G>>, start: G, color: bool) -> Self {
-        Table { presenter, seats, record: Record::new(start.clone()), start, color, document: false }
+        Table {
+            presenter,
+            seats,
+            record: Record::new(start.clone()),
+            start,
+            color,
+            document: false,
+            forfeit: None,
+            told_over: false,
+        }
     }
 
     /// Plays as the origin document's program (no intro, the program ends with the game).
     pub fn document_mode(mut self, document: bool) -> Self {
         self.document = document;
         self
+    }
+
+    /// The game's status: the record's, or over when a seat forfeited.
+    fn status(&self) -> Status {
+        match &self.forfeit {
+            Some((seat, _)) => Status::Over(forfeit_outcome(*seat, self.seats.len())),
+            None => self.record.status(),
+        }
+    }
+
+    /// Forgets a forfeit and the end of the game (after new, undo, load).
+    fn reopen(&mut self) {
+        self.forfeit = None;
+        self.told_over = false;
+    }
+
+    /// Tells the computer players once that the game is over, and how.
+    fn tell_game_over(&mut self) {
+        if self.told_over {
+            return;
+        }
+        self.told_over = true;
+        let Status::Over(outcome) = self.status() else { return };
+        let reason = match &self.forfeit {
+            Some((seat, why)) => format!("seat {} forfeits: {why}", seat.index() + 1),
+            None => self.record.current().end_reason().unwrap_or_default(),
+        };
+        for seat in &mut self.seats {
+            if let Seated::Computer(player, _) = seat {
+                player.game_over(&self.record, outcome, &reason);
+            }
+        }
+    }
+
+    /// The result of a game lost by forfeit, in words.
+    fn forfeit_result(&self, seat: Seat, reason: &str) -> String {
+        let winners: Vec<String> =
+            (0..self.seats.len() as u8).map(Seat).filter(|&s| s != seat).map(|s| self.presenter.seat_name(s)).collect();
+        let verb = if winners.len() == 1 { "wins" } else { "win" };
+        format!("Game over: {} forfeits ({reason}); {} {verb}.", self.presenter.seat_name(seat), winners.join(" and "))
     }
 
     fn is_human(&self, seat: Seat) -> bool {
@@ -200,7 +255,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
         }
         let mut show = true;
         loop {
-            let human_to_move = self.record.status().to_move().is_some_and(|s| self.is_human(s));
+            let human_to_move = self.status().to_move().is_some_and(|s| self.is_human(s));
             // Before anything of the person's is shown (Mathable hides racks between people).
             if human_to_move && !self.presenter.before_person(&self.record, input) {
                 println!("End of input: the game is left unfinished.");
@@ -215,7 +270,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     println!("{line}");
                 }
             }
-            let status = self.record.status();
+            let status = self.status();
             if let Status::ToMove(seat) = status {
                 if let Some((mv, message)) = self.presenter.forced_move(self.record.current()) {
                     println!("{message}");
@@ -225,12 +280,21 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 }
                 if let Seated::Computer(player, spec) = &mut self.seats[seat.index()] {
                     let started = Instant::now();
-                    let mv = player.choose_move(&self.record);
+                    let chosen = player.choose_move_or_forfeit(&self.record);
                     let spec = spec.clone();
                     let before = self.record.current().clone();
-                    self.record
-                        .play(mv)
-                        .map_err(|e| tool_error!("the computer ({spec}) chose an illegal move {mv}: {e}"))?;
+                    let played = chosen.map_err(|f| f.reason).and_then(|mv| {
+                        self.record.play(mv).map(|()| mv).map_err(|e| format!("{spec} chose an illegal move {mv}: {e}"))
+                    });
+                    let mv = match played {
+                        Ok(mv) => mv,
+                        Err(reason) => {
+                            println!("{} ({spec}) forfeits: {reason}.", self.presenter.seat_name(seat));
+                            self.forfeit = Some((seat, reason));
+                            show = false;
+                            continue;
+                        }
+                    };
                     match self.presenter.announce(&before, mv, &spec) {
                         Some(line) => println!("{line}"),
                         None => println!(
@@ -244,7 +308,11 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     continue;
                 }
             } else {
-                println!("{}", self.presenter.result(&self.record));
+                match &self.forfeit {
+                    Some((seat, reason)) => println!("{}", self.forfeit_result(*seat, reason)),
+                    None => println!("{}", self.presenter.result(&self.record)),
+                }
+                self.tell_game_over();
                 if self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
                     return Ok(());
                 }
@@ -285,6 +353,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 "hint" if status.to_move().is_some() => println!("Hint: {}", self.presenter.hint(&self.record)),
                 "undo" => {
                     if self.undo() {
+                        self.reopen();
                         show = true;
                     } else {
                         println!("Nothing to undo.");
@@ -292,6 +361,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 }
                 "new" => {
                     self.record = Record::new(self.start.clone());
+                    self.reopen();
                     for s in &mut self.seats {
                         if let Seated::Computer(p, _) = s {
                             p.reset();
@@ -397,6 +467,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             bail!("{file} is a game for {} players, this table has {}", record.current().num_seats(), self.seats.len());
         }
         self.record = record;
+        self.reopen();
         Ok(())
     }
 }

@@ -10,6 +10,7 @@ use crate::games::connect::{Connect, ConnectVariant, Side};
 use crate::games::connect::tools::SizeArgs;
 use crate::{Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
+use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
 
@@ -20,7 +21,8 @@ pub struct PlayArgs {
     /// The board size.
     pub size: SizeArgs,
     /// Who plays a side: `SEAT=SPEC` with the seat x (1, moves first) or o (2), and SPEC
-    /// `human`, `engine`, `engine:time=2s`, `connect:level=3` or `random`. A bare SPEC is for o.
+    /// `human`, `engine`, `engine:time=2s`, `connect:level=3`, `random` or `external:cmd="COMMAND"` (a program speaking
+    /// docs/PROTOCOL.md). A bare SPEC is for o.
     /// Default: x=human, o=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     pub players: Vec<String>,
@@ -86,7 +88,7 @@ impl Presenter<Connect> for ConnectPresenter {
     }
 
     fn make_player(&self, spec: &PlayerSpec, _seat: TSeat, seed: u64) -> Result<Box<dyn Player<Connect>>> {
-        Ok(make_player(spec, self.variant, seed)?)
+        Ok(local_player(spec, |spec| make_player(spec, self.variant, seed))?)
     }
 
     fn board(&self, record: &Record<Connect>, color: bool) -> String {
@@ -154,6 +156,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
 /// Runs `tabletop match connect`.
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let v = args.size.variant()?;
-    run_match_cli(&Connect::new(v), &args.options, 0..=2, |spec, i| Ok(make_player(spec, v, args.options.seed + i)?))?;
+    run_match_cli(&Connect::new(v), &args.options, 0..=2, |spec, i| {
+        Ok(local_player(spec, |spec| make_player(spec, v, args.options.seed + i))?)
+    })?;
     Ok(())
 }

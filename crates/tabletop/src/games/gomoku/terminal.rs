@@ -4,6 +4,7 @@ use clap::Args;
 
 use super::engine::make_player;
 use super::rules::{render_board, Gomoku, GomokuVariant, Stone};
+use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
 use crate::tools::{Context, ToolResult as Result};
@@ -31,7 +32,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub size: SizeArgs,
     /// Who plays a side: `SEAT=SPEC` with the seat x (black, 1, moves first) or o (white, 2), and
-    /// SPEC `human`, `engine`, `engine:time=2s`, `engine:depth=3`, `greedy` or `random`. A bare SPEC
+    /// SPEC `human`, `engine`, `engine:time=2s`, `engine:depth=3`, `greedy`, `random` or `external:cmd="COMMAND"` (a program speaking docs/PROTOCOL.md). A bare SPEC
     /// is for o. Default: x=human, o=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     pub players: Vec<String>,
@@ -83,7 +84,7 @@ impl Presenter<Gomoku> for GomokuPresenter {
     }
 
     fn make_player(&self, spec: &PlayerSpec, seat: Seat, seed: u64) -> Result<Box<dyn Player<Gomoku>>> {
-        Ok(make_player(spec, seed.wrapping_add(seat.index() as u64))?)
+        Ok(local_player(spec, |spec| make_player(spec, seed.wrapping_add(seat.index() as u64)))?)
     }
 
     fn board(&self, record: &Record<Gomoku>, color: bool) -> String {
@@ -129,6 +130,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
 /// Runs `tabletop match gomoku`.
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let start = Gomoku::start(&args.size.variant()?);
-    run_match_cli(&start, &args.options, 0..=2, |spec, i| Ok(make_player(spec, args.options.seed + i)?))?;
+    run_match_cli(&start, &args.options, 0..=2, |spec, i| {
+        Ok(local_player(spec, |spec| make_player(spec, args.options.seed + i))?)
+    })?;
     Ok(())
 }

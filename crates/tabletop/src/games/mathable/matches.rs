@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use super::rules::{Mathable, MathableMove};
 use super::settings::{Settings, SettingsError};
 use crate::players::Player;
-use crate::game::{Game, Outcome, Seat, Status};
+use crate::game::{Outcome, Seat};
 use crate::record::Record;
 
 /// One side's tally.
@@ -33,6 +33,8 @@ pub struct SideTally {
     pub max_think: f64,
     /// Moves chosen.
     pub moves: u64,
+    /// Games lost by forfeit (an external bot that crashed, timed out or played an illegal move).
+    pub forfeits: u64,
 }
 
 /// A finished match.
@@ -80,6 +82,8 @@ pub struct GameSummary {
     pub a_seat: usize,
     /// The final position.
     pub end: Mathable,
+    /// The seat that forfeited the game and why, if one did (its opponent won).
+    pub forfeit: Option<(Seat, crate::players::Forfeit)>,
 }
 
 /// The match's bound on a game: after this many turns in a row without a placement the game is
@@ -120,14 +124,32 @@ impl Player<Mathable> for Timed<'_> {
         }
         let t = Instant::now();
         let mv = self.inner.choose_move(record);
-        let e = t.elapsed();
-        self.time += e;
-        self.max = self.max.max(e);
-        self.calls += 1;
+        self.count(t.elapsed());
         mv
+    }
+    fn choose_move_or_forfeit(&mut self, record: &Record<Mathable>) -> Result<MathableMove, crate::players::Forfeit> {
+        if turns_without_placement(record) >= MAX_TURNS_WITHOUT_PLACEMENT {
+            return Ok(MathableMove::Terminate);
+        }
+        let t = Instant::now();
+        let mv = self.inner.choose_move_or_forfeit(record);
+        self.count(t.elapsed());
+        mv
+    }
+    fn game_over(&mut self, record: &Record<Mathable>, outcome: Outcome, reason: &str) {
+        self.inner.game_over(record, outcome, reason);
     }
     fn reset(&mut self) {
         self.inner.reset();
+    }
+}
+
+impl Timed<'_> {
+    /// Counts one move's thinking time.
+    fn count(&mut self, elapsed: Duration) {
+        self.time += elapsed;
+        self.max = self.max.max(elapsed);
+        self.calls += 1;
     }
 }
 
@@ -149,12 +171,12 @@ pub fn play_match(
         let a_seat = number % 2;
         let mut ta = Timed { inner: &mut *a, time: Duration::ZERO, max: Duration::ZERO, calls: 0 };
         let mut tb = Timed { inner: &mut *b, time: Duration::ZERO, max: Duration::ZERO, calls: 0 };
-        let record = if a_seat == 0 {
-            crate::arena::play_game(&start, &[], &mut [&mut ta, &mut tb], |_, _, _| {})
+        let finished = if a_seat == 0 {
+            crate::arena::play_to_end(&start, &[], &mut [&mut ta, &mut tb], |_, _, _| {})
         } else {
-            crate::arena::play_game(&start, &[], &mut [&mut tb, &mut ta], |_, _, _| {})
+            crate::arena::play_to_end(&start, &[], &mut [&mut tb, &mut ta], |_, _, _| {})
         };
-        let end = record.current().clone();
+        let end = finished.record.current().clone();
         for (p, t) in [(0, &ta), (1, &tb)] {
             let side = &mut report.sides[p];
             side.points += end.score(Seat(if p == 0 { a_seat } else { 1 - a_seat } as u8)) as i64;
@@ -162,11 +184,14 @@ pub fn play_match(
             side.max_think = side.max_think.max(t.max.as_secs_f64());
             side.moves += t.calls;
         }
-        match end.status() {
-            Status::Over(Outcome::Win(w)) => report.sides[usize::from(w.index() != a_seat)].wins += 1,
+        match finished.outcome {
+            Outcome::Win(w) => report.sides[usize::from(w.index() != a_seat)].wins += 1,
             _ => report.draws += 1,
         }
-        each(&GameSummary { number, seed: settings.seed, a_seat, end });
+        if let Some((seat, _)) = &finished.forfeit {
+            report.sides[usize::from(seat.index() != a_seat)].forfeits += 1;
+        }
+        each(&GameSummary { number, seed: settings.seed, a_seat, end, forfeit: finished.forfeit });
     }
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)

@@ -22,7 +22,8 @@ pub struct PlayArgs {
     #[command(flatten)]
     game: GameOptions,
     /// Who sits where: SEAT=SPEC with seats numbered from 1, e.g. `--player 2=greedy`
-    /// (specs: human, engine[:time=1s], greedy, random). Default: player 1 human, others engine.
+    /// (specs: human, engine[:time=1s], greedy, random, external:cmd="COMMAND" (a program speaking
+    /// docs/PROTOCOL.md)). Default: player 1 human, others engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     players_specs: Vec<String>,
     /// Seed of the bag (default: from the clock, printed at the start).
@@ -188,7 +189,7 @@ impl Presenter<Mathable> for MathablePresenter {
     }
 
     fn make_player(&self, spec: &PlayerSpec, seat: Seat, seed: u64) -> Result<Box<dyn Player<Mathable>>> {
-        from_spec(spec, seed.wrapping_add(1)).map_err(|e| {
+        crate::external::make_local_player(spec, |spec| from_spec(spec, seed.wrapping_add(1))).map_err(|e| {
             let human = if matches!(e, crate::SpecError::UnknownName { .. }) { ", human" } else { "" };
             tool_error!("player {}: {spec}: {e}{human}", seat.index() + 1)
         })

@@ -66,7 +66,8 @@ pub struct MatchArgs {
     /// The game's settings.
     #[command(flatten)]
     pub game: GameOptions,
-    /// Player A then player B (default engine vs greedy).
+    /// Player A then player B (default engine vs greedy; `external:cmd="COMMAND"` runs a program
+    /// speaking docs/PROTOCOL.md).
     #[arg(long = "player", value_name = "SPEC")]
     pub players_specs: Vec<PlayerSpec>,
     /// Number of games; game 2i and 2i+1 share a bag seed with the seats swapped.
@@ -118,9 +119,20 @@ pub fn run_match(args: MatchArgs) -> ToolResult {
     if base.players != 2 {
         bail!("a match is played by two players (--players 2)");
     }
-    let mut a = from_spec(&specs[0], 1001).map_err(invalid)?;
-    let mut b = from_spec(&specs[1], 2002).map_err(invalid)?;
+    let local = |spec: &PlayerSpec, seed| crate::external::make_local_player(spec, |spec| from_spec(spec, seed));
+    let mut a = local(&specs[0], 1001).map_err(invalid)?;
+    let mut b = local(&specs[1], 2002).map_err(invalid)?;
     let r = play_match(&base, args.games, a.as_mut(), b.as_mut(), |g| {
+        if let Some((seat, reason)) = &g.forfeit {
+            let label = if seat.index() == g.a_seat { "A" } else { "B" };
+            let line = format!("game {}: {label} (seat {}) forfeits: {reason}", g.number + 1, seat.index() + 1);
+            // One JSON object on standard output with --json: the line goes to standard error.
+            if args.json {
+                eprintln!("{line}");
+            } else {
+                println!("{line}");
+            }
+        }
         if args.verbose {
             eprintln!(
                 "game {:>3} seed {:>4}: A(seat {}) {:>4} - B {:>4} ({})",
@@ -141,6 +153,7 @@ pub fn run_match(args: MatchArgs) -> ToolResult {
             "games": args.games,
             "wins": [r.sides[0].wins, r.sides[1].wins],
             "draws": r.draws,
+            "forfeits": [r.sides[0].forfeits, r.sides[1].forfeits],
             "average_points": [r.average_points(0), r.average_points(1)],
             "points_ratio": r.points_ratio(),
             "max_move_seconds": [r.sides[0].max_think, r.sides[1].max_think],
@@ -161,6 +174,9 @@ pub fn run_match(args: MatchArgs) -> ToolResult {
             );
         }
         println!("  draws {}; A's points / B's points = {:.3}; {:.0} s", r.draws, r.points_ratio(), r.seconds);
+        if r.sides.iter().any(|s| s.forfeits > 0) {
+            println!("  games lost by forfeit: A {}, B {}", r.sides[0].forfeits, r.sides[1].forfeits);
+        }
     }
     Ok(())
 }

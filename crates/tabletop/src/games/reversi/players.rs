@@ -1,7 +1,8 @@
 //! The players Reversi offers, by name: `engine` (default), `engine-v1`, `classic`, `random` ([`PLAYERS`],
 //! [`make_player`]: safe for any front end), and `nboard` (an external NBoard engine run as a
 //! process: [`LOCAL_PLAYERS`], [`make_local_player`], for the terminal front end only, never for
-//! requests from the network).
+//! requests from the network, like the `external` player every game offers there, see
+//! [`external`](crate::external)).
 
 use std::time::Duration;
 
@@ -37,7 +38,8 @@ pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind { name: "random", settings: &["seed"], help: "a uniformly random legal move" },
 ];
 
-/// [`PLAYERS`] and `nboard`, which starts a process: for local front ends (the terminal).
+/// [`PLAYERS`] and `nboard`, which starts a process: for local front ends (the terminal), which
+/// also offer every game's `external` player ([`make_local_player`]).
 pub const LOCAL_PLAYERS: &[PlayerKind] = &[
     PLAYERS[0],
     PLAYERS[1],
@@ -53,7 +55,8 @@ pub const LOCAL_PLAYERS: &[PlayerKind] = &[
 // Every player of PLAYERS is also a local one (adding one to PLAYERS must add it here).
 const _: () = assert!(LOCAL_PLAYERS.len() == PLAYERS.len() + 1);
 
-/// Builds any player of [`LOCAL_PLAYERS`]: those of [`make_player`], and `nboard`.
+/// Builds any player of [`LOCAL_PLAYERS`] (those of [`make_player`], and `nboard`) or the
+/// `external` player of [`crate::external`].
 ///
 /// ```
 /// use tabletop::games::reversi::players::{make_local_player, make_player};
@@ -63,6 +66,11 @@ const _: () = assert!(LOCAL_PLAYERS.len() == PLAYERS.len() + 1);
 /// assert!(make_local_player(&"nboard:depth=4".parse().unwrap(), 1).is_err());
 /// ```
 pub fn make_local_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Reversi>>, SpecError> {
+    crate::external::make_local_player(spec, |spec| make_local_or_nboard(spec, seed))
+}
+
+/// A player of [`LOCAL_PLAYERS`].
+fn make_local_or_nboard(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Reversi>>, SpecError> {
     let kind = spec.check(LOCAL_PLAYERS)?;
     if kind.name != "nboard" {
         return make_player(spec, seed);

@@ -23,8 +23,8 @@ pub struct PlayArgs {
     /// Who plays a side: `SEAT=SPEC` with the seat black (b, x, 1; moves first) or white (w,
     /// o, 2), and SPEC `human`, `engine`, `engine:time=2s`, `engine:level=N` (N 1..10 or its
     /// name: beginner, novice, casual, intermediate, club, advanced, expert, master, grandmaster,
-    /// maximum), `classic:depth=8`, `random` or `nboard:cmd="COMMAND",depth=N` (an external
-    /// NBoard engine). A bare SPEC is for the computer's side. Default: black=human, white=engine.
+    /// maximum), `classic:depth=8`, `random`, `nboard:cmd="COMMAND",depth=N` (an external
+    /// NBoard engine) or `external:cmd="COMMAND"` (a program speaking docs/PROTOCOL.md). A bare SPEC is for the computer's side. Default: black=human, white=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     pub players: Vec<String>,
     /// Short for --player: who is human, black (default), white, both or none.

@@ -8,6 +8,7 @@ use crate::games::slide::{Side, Slide};
 use crate::games::slide::tools::VariantArgs;
 use crate::{EndReason, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
+use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
 
@@ -17,8 +18,8 @@ pub struct PlayArgs {
     #[command(flatten)]
     variant: VariantArgs,
     /// Who plays a side: `SEAT=SPEC` with the seat b (blue, 1, moves first) or o (orange, 2),
-    /// and SPEC `human`, `engine`, `engine:time=200ms`, `classic:levels=4` or `random`. A bare
-    /// SPEC is for o. Default: b=human, o=engine.
+    /// and SPEC `human`, `engine`, `engine:time=200ms`, `classic:levels=4`, `random` or
+    /// `external:cmd="COMMAND"` (a program speaking docs/PROTOCOL.md). A bare SPEC is for o. Default: b=human, o=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     players: Vec<String>,
     /// Short for --player o=classic:levels=N (the classic minimax player, N + 1 plies deep).
@@ -118,7 +119,7 @@ impl Presenter<Slide> for SlidePresenter {
         if spec.name == "random" && !spec.settings.contains_key("seed") {
             spec.settings.insert("seed".into(), seed.wrapping_add(seat.index() as u64).to_string());
         }
-        Ok(player_from_spec(&spec)?)
+        Ok(local_player(&spec, player_from_spec)?)
     }
 
     fn board(&self, record: &Record<Slide>, color: bool) -> String {
@@ -172,6 +173,6 @@ pub fn play(args: PlayArgs) -> Result<()> {
 
 /// Computer-vs-computer match.
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, _| Ok(player_from_spec(spec)?))?;
+    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, _| Ok(local_player(spec, player_from_spec)?))?;
     Ok(())
 }
