@@ -5,6 +5,7 @@
 mod closed_pipe;
 mod common;
 mod connect_play;
+mod external_players;
 mod mathable_play;
 mod nboard;
 mod positions;
