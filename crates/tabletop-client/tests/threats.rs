@@ -388,6 +388,16 @@ async fn player_settings_are_validated_at_creation() {
         let error = answer.error();
         assert!(error.contains("seat 1") && error.contains(reason), "{game} {spec}: {error}");
     }
+    // Nor does any game's external player (a program on the line protocol): terminal only.
+    let marker = std::env::temp_dir().join(format!("external-from-the-web-{}", std::process::id()));
+    let spec = format!("external:cmd=\"touch {}\"", marker.display());
+    for entry in tabletop::registry::GAMES {
+        let answer = post(addr, "/api/games", json!({"game": entry.name, "seats": ["human", spec]})).await;
+        assert_eq!(answer.status, 400, "{} {spec}: {}", entry.name, answer.text);
+        let error = answer.error();
+        assert!(error.contains("seat 1") && error.contains("unknown player \"external\""), "{}: {error}", entry.name);
+    }
+    assert!(!marker.exists(), "a request started a process");
     // At the caps is fine.
     for (game, spec) in
         [("connect", "engine:time=10s"), ("connect", "engine:table=4194304"), ("slide", "classic:levels=12")]

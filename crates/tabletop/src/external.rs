@@ -35,7 +35,6 @@
 //! which the server uses) never contains it, so a web request cannot start a process.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::marker::PhantomData;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -67,6 +66,29 @@ pub const STARTUP_ALLOWANCE: Duration = Duration::from_secs(5);
 /// The longest line read from a bot; a longer one is cut (and so is not a valid answer).
 const MAX_LINE: u64 = 64 * 1024;
 
+/// What a bot is told of a game: by default everything ([`View::full`]: the variant as the
+/// library prints it, [`Game::notation`], every move's notation); a game with hidden
+/// information (Mathable's racks and bag) gives its own, which shows a seat only what it may see.
+pub struct View<G: Game> {
+    /// The `variant` line for a game from this position.
+    pub variant: fn(&G) -> String,
+    /// The position as `seat` may see it (one line).
+    pub position: fn(&G, Seat) -> String,
+    /// A move of the history as a seat sees it (`own`: it made the move), without spaces.
+    pub history_move: fn(&G::Move, bool) -> String,
+}
+
+impl<G: Game> View<G> {
+    /// Everything: `{:?}` of the variant, [`Game::notation`] and the moves' notation.
+    pub fn full() -> Self {
+        View {
+            variant: |g| format!("{:?}", g.variant()),
+            position: |g, _| g.notation(),
+            history_move: |m, _| m.to_string(),
+        }
+    }
+}
+
 /// Builds the player `spec` names for a local front end: `external` (see [`EXTERNAL_KIND`]), or
 /// any other through `make` (the game's own players). An unknown name's error lists `external`
 /// among the valid ones.
@@ -88,8 +110,18 @@ pub fn make_local_player<G: Game>(
     spec: &PlayerSpec,
     make: impl FnOnce(&PlayerSpec) -> Result<Box<dyn Player<G>>, SpecError>,
 ) -> Result<Box<dyn Player<G>>, SpecError> {
+    make_local_player_with(spec, View::full(), make)
+}
+
+/// [`make_local_player`], telling an external player what `view` shows (for games with hidden
+/// information).
+pub fn make_local_player_with<G: Game>(
+    spec: &PlayerSpec,
+    view: View<G>,
+    make: impl FnOnce(&PlayerSpec) -> Result<Box<dyn Player<G>>, SpecError>,
+) -> Result<Box<dyn Player<G>>, SpecError> {
     if spec.name == EXTERNAL_KIND.name {
-        return Ok(Box::new(ExternalPlayer::<G>::from_spec(spec)?));
+        return Ok(Box::new(ExternalPlayer::<G>::from_spec(spec)?.with_view(view)));
     }
     make(spec).map_err(|e| match e {
         SpecError::UnknownName { name, valid } => {
@@ -112,7 +144,7 @@ pub fn duration_text(duration: Duration) -> String {
     let ms = duration.as_millis();
     if ms < 1000 {
         format!("{ms}ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{}s", ms as f64 / 1000.0)
@@ -275,7 +307,7 @@ pub struct ExternalPlayer<G: Game> {
     running: Option<BotProcess>,
     /// The bot's seat in the game it plays (known from its first move).
     seat: Option<Seat>,
-    _game: PhantomData<fn() -> G>,
+    view: View<G>,
 }
 
 impl<G: Game> ExternalPlayer<G> {
@@ -288,8 +320,14 @@ impl<G: Game> ExternalPlayer<G> {
             description: format!("external:cmd={command:?}"),
             running: None,
             seat: None,
-            _game: PhantomData,
+            view: View::full(),
         }
+    }
+
+    /// The same player, telling its bot what `view` shows.
+    pub fn with_view(mut self, view: View<G>) -> Self {
+        self.view = view;
+        self
     }
 
     /// The player an `external:cmd=...,timeout=...,time=...` spec describes.
@@ -329,12 +367,12 @@ impl<G: Game> ExternalPlayer<G> {
                 .map_err(|e| Forfeit { reason: format!("cannot start the bot {:?}: {e}", self.command) })?;
             let start = record.start();
             let greeting = format!(
-                "tabletop {PROTOCOL_VERSION}\ngame {}\nvariant {:?}\nseats {}\nseat {}\nstart {}",
+                "tabletop {PROTOCOL_VERSION}\ngame {}\nvariant {}\nseats {}\nseat {}\nstart {}",
                 G::NAME,
-                start.variant(),
+                one_line(&(self.view.variant)(start)),
                 start.num_seats(),
                 seat + 1,
-                one_line(&start.notation()),
+                one_line(&(self.view.position)(start, Seat(seat as u8))),
             );
             if process.send(&greeting).is_err() {
                 return Err(gone(&mut process, "before its first move"));
@@ -352,6 +390,14 @@ impl<G: Game> ExternalPlayer<G> {
             return Err(Forfeit { reason: "asked for a move in a finished game".to_string() });
         };
         let (timeout, time) = (self.timeout, self.time);
+        // Each move as the bot may see it: the seat to move before it made it.
+        let history: Vec<String> = record
+            .positions()
+            .iter()
+            .zip(record.moves())
+            .map(|(before, mv)| (self.view.history_move)(mv, before.status().to_move() == Some(seat)))
+            .collect();
+        let shown = (self.view.position)(position, seat);
         let starting = self.running.is_none();
         let process = self.start(record, seat.index())?;
         let mut legal = Vec::new();
@@ -359,8 +405,8 @@ impl<G: Game> ExternalPlayer<G> {
         let words = |moves: &mut dyn Iterator<Item = String>| moves.collect::<Vec<_>>().join(" ");
         let request = format!(
             "position {}\nmoves {}\nlegal {}\ntime {}\ngo",
-            one_line(&position.notation()),
-            words(&mut record.moves().iter().map(|m| m.to_string())),
+            one_line(&shown),
+            history.join(" "),
             words(&mut legal.iter().map(|m| m.to_string())),
             time.as_millis(),
         );

@@ -189,7 +189,7 @@ impl Presenter<Mathable> for MathablePresenter {
     }
 
     fn make_player(&self, spec: &PlayerSpec, seat: Seat, seed: u64) -> Result<Box<dyn Player<Mathable>>> {
-        crate::external::make_local_player(spec, |spec| from_spec(spec, seed.wrapping_add(1))).map_err(|e| {
+        crate::external::make_local_player_with(spec, bot_view(), |spec| from_spec(spec, seed.wrapping_add(1))).map_err(|e| {
             let human = if matches!(e, crate::SpecError::UnknownName { .. }) { ", human" } else { "" };
             tool_error!("player {}: {spec}: {e}{human}", seat.index() + 1)
         })
@@ -437,4 +437,56 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let color = presenter.color;
     let mut table = Table::new(&mut presenter, seats, game, color).document_mode(args.document);
     table.run(&mut Input::new())
+}
+
+/// What an external bot (`external:cmd=...`) is told of a Mathable game: what its seat may see.
+/// The variant is the settings as JSON without the bag's seed; the position is the save state
+/// (the notation) with the other racks and the bag given as their numbers of tokens, and
+/// without the seed and the bag generator's position; another seat's exchange is `swap=?,?`
+/// (one `?` a token).
+///
+/// ```
+/// use tabletop::games::mathable::terminal::bot_view;
+/// use tabletop::games::mathable::{Mathable, Preset, Settings};
+/// use tabletop::{Game, Seat};
+/// let game = Mathable::start(&Settings::preset(Preset::Classic).with_seed(1));
+/// let view = bot_view();
+/// assert!(!(view.variant)(&game).contains("seed"));
+/// let seen: serde_json::Value = serde_json::from_str(&(view.position)(&game, Seat(0))).unwrap();
+/// assert_eq!(seen["racks"][0].as_array().unwrap().len(), 7);
+/// assert_eq!(seen["racks"][1], 7);
+/// assert!(seen["bag"].is_u64() && seen.get("rng_word_pos").is_none());
+/// ```
+pub fn bot_view() -> crate::external::View<Mathable> {
+    crate::external::View {
+        variant: |game| {
+            let mut settings = serde_json::to_value(game.settings()).unwrap_or_default();
+            if let Some(map) = settings.as_object_mut() {
+                map.remove("seed");
+            }
+            settings.to_string()
+        },
+        position: |game, seat| {
+            let mut state = serde_json::to_value(SaveState::from_game(game, &[])).unwrap_or_default();
+            if let Some(map) = state.as_object_mut() {
+                map.remove("rng_word_pos");
+                if let Some(settings) = map.get_mut("settings").and_then(|s| s.as_object_mut()) {
+                    settings.remove("seed");
+                }
+                map.insert("bag".to_string(), serde_json::json!(game.bag().len()));
+                if let Some(racks) = map.get_mut("racks").and_then(|r| r.as_array_mut()) {
+                    for (i, rack) in racks.iter_mut().enumerate() {
+                        if i != seat.index() {
+                            *rack = serde_json::json!(rack.as_array().map_or(0, |r| r.len()));
+                        }
+                    }
+                }
+            }
+            state.to_string()
+        },
+        history_move: |mv, own| match mv {
+            MathableMove::Exchange(tokens) if !own => format!("swap={}", vec!["?"; tokens.as_slice().len()].join(",")),
+            other => other.to_string(),
+        },
+    }
 }

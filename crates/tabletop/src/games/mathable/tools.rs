@@ -119,7 +119,9 @@ pub fn run_match(args: MatchArgs) -> ToolResult {
     if base.players != 2 {
         bail!("a match is played by two players (--players 2)");
     }
-    let local = |spec: &PlayerSpec, seed| crate::external::make_local_player(spec, |spec| from_spec(spec, seed));
+    let local = |spec: &PlayerSpec, seed| {
+        crate::external::make_local_player_with(spec, super::terminal::bot_view(), |spec| from_spec(spec, seed))
+    };
     let mut a = local(&specs[0], 1001).map_err(invalid)?;
     let mut b = local(&specs[1], 2002).map_err(invalid)?;
     let r = play_match(&base, args.games, a.as_mut(), b.as_mut(), |g| {
