@@ -39,14 +39,13 @@
 //! assert!(out.ends_with("learned\n"));
 //! ```
 
-use std::io::{self, BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
 use super::engine::{Analysis, Clock, Engine, WON};
 use super::ggf::{move_text, GgfGame};
 use super::rules::{Color, Reversi, ReversiMove};
+use crate::external::{BotProcess, ReadError};
 use crate::game::{Game, Status};
 use crate::players::Player;
 use crate::record::Record;
@@ -374,31 +373,6 @@ pub enum NboardError {
     },
 }
 
-/// A running engine: its process, input and a channel of its output lines (read by a thread,
-/// so that every wait can time out).
-struct Running {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        // Give it a moment to quit by itself, then make sure it is gone.
-        let deadline = Instant::now() + Duration::from_millis(200);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A [`Player`] that asks an external NBoard engine (`sh -c COMMAND`) for its moves.
 ///
 /// The [`Player`] trait has no way to report failure, so when the engine cannot be started,
@@ -416,7 +390,8 @@ pub struct NboardPlayer {
     command: String,
     depth: u32,
     timeout: Duration,
-    running: Option<Running>,
+    /// The engine's process (started, written to and ended as every external program is).
+    running: Option<BotProcess>,
     pings: u64,
     /// The last failure, for tests and callers that hold the concrete type.
     pub last_error: Option<String>,
@@ -433,36 +408,15 @@ impl NboardPlayer {
         if self.running.is_some() {
             return Ok(());
         }
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(&self.command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .map_err(|source| NboardError::Spawn { command: self.command.clone(), source })?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(NboardError::Exited(self.command.clone()));
-        };
-        let (send, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if send.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        self.running = Some(Running { child, stdin, lines });
+        let process =
+            BotProcess::spawn(&self.command).map_err(|source| NboardError::Spawn { command: self.command.clone(), source })?;
+        self.running = Some(process);
         self.send(&format!("nboard 2\nset depth {}", self.depth))
     }
 
     fn send(&mut self, text: &str) -> Result<(), NboardError> {
         let running = self.running.as_mut().ok_or_else(|| NboardError::Exited(self.command.clone()))?;
-        writeln!(running.stdin, "{text}")
-            .and_then(|_| running.stdin.flush())
-            .map_err(|_| NboardError::Write(self.command.clone()))
+        running.send(text).map_err(|_| NboardError::Write(self.command.clone()))
     }
 
     /// Reads lines until one satisfies `wanted`; returns it.
@@ -470,18 +424,17 @@ impl NboardPlayer {
         let running = self.running.as_mut().ok_or_else(|| NboardError::Exited(self.command.clone()))?;
         let deadline = Instant::now() + self.timeout;
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match running.lines.recv_timeout(left) {
+            match running.next_line(deadline) {
                 Ok(line) if wanted(line.trim()) => return Ok(line.trim().to_string()),
                 Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => {
+                Err(ReadError::Timeout(_)) => {
                     return Err(NboardError::Timeout {
                         command: self.command.clone(),
                         expected: expected.to_string(),
                         timeout: self.timeout,
-                    })
+                    });
                 }
-                Err(RecvTimeoutError::Disconnected) => return Err(NboardError::Exited(self.command.clone())),
+                Err(ReadError::Closed) => return Err(NboardError::Exited(self.command.clone())),
             }
         }
     }
@@ -506,6 +459,16 @@ impl NboardPlayer {
             return Err(bad(reason.to_string()));
         }
         Ok(mv)
+    }
+}
+
+impl Drop for NboardPlayer {
+    fn drop(&mut self) {
+        // NBoard's way to end an engine; dropping the process then closes its input, gives it a
+        // moment and ends it if it is still there.
+        if let Some(process) = self.running.as_mut() {
+            let _ = process.send("quit");
+        }
     }
 }
 
