@@ -527,25 +527,4 @@ mod tests {
             assert!(refused.contains("unknown player \"external\""), "{}: {refused:?}", entry.name);
         }
     }
-
-    #[test]
-    fn settings_are_checked() {
-        let bad =
-            |text: &str| ExternalPlayer::<crate::games::connect::Connect>::from_spec(&text.parse().unwrap()).err();
-        assert!(bad("external:timeout=1s").is_some_and(|e| e.to_string().contains("cmd")));
-        assert!(bad(r#"external:cmd=" ",timeout=1s"#).is_some());
-        assert!(bad("external:cmd=bot,timeout=0s").is_some_and(|e| e.to_string().contains("above zero")));
-        assert!(bad("external:cmd=bot,timeout=1s,time=2s").is_some_and(|e| e.to_string().contains("at most")));
-        assert!(bad("external:cmd=bot,depth=3").is_some_and(|e| e.to_string().contains("no setting")));
-        assert!(bad("external:cmd=bot,timeout=2s,time=1s").is_none());
-    }
-
-    #[test]
-    fn a_bot_that_cannot_start_forfeits_with_the_reason() {
-        use crate::games::connect::{Connect, ConnectVariant};
-        let record = Record::new(Connect::new(ConnectVariant::connect3()));
-        let mut player = ExternalPlayer::<Connect>::new("exit 7", Duration::from_secs(5), Duration::from_secs(5));
-        let forfeit = player.choose_move_or_forfeit(&record).unwrap_err();
-        assert!(forfeit.reason.contains("exit status 7"), "{forfeit}");
-    }
 }

@@ -5,6 +5,7 @@ mod cancel;
 mod connect_engine;
 mod connect_rules;
 mod connect_solver;
+mod external_player;
 mod mathable_conformance;
 mod mathable_engine;
 mod mathable_rules;
