@@ -184,3 +184,16 @@ fn bad_external_specs_are_refused_before_any_game() {
     assert!(!run.ok);
     assert!(run.stderr.contains("external"), "the valid players include external: {}", run.stderr);
 }
+
+#[test]
+fn the_example_connect_bot_beats_a_random_player() {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/connect_bot.py");
+    let spec = format!("external:cmd=\"python3 {example}\"");
+    let run =
+        common::tabletop(&["match", "connect", "--player", &spec, "--player", "random", "--games", "10", "--json"], "");
+    assert!(run.ok, "{}", run.stderr);
+    let summary: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    // Seeded openings and a seeded random player: the same games every run.
+    assert_eq!(summary["wins"], serde_json::json!([10, 0]), "{}", run.stdout);
+    assert_eq!(summary["forfeits"], serde_json::json!([0, 0]), "{}", run.stdout);
+}
