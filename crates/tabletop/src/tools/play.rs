@@ -42,8 +42,9 @@ pub trait Presenter<G: Analyze> {
         format!("{reason}.")
     }
     /// Under a rule where invalid input forfeits the turn (Connect's origin document): the
-    /// position after the forfeit and the message saying so. Forfeits cannot be undone.
-    fn forfeit(&self, _position: &G, _reason: &str) -> Option<(G, String)> {
+    /// position after the forfeit and the message saying so, if any (the document's program
+    /// says nothing). Forfeits cannot be undone.
+    fn forfeit(&self, _position: &G, _reason: &str) -> Option<(G, Option<String>)> {
         None
     }
     /// A move the side to move must make without being asked (Reversi's pass), with a message.
@@ -135,6 +136,17 @@ pub fn seat_players<G: Analyze>(
         .collect()
 }
 
+/// How an origin document's program frames its output, beyond what every `--document` mode
+/// does (no intro, the program ends with the game): see [`Table::document_program`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DocumentProgram {
+    /// The program prints a blank line before every board (Connect Three's program).
+    pub blank_line_before_board: bool,
+    /// The program has no commands: `help`, `hint`, `undo`, `quit`, ... and an empty line are
+    /// input like any other, read as a move (and refused as one).
+    pub no_commands: bool,
+}
+
 /// The terminal game: a record played by seats, drawn by a presenter.
 pub struct Table<'a, G: Analyze> {
     presenter: &'a mut dyn Presenter<G>,
@@ -145,6 +157,8 @@ pub struct Table<'a, G: Analyze> {
     /// An origin document's program: no intro, the program ends with the game and says nothing
     /// more at the end of input.
     document: bool,
+    /// The document program's framing (when `document`).
+    program: DocumentProgram,
 }
 
 const COMMANDS: &str = "hint (a suggestion), undo (take back your last move), new (start again), \
@@ -153,12 +167,28 @@ save FILE, load FILE, help, quit";
 impl<'a, G: Game + Analyze> Table<'a, G> {
     /// A table for a game from `start`.
     pub fn new(presenter: &'a mut dyn Presenter<G>, seats: Vec<Seated<G>>, start: G, color: bool) -> Self {
-        Table { presenter, seats, record: Record::new(start.clone()), start, color, document: false }
+        Table {
+            presenter,
+            seats,
+            record: Record::new(start.clone()),
+            start,
+            color,
+            document: false,
+            program: DocumentProgram::default(),
+        }
     }
 
     /// Plays as the origin document's program (no intro, the program ends with the game).
     pub fn document_mode(mut self, document: bool) -> Self {
         self.document = document;
+        self
+    }
+
+    /// Plays as the origin document's program with its own framing (implies
+    /// [`Table::document_mode`]).
+    pub fn document_program(mut self, program: DocumentProgram) -> Self {
+        self.document = true;
+        self.program = program;
         self
     }
 
@@ -207,7 +237,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 return Ok(());
             }
             if show {
-                if !self.document {
+                if !self.document || self.program.blank_line_before_board {
                     println!();
                 }
                 print!("{}", self.presenter.board(&self.record, self.color));
@@ -264,7 +294,10 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 Some((w, r)) => (w.to_ascii_lowercase(), r.trim()),
                 None => (line.to_ascii_lowercase(), ""),
             };
-            match word.as_str() {
+            // A program without commands reads every line (an empty one too) as a move: no
+            // arm but the last matches this word.
+            let command = if self.document && self.program.no_commands { "(a move)" } else { word.as_str() };
+            match command {
                 "" => {}
                 "help" | "?" => {
                     if let Some(computers) = self.presenter.computers() {
@@ -344,7 +377,9 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     };
                     match self.presenter.forfeit(position, &refused) {
                         Some((next, message)) => {
-                            println!("{message}");
+                            if let Some(message) = message {
+                                println!("{message}");
+                            }
                             self.record = Record::new(next);
                             show = true;
                         }

@@ -11,7 +11,7 @@ use crate::games::connect::tools::SizeArgs;
 use crate::{Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
-use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::play::{seat_players, seat_specs, DocumentProgram, Presenter, Table};
 
 /// Options of `tabletop play connect`.
 #[derive(Args)]
@@ -59,6 +59,8 @@ pub struct MatchArgs {
 struct ConnectPresenter {
     variant: ConnectVariant,
     forfeit_invalid: bool,
+    /// The document's program: a forfeit is silent (the next board shows it).
+    document: bool,
     hint_time: Duration,
 }
 
@@ -108,13 +110,14 @@ impl Presenter<Connect> for ConnectPresenter {
         format!("Invalid input: {reason}. Try again.")
     }
 
-    fn forfeit(&self, position: &Connect, reason: &str) -> Option<(Connect, String)> {
+    fn forfeit(&self, position: &Connect, reason: &str) -> Option<(Connect, Option<String>)> {
         if !self.forfeit_invalid {
             return None;
         }
         let mut next = position.clone();
-        next.forfeit_turn()
-            .then(|| (next, format!("Invalid input ({reason}): {} forfeits the turn.", position.side_to_move())))
+        let message = (!self.document)
+            .then(|| format!("Invalid input ({reason}): {} forfeits the turn.", position.side_to_move()));
+        next.forfeit_turn().then_some((next, message))
     }
 
     fn result(&self, record: &Record<Connect>) -> String {
@@ -141,13 +144,19 @@ impl Presenter<Connect> for ConnectPresenter {
 pub fn play(args: PlayArgs) -> Result<()> {
     let v = args.size.variant()?;
     let forfeit_invalid = args.forfeit_invalid || args.document;
-    let mut presenter = ConnectPresenter { variant: v, forfeit_invalid, hint_time: args.hint_time };
+    let mut presenter =
+        ConnectPresenter { variant: v, forfeit_invalid, document: args.document, hint_time: args.hint_time };
     let o = if args.document { "human" } else { "engine" };
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named(o)];
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let mut table =
-        Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color)).document_mode(args.document);
+    let table = Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color));
+    // The document's program: a blank line before every board, no commands, silent forfeits.
+    let mut table = if args.document {
+        table.document_program(DocumentProgram { blank_line_before_board: true, no_commands: true })
+    } else {
+        table
+    };
     table.run(&mut Input::new())
 }
 
