@@ -33,10 +33,14 @@ pub struct PlayArgs {
     /// Start from this position (64 squares X/O/- and the side to move, OBF form).
     #[arg(long, value_name = "POS", allow_hyphen_values = true)]
     pub position: Option<String>,
-    /// The origin document's program: a person (black) against the classic depth-6 player, no
-    /// intro, the program ends with the game.
+    /// The origin document's program: a person (black) against the classic depth-6 player
+    /// (`--depth 8` for depth 8), no intro, the program ends with the game.
     #[arg(long, conflicts_with_all = ["players", "human"])]
     pub document: bool,
+    /// With --document: the classic player's search depth, 6 (the default) or 8, the two the
+    /// document's program offers.
+    #[arg(long, requires = "document")]
+    pub depth: Option<u32>,
     /// Seed for random players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -188,7 +192,14 @@ fn parse_humans(text: &str) -> Result<[bool; 2]> {
 pub fn play(args: PlayArgs) -> Result<()> {
     let start = parse_position(args.position.as_deref())?;
     let humans = parse_humans(args.human.as_deref().unwrap_or("black"))?;
-    let computer: PlayerSpec = if args.document { "classic:depth=6".parse()? } else { PlayerSpec::named("engine") };
+    let computer: PlayerSpec = if args.document {
+        match args.depth.unwrap_or(6) {
+            depth @ (6 | 8) => format!("classic:depth={depth}").parse()?,
+            other => bail!("--depth {other}: the document's program searches to depth 6 or 8"),
+        }
+    } else {
+        PlayerSpec::named("engine")
+    };
     let defaults: Vec<PlayerSpec> =
         humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();
     let mut presenter = ReversiPresenter { humans: [false; 2] };

@@ -560,8 +560,8 @@ impl Slide {
             && self.slidable_tiles(side) == 0
     }
 
-    /// The document's four-valued evaluation: 3 the computer ('o') has won, 0 the human ('b') has
-    /// won, 2 a draw for the side to move, 1 undecided.
+    /// The document's four-valued evaluation from the computer's point of view: the same as
+    /// [`Slide::eval_board`] (kept for the classic player and the dictionary).
     ///
     /// ```
     /// use tabletop::games::slide::Slide;
@@ -570,21 +570,37 @@ impl Slide {
     /// assert_eq!(Slide::from_configuration(3, 1, "obbbogbog").unwrap().classic_score(), 1);
     /// ```
     pub fn classic_score(&self) -> u8 {
-        self.eval_board(Side::Orange)
+        self.eval_board()
     }
 
-    /// The document's `evalBoard` for a given side: 3 `side` has won, 0 the other side has won,
-    /// 2 a draw for the side to move, 1 undecided. `classic_score` is the computer's ('o') view.
+    /// The document's `evalBoard`, from its fixed point of view: 3 the computer ('o') has won,
+    /// 0 the human ('b') has won, 2 a draw for the side to move, 1 undecided. For either side's
+    /// point of view, [`Slide::eval_board_for`].
+    ///
+    /// ```
+    /// use tabletop::games::slide::Slide;
+    /// let won_by_o = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
+    /// let won_by_b = Slide::from_configuration(3, 1, "googobbbb").unwrap();
+    /// let open = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
+    /// assert_eq!((won_by_o.eval_board(), won_by_b.eval_board(), open.eval_board()), (3, 0, 1));
+    /// ```
+    pub fn eval_board(&self) -> u8 {
+        self.eval_board_for(Side::Orange)
+    }
+
+    /// The document's evaluation from `side`'s point of view: 3 `side` has won, 0 the other
+    /// side has won, 2 a draw for the side to move, 1 undecided. [`Slide::eval_board`] is the
+    /// computer's ('o') view, as the document's.
     ///
     /// ```
     /// use tabletop::games::slide::{Side, Slide};
     /// let won_by_o = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
-    /// assert_eq!(won_by_o.eval_board(Side::Orange), 3);
-    /// assert_eq!(won_by_o.eval_board(Side::Blue), 0);
+    /// assert_eq!(won_by_o.eval_board_for(Side::Orange), 3);
+    /// assert_eq!(won_by_o.eval_board_for(Side::Blue), 0);
     /// let open = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
-    /// assert_eq!((open.eval_board(Side::Blue), open.eval_board(Side::Orange)), (1, 1));
+    /// assert_eq!((open.eval_board_for(Side::Blue), open.eval_board_for(Side::Orange)), (1, 1));
     /// ```
-    pub fn eval_board(&self, side: Side) -> u8 {
+    pub fn eval_board_for(&self, side: Side) -> u8 {
         if self.has_line(side) {
             3
         } else if self.has_line(side.other()) {
@@ -933,5 +949,24 @@ impl fmt::Display for Slide {
     /// The configuration string (see [`Game::notation`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.notation())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The document's evalBoard has one point of view, whichever side is to move: 3 the
+    /// computer ('o') won, 0 the human ('b') won (issue 25); the side-relative evaluation is
+    /// `eval_board_for`.
+    #[test]
+    fn eval_board_is_the_documents_fixed_point_of_view() {
+        let won_by_o = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
+        let won_by_b = Slide::from_configuration(3, 1, "googobbbb").unwrap();
+        let open = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
+        let drawn = Slide::from_configuration(3, 1, "obbboobog").unwrap();
+        assert_eq!([won_by_o, won_by_b, open, drawn].map(|p| p.eval_board()), [3, 0, 1, 2]);
+        assert_eq!([won_by_o, won_by_b].map(|p| p.eval_board_for(Side::Blue)), [0, 3]);
+        assert_eq!(won_by_b.eval_board(), won_by_b.eval_board_for(Side::Orange));
     }
 }
