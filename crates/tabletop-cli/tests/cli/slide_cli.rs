@@ -207,8 +207,8 @@ fn scripted_game_against_the_computer_reaches_a_result() {
 fn the_readmes_scripted_example_runs_as_written() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
     let example = readme
-        .split('`')
-        .find(|part| part.starts_with("printf '") && part.ends_with("| tabletop play slide"))
+        .lines()
+        .find(|line| line.starts_with("printf '") && line.trim_end().ends_with("| tabletop play slide"))
         .expect("the README shows a scripted Slide game");
     let typed = example.trim_start_matches("printf '").split('\'').next().unwrap().replace("\\n", "\n");
     let (_, stdout, _) = tabletop(&["play", "slide"], &typed);
