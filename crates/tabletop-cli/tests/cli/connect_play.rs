@@ -8,7 +8,8 @@ fn run(args: &[&str], input: &str) -> String {
     run.stdout
 }
 
-const AFTER_1_2: &str = "|       |\n|       |\n|X O    |\n---------\n 1 2 3 4\n";
+/// The board after 1 and 2, O's last piece in brackets.
+const AFTER_1_2: &str = "|       |\n|       |\n|X[O]   |\n---------\n 1 2 3 4\n";
 
 #[test]
 fn connect3_prints_the_documents_board_and_prompt() {
@@ -149,6 +150,17 @@ X's turn, where to place: 2
 Player X won!
 ";
     assert_eq!(out, golden);
+}
+
+/// The terminal board marks the last move (in brackets, taking the separators or the frame
+/// beside it) and the winning line (in lower case); the document's program does not (issue 25).
+#[test]
+fn terminal_boards_mark_the_last_move_and_the_winning_line() {
+    let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human", "--no-color"], "1\n2\n1\n2\n1\n");
+    assert!(out.contains("\n|       |\n|X[O]   |\n|X O    |\n---------\n"), "{out}");
+    assert!(out.contains("\n[x]     |\n|x O    |\n|x O    |\n---------\n 1 2 3 4\nPlayer X won!\n"), "{out}");
+    let document = run(&["play", "connect", "--preset", "connect3", "--document"], "1\n2\n1\n2\n1\n");
+    assert!(!document.contains('[') && !document.contains('x'), "{document}");
 }
 
 #[test]

@@ -5,8 +5,8 @@ use std::time::{Duration, Instant};
 use crate::tools::ToolResult as Result;
 use clap::Args;
 use crate::games::connect::engine::{describe_score, make_player, Engine};
-use crate::games::connect::rules::render_board;
-use crate::games::connect::{Connect, ConnectVariant, Side};
+use crate::games::connect::rules::render_board_marked;
+use crate::games::connect::{Column, Connect, ConnectVariant, Side};
 use crate::games::connect::tools::SizeArgs;
 use crate::{Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
@@ -91,11 +91,23 @@ impl Presenter<Connect> for ConnectPresenter {
         Ok(make_player(spec, self.variant, seed)?)
     }
 
+    /// The board with the last move's piece in brackets and a winning line in lower case
+    /// (not in the document's program).
     fn board(&self, record: &Record<Connect>, color: bool) -> String {
-        render_board(record.current(), |side| match side {
-            Side::X => paint("X", 196, color),
-            Side::O => paint("O", 220, color),
-        })
+        let position = record.current();
+        let paint_side = |side, letter: char| match side {
+            Side::X => paint(&letter.to_string(), 196, color),
+            Side::O => paint(&letter.to_string(), 220, color),
+        };
+        if self.document {
+            return render_board_marked(position, None, &[], paint_side);
+        }
+        // The last move's piece is the top one of its column.
+        let last = record.moves().last().and_then(|&Column(col)| {
+            let col = col as usize;
+            (0..position.connect_variant().height()).rev().find(|&row| position.cell(row, col).flatten().is_some()).map(|row| (row, col))
+        });
+        render_board_marked(position, last, &position.winning_cells(), paint_side)
     }
 
     fn prompt(&self, record: &Record<Connect>) -> String {

@@ -663,20 +663,47 @@ fn transcript_tokens(text: &str) -> Vec<String> {
 /// assert!(text.ends_with("black (X) 2  white (O) 2  empty 60\n"));
 /// ```
 pub fn render_board(position: &Reversi, marked: u64, paint: impl Fn(&str, Option<Color>) -> String) -> String {
+    render_board_marked(position, marked, None, paint)
+}
+
+/// [`render_board`] with the disc on `last` (the last move's square) in brackets, `[X]`, the
+/// brackets taking the spaces beside it.
+///
+/// ```
+/// use tabletop::games::reversi::{rules::render_board_marked, Reversi};
+/// let mut p = Reversi::new();
+/// p.place(4, 5).unwrap(); // f5
+/// let text = render_board_marked(&p, 0, Some("f5".parse().unwrap()), |t, _| t.to_string());
+/// assert_eq!(text.lines().nth(5).unwrap(), "  5 . . . X X[X]. . 5");
+/// ```
+pub fn render_board_marked(
+    position: &Reversi,
+    marked: u64,
+    last: Option<Square>,
+    paint: impl Fn(&str, Option<Color>) -> String,
+) -> String {
     let mut out = String::from("    a b c d e f g h\n");
     for row in 0..8 {
-        out.push_str(&format!("  {} ", row + 1));
+        // The row number, then a space and a cell eight times: cell `col` is at 2 + 2 col.
+        let mut slots = vec![format!("  {}", row + 1)];
         for col in 0..8 {
             let sq = Square::new(row, col).expect("on the board");
-            let cell = match position.at(sq) {
+            slots.push(" ".to_string());
+            slots.push(match position.at(sq) {
                 Some(Color::Black) => paint("X", Some(Color::Black)),
                 Some(Color::White) => paint("O", Some(Color::White)),
                 None if marked & sq.bit() != 0 => paint("*", None),
                 None => ".".to_string(),
-            };
-            out.push_str(&cell);
-            out.push(' ');
+            });
+            if last == Some(sq) {
+                slots[2 * col + 1] = "[".to_string();
+            }
         }
+        slots.push(" ".to_string());
+        if let Some(col) = last.filter(|sq| sq.row() == row).map(|sq| sq.col()) {
+            slots[2 * col + 3] = "]".to_string();
+        }
+        out.push_str(&slots.concat());
         out.push_str(&format!("{}\n", row + 1));
     }
     out.push_str("    a b c d e f g h\n");

@@ -8,7 +8,7 @@ use crate::games::reversi::ggf::GgfGame;
 use crate::games::reversi::levels::Level;
 use crate::games::reversi::nboard::{serve, Settings as NboardSettings};
 use crate::games::reversi::players::make_local_player;
-use crate::games::reversi::rules::render_board;
+use crate::games::reversi::rules::render_board_marked;
 use crate::games::reversi::{Color, Reversi, ReversiMove};
 use crate::tools::parse_duration_arg;
 use crate::games::reversi::tools::parse_position;
@@ -93,6 +93,8 @@ pub fn nboard(args: NboardArgs) -> Result<()> {
 /// What Reversi adds to the shared play loop.
 struct ReversiPresenter {
     humans: [bool; 2],
+    /// The document's program: its board, without the last move's mark.
+    document: bool,
 }
 
 fn legal_list(position: &Reversi) -> String {
@@ -138,7 +140,12 @@ impl Presenter<Reversi> for ReversiPresenter {
     fn board(&self, record: &Record<Reversi>, color: bool) -> String {
         let pos = record.current();
         let legal = if self.humans[pos.side_to_move() as usize] { pos.placements() } else { 0 };
-        render_board(pos, legal, |text, disc| match disc {
+        // The last disc placed (a pass places none) is in brackets.
+        let last = record.moves().iter().rev().find_map(|mv| match mv {
+            ReversiMove::Place(sq) if !self.document => Some(*sq),
+            _ => None,
+        });
+        render_board_marked(pos, legal, last, |text, disc| match disc {
             Some(Color::Black) => paint(text, 39, color),
             Some(Color::White) => paint(text, 226, color),
             None => paint(text, 244, color),
@@ -202,7 +209,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
     };
     let defaults: Vec<PlayerSpec> =
         humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();
-    let mut presenter = ReversiPresenter { humans: [false; 2] };
+    let mut presenter = ReversiPresenter { humans: [false; 2], document: args.document };
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     presenter.humans = [specs[0].name == "human", specs[1].name == "human"];
     let seats = seat_players(&presenter, &specs, args.seed)?;

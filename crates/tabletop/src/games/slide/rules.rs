@@ -612,6 +612,36 @@ impl Slide {
         }
     }
 
+    /// The squares (0-based, row-major) of the winner's completed lines (rows, columns and the
+    /// two diagonals), sorted; empty while nobody has won.
+    ///
+    /// ```
+    /// use tabletop::games::slide::Slide;
+    /// assert_eq!(Slide::from_configuration(3, 1, "obbbogboo").unwrap().winning_squares(), vec![0, 4, 8]);
+    /// assert!(Slide::from_configuration(3, 1, "obbbogbog").unwrap().winning_squares().is_empty());
+    /// ```
+    pub fn winning_squares(&self) -> Vec<usize> {
+        let n = self.size();
+        let winner = match self.status() {
+            Status::Over(Outcome::Win(seat)) => Side::from_seat(seat),
+            _ => return Vec::new(),
+        };
+        let owned = |r: usize, c: usize| self.cell(r, c) == Some(Cell::Tile(winner));
+        let mut cells = Vec::new();
+        let lines = (0..n)
+            .map(|r| (0..n).map(|c| (r, c)).collect::<Vec<_>>())
+            .chain((0..n).map(|c| (0..n).map(|r| (r, c)).collect()))
+            .chain([(0..n).map(|i| (i, i)).collect(), (0..n).map(|i| (i, n - 1 - i)).collect()]);
+        for line in lines {
+            if line.iter().all(|&(r, c)| owned(r, c)) {
+                cells.extend(line.iter().map(|&(r, c)| r * n + c));
+            }
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        cells
+    }
+
     /// The tiles of `side` next to at least one empty square.
     fn slidable_tiles(&self, side: Side) -> u64 {
         let empties = self.empties();
@@ -928,16 +958,43 @@ impl TwoPlayer for Slide {
 /// assert_eq!(render_board(&p, |_, t| t.to_string()), " 1  2  3 \n 4  5  6 \n 7  8  9 \n");
 /// ```
 pub fn render_board(position: &Slide, tile: impl Fn(Side, &str) -> String) -> String {
+    render_board_marked(position, None, &[], tile)
+}
+
+/// [`render_board`] with marks: the tile on `last` (a 0-based square: the last move's) in
+/// brackets, `[b]`, and the tiles on the squares of `line` (a winning line) in capitals, `B`.
+///
+/// ```
+/// use tabletop::games::slide::{rules::render_board_marked, Slide};
+/// let won = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
+/// let text = render_board_marked(&won, Some(8), &won.winning_squares(), |_, t| t.to_string());
+/// assert_eq!(text, " O  b  b \n b  o  O \n b  7 [O]\n");
+/// ```
+pub fn render_board_marked(
+    position: &Slide,
+    last: Option<Square>,
+    line: &[usize],
+    tile: impl Fn(Side, &str) -> String,
+) -> String {
     let n = position.size();
     let width = if n * n >= 10 { 3 } else { 2 };
     let mut out = String::new();
     for row in 0..n {
         for col in 0..n {
-            let text = match position.cell(row, col) {
-                Some(Cell::Tile(side)) => tile(side, &format!("{:>width$}", side.letter())),
-                _ => format!("{:>width$}", row * n + col + 1),
-            };
-            out.push_str(&text);
+            let square = row * n + col;
+            match position.cell(row, col) {
+                Some(Cell::Tile(side)) => {
+                    let letter = side.letter();
+                    let letter = if line.contains(&square) { letter.to_ascii_uppercase() } else { letter };
+                    if last.map(usize::from) == Some(square) {
+                        // The brackets take the space before the letter and the one after it.
+                        out.push_str(&tile(side, &format!("{:>w$}", format!("[{letter}]"), w = width + 1)));
+                        continue;
+                    }
+                    out.push_str(&tile(side, &format!("{letter:>width$}")));
+                }
+                _ => out.push_str(&format!("{:>width$}", square + 1)),
+            }
             out.push(' ');
         }
         out.push('\n');
