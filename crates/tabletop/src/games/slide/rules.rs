@@ -968,7 +968,7 @@ pub fn render_board(position: &Slide, tile: impl Fn(Side, &str) -> String) -> St
 /// use tabletop::games::slide::{rules::render_board_marked, Slide};
 /// let won = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
 /// let text = render_board_marked(&won, Some(8), &won.winning_squares(), |_, t| t.to_string());
-/// assert_eq!(text, " O  b  b \n b  o  O \n b  7 [O]\n");
+/// assert_eq!(text, " O  b  b \n b  O  o \n b  8 [O]\n");
 /// ```
 pub fn render_board_marked(
     position: &Slide,
