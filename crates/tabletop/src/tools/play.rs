@@ -140,7 +140,7 @@ pub fn seat_players<G: Analyze>(
 /// does (no intro, the program ends with the game): see [`Table::document_program`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DocumentProgram {
-    /// The program prints a blank line before every board (Connect Three's program).
+    /// The program prints a blank line before every board.
     pub blank_line_before_board: bool,
     /// The program has no commands: `help`, `hint`, `undo`, `quit`, ... and an empty line are
     /// input like any other, read as a move (and refused as one).
