@@ -28,8 +28,9 @@ pub struct PlayArgs {
     /// (a forfeited turn counts: after as many turns as cells the game is drawn).
     #[arg(long)]
     pub forfeit_invalid: bool,
-    /// The origin Connect Three / Four program: two people, invalid input forfeits the turn, no
-    /// intro, the program ends with the game.
+    /// The origin Connect Three / Four program: two people, invalid input (any word too: it has
+    /// no commands) silently forfeits the turn, a blank line before every board, no intro, no
+    /// colours or marks, the program ends with the game.
     #[arg(long, conflicts_with = "players")]
     pub document: bool,
     /// No colours.
@@ -162,7 +163,9 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named(o)];
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let table = Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color));
+    // The document's program prints plain text, on a terminal too.
+    let color = use_color(args.no_color || args.document);
+    let table = Table::new(&mut presenter, seats, Connect::new(v), color);
     // The document's program: a blank line before every board, no commands, silent forfeits.
     let mut table = if args.document {
         table.document_program(DocumentProgram { blank_line_before_board: true, no_commands: true })
