@@ -8,7 +8,8 @@ fn run(args: &[&str], input: &str) -> String {
     run.stdout
 }
 
-const AFTER_1_2: &str = "|       |\n|       |\n|X O    |\n---------\n 1 2 3 4\n";
+/// The board after 1 and 2, O's last piece in brackets.
+const AFTER_1_2: &str = "|       |\n|       |\n|X[O]   |\n---------\n 1 2 3 4\n";
 
 #[test]
 fn connect3_prints_the_documents_board_and_prompt() {
@@ -41,8 +42,8 @@ fn connect3_forfeits_count_as_turns_and_the_twelfth_ends_in_a_draw() {
     assert_eq!(out.matches("turn, where to place: ").count(), 12, "{out}");
 }
 
-/// The document program's transcript of a scripted run: the board, the prompt (with the input
-/// echoed), the next board, ..., the result.
+/// The document program's transcript of a scripted run: a blank line and the board, the prompt
+/// (with the input echoed), a blank line and the next board, ..., the result.
 fn document_transcript(boards: &[&str], inputs: &[&str], result: &str) -> String {
     let frame = |rows: &str| {
         let rows: Vec<&str> = rows.split('/').collect();
@@ -50,6 +51,7 @@ fn document_transcript(boards: &[&str], inputs: &[&str], result: &str) -> String
     };
     let mut out = String::new();
     for (i, board) in boards.iter().enumerate() {
+        out.push('\n');
         out.push_str(&frame(board));
         if let Some(input) = inputs.get(i) {
             let side = if i % 2 == 0 { 'X' } else { 'O' };
@@ -75,8 +77,90 @@ fn document_mode_reproduces_the_programs_transcript() {
     assert_eq!(out, document_transcript(&boards, &["1", "2", "1", "2", "1"], "Player X won!"));
     // The issue's 12-turn case: eleven placements and a forfeit end in a draw, not a 13th turn.
     let out = run(&["play", "connect", "--preset", "connect3", "--document"], "1\n1\n2\n2\n1\n3\n2\n4\n3\n3\n4\n9\n");
-    assert!(out.ends_with("O's turn, where to place: 9\nInvalid input (column 9 is off the board: choose 1 to 4): O forfeits the turn.\n|X X O  |\n|O O X X|\n|X X O O|\n---------\n 1 2 3 4\nThere was a draw!\n"), "{out}");
+    assert!(
+        out.ends_with(
+            "O's turn, where to place: 9\n\n|X X O  |\n|O O X X|\n|X X O O|\n---------\n 1 2 3 4\nThere was a draw!\n"
+        ),
+        "{out}"
+    );
     assert_eq!(out.matches("where to place: ").count(), 12);
+}
+
+/// The document's program, character for character: a blank line before every board, and no
+/// commands and no sentence for invalid input: `hint`, `undo`, `help` and an empty line forfeit
+/// the turn silently, like any input that is not a column (issue 25).
+#[test]
+fn document_mode_has_the_programs_blank_lines_and_no_commands_or_forfeit_sentences() {
+    let out = run(&["play", "connect", "--preset", "connect3", "--document"], "2\nhint\n2\nundo\n\nhelp\n2\n");
+    let golden = "
+|       |
+|       |
+|       |
+---------
+ 1 2 3 4
+X's turn, where to place: 2
+
+|       |
+|       |
+|  X    |
+---------
+ 1 2 3 4
+O's turn, where to place: hint
+
+|       |
+|       |
+|  X    |
+---------
+ 1 2 3 4
+X's turn, where to place: 2
+
+|       |
+|  X    |
+|  X    |
+---------
+ 1 2 3 4
+O's turn, where to place: undo
+
+|       |
+|  X    |
+|  X    |
+---------
+ 1 2 3 4
+X's turn, where to place: 
+
+|       |
+|  X    |
+|  X    |
+---------
+ 1 2 3 4
+O's turn, where to place: help
+
+|       |
+|  X    |
+|  X    |
+---------
+ 1 2 3 4
+X's turn, where to place: 2
+
+|  X    |
+|  X    |
+|  X    |
+---------
+ 1 2 3 4
+Player X won!
+";
+    assert_eq!(out, golden);
+}
+
+/// The terminal board marks the last move (in brackets, taking the separators or the frame
+/// beside it) and the winning line (in lower case); the document's program does not (issue 25).
+#[test]
+fn terminal_boards_mark_the_last_move_and_the_winning_line() {
+    let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human", "--no-color"], "1\n2\n1\n2\n1\n");
+    assert!(out.contains("\n|       |\n|X[O]   |\n|X O    |\n---------\n"), "{out}");
+    assert!(out.contains("\n[x]     |\n|x O    |\n|x O    |\n---------\n 1 2 3 4\nPlayer X won!\n"), "{out}");
+    let document = run(&["play", "connect", "--preset", "connect3", "--document"], "1\n2\n1\n2\n1\n");
+    assert!(!document.contains('[') && !document.contains('x'), "{document}");
 }
 
 #[test]

@@ -147,16 +147,16 @@ fn document_mode_uses_the_simplified_rules_programs_words() {
         [
             "Player 1's turn",
             "Bag (92 tokens)",
-            "Rack: [ 2 2 2 5 10 10 56 ]",
+            "Rack: [ 2 10 10 2 56 5 2 ]",
             "Action (P/S/E/T): s",
             "How many to swap? 2",
             "1st token to swap: 2",
             "2nd token to swap: 5",
             "Swapped 2 -> 5, 5 -> 24",
-            "Rack swapped: [ 2 2 5 10 10 24 56 ]",
+            "Rack swapped: [ 5 10 10 2 56 24 2 ]",
             "Player 2's turn",
             "Bag (92 tokens)",
-            "Rack: [ 4 4 9 9 13 25 30 ]",
+            "Rack: [ 25 9 30 4 13 4 9 ]",
             "Action (P/S/E/T): ",
         ]
     );
@@ -164,6 +164,70 @@ fn document_mode_uses_the_simplified_rules_programs_words() {
     assert!(out.starts_with("   | A | B | C | D |"), "{out}");
     assert!(out.contains("\n 7 |   |   |   |   |   |   |  1|  2|   |"), "{out}");
     assert!(out.contains("\n___|___|___|"), "{out}");
+}
+
+/// The program's racks are in the order drawn, not sorted: a placed token leaves its place,
+/// the refill goes at the end, and a swap lists the tokens as typed, each new token taking the
+/// place of the one it replaces (the document's `Swapped 14 -> 32, 10 -> 13, 5 -> 19, 10 -> 60`,
+/// `Rack swapped: [ 9 32 1 19 13 60 2 ]`; issue 25).
+#[test]
+fn document_mode_keeps_racks_and_swaps_in_typed_and_drawn_order() {
+    let out = run(&["play", "mathable", "--document", "--seed", "3"], "p\ng9 2\ne\ns\n4\n9\n30\n4\n9\ne\n");
+    let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with("___") && !l.contains(" |")).collect();
+    assert_eq!(
+        lines,
+        [
+            "Player 1's turn",
+            "Bag (92 tokens)",
+            "Rack: [ 2 10 10 2 56 5 2 ]",
+            "Action (P/S/E/T): p",
+            "Enter move: g9 2",
+            "Placed 2 on G9: +2 points.",
+            "Player 1's turn",
+            "Bag (92 tokens)",
+            "Rack: [ 10 10 2 56 5 2 ]",
+            "Action (P/E/T): e",
+            "Player 2's turn",
+            "Bag (91 tokens)",
+            "Rack: [ 25 9 30 4 13 4 9 ]",
+            "Action (P/S/E/T): s",
+            "How many to swap? 4",
+            "1st token to swap: 9",
+            "2nd token to swap: 30",
+            "3rd token to swap: 4",
+            "4th token to swap: 9",
+            "Swapped 9 -> 24, 30 -> 4, 4 -> 15, 9 -> 35",
+            "Rack swapped: [ 25 24 4 15 13 4 35 ]",
+            "Player 1's turn",
+            "Bag (91 tokens)",
+            "Rack: [ 10 10 2 56 5 2 5 ]",
+            "Action (P/S/E/T): e",
+            "Player 1 passes.",
+            "Player 2's turn",
+            "Bag (91 tokens)",
+            "Rack: [ 25 24 4 15 13 4 35 ]",
+            "Action (P/S/E/T): ",
+        ]
+    );
+}
+
+/// `--document` is the simplified rules' program: another preset is refused with the reason,
+/// not silently replaced (issue 25); `--preset simple` is the program's own.
+#[test]
+fn document_mode_refuses_another_preset() {
+    for preset in ["junior", "classic"] {
+        let run = common::tabletop(&["play", "mathable", "--document", "--preset", preset, "--seed", "3"], "");
+        assert!(!run.ok && run.stdout.is_empty(), "{}", run.stdout);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "error: --document plays the simplified rules' program, which has only the simple preset's rules; \
+                 to play --preset {preset}, leave out --document\n"
+            )
+        );
+    }
+    let out = run(&["play", "mathable", "--document", "--preset", "simple", "--seed", "3"], "");
+    assert!(out.contains("Rack: [ 2 10 10 2 56 5 2 ]"), "{out}");
 }
 
 #[test]

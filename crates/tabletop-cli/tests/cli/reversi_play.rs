@@ -44,6 +44,34 @@ fn document_mode_is_a_person_against_the_classic_depth_6_player() {
     assert!(!out.contains("End of input"), "{out}");
 }
 
+/// The terminal board marks the last disc placed in brackets (the computer's too); the
+/// document's program does not (issue 25).
+#[test]
+fn terminal_boards_mark_the_last_move() {
+    let out = run(&["play", "reversi", "--human", "both", "--no-color"], "f5\nd6\n");
+    assert!(out.contains("\n  5 . . . X X[X]. . 5\n"), "{out}");
+    assert!(out.contains("\n  6 . . *[O]. . . . 6\n"), "{out}");
+    let out = run(&["play", "reversi", "--no-color"], "f5\n");
+    let computer = out.rsplit("plays ").next().unwrap_or_default();
+    assert_eq!(computer.matches('[').count(), 1, "the computer's disc: {out}");
+    let document = run(&["play", "reversi", "--document", "--no-color"], "f5\n");
+    assert!(!document.contains('['), "{document}");
+}
+
+/// The document's program offers depth 8 too (issue 25); other depths are refused with the
+/// reason, and --depth belongs to --document.
+#[test]
+fn document_mode_offers_depth_8() {
+    let out = run(&["play", "reversi", "--document", "--depth", "8", "--no-color"], "f5\n");
+    assert!(out.starts_with("    a b c d e f g h\n"), "no intro: {out}");
+    assert!(out.contains("White (classic:depth=8) plays "), "{out}");
+    let bad = common::tabletop(&["play", "reversi", "--document", "--depth", "7"], "");
+    assert!(!bad.ok && bad.stdout.is_empty());
+    assert_eq!(bad.stderr, "error: --depth 7: the document's program searches to depth 6 or 8\n");
+    let alone = common::tabletop(&["play", "reversi", "--depth", "8"], "");
+    assert!(!alone.ok && alone.stderr.contains("--document"), "{}", alone.stderr);
+}
+
 #[test]
 fn bad_options_give_one_line_errors() {
     let out = common::tabletop(&["play", "reversi", "--human", "purple"], "");

@@ -207,8 +207,8 @@ fn scripted_game_against_the_computer_reaches_a_result() {
 fn the_readmes_scripted_example_runs_as_written() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
     let example = readme
-        .split('`')
-        .find(|part| part.starts_with("printf '") && part.ends_with("| tabletop play slide"))
+        .lines()
+        .find(|line| line.starts_with("printf '") && line.trim_end().ends_with("| tabletop play slide"))
         .expect("the README shows a scripted Slide game");
     let typed = example.trim_start_matches("printf '").split('\'').next().unwrap().replace("\\n", "\n");
     let (_, stdout, _) = tabletop(&["play", "slide"], &typed);
@@ -216,4 +216,19 @@ fn the_readmes_scripted_example_runs_as_written() {
     // Each typed move is answered by the engine's move, never by a reason it was refused.
     assert_eq!(stdout.matches("(engine) plays").count(), moves.len(), "{stdout}");
     assert!(!stdout.contains("not empty"), "{stdout}");
+}
+
+/// The terminal board marks the last move's tile (in brackets) and the winning line (in
+/// capitals); the document's program does not (issue 25).
+#[test]
+fn terminal_boards_mark_the_last_move_and_the_winning_line() {
+    let (ok, out, err) = tabletop(&["play", "slide", "--player", "o=human", "--no-color"], "1\n2\n4\n3\n");
+    assert!(ok, "{err}");
+    assert!(out.contains("\n b  o [o]\n b  5  6 \n 7  8  9 \n"), "{out}");
+    let (ok, out, err) = tabletop(&["play", "slide", "--player", "o=human", "--no-color"], "1\n2\n4\n3\n7\n");
+    assert!(ok, "{err}");
+    assert!(out.contains("\n B  o  o \n B  5  6 \n[B] 8  9 \nb (blue) wins"), "{out}");
+    let (ok, out, err) = tabletop(&["play", "slide", "--document", "3", "1", "2"], "5\n");
+    assert!(ok, "{err}");
+    assert!(!out.contains('['), "{out}");
 }

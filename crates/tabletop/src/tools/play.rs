@@ -43,8 +43,9 @@ pub trait Presenter<G: Analyze> {
         format!("{reason}.")
     }
     /// Under a rule where invalid input forfeits the turn (Connect's origin document): the
-    /// position after the forfeit and the message saying so. Forfeits cannot be undone.
-    fn forfeit(&self, _position: &G, _reason: &str) -> Option<(G, String)> {
+    /// position after the forfeit and the message saying so, if any (the document's program
+    /// says nothing). Forfeits cannot be undone.
+    fn forfeit(&self, _position: &G, _reason: &str) -> Option<(G, Option<String>)> {
         None
     }
     /// A move the side to move must make without being asked (Reversi's pass), with a message.
@@ -136,6 +137,17 @@ pub fn seat_players<G: Analyze>(
         .collect()
 }
 
+/// How an origin document's program frames its output, beyond what every `--document` mode
+/// does (no intro, the program ends with the game): see [`Table::document_program`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DocumentProgram {
+    /// The program prints a blank line before every board.
+    pub blank_line_before_board: bool,
+    /// The program has no commands: `help`, `hint`, `undo`, `quit`, ... and an empty line are
+    /// input like any other, read as a move (and refused as one).
+    pub no_commands: bool,
+}
+
 /// The terminal game: a record played by seats, drawn by a presenter.
 pub struct Table<'a, G: Analyze> {
     presenter: &'a mut dyn Presenter<G>,
@@ -151,6 +163,8 @@ pub struct Table<'a, G: Analyze> {
     forfeit: Option<(Seat, String)>,
     /// Have the computer players been told that the game is over?
     told_over: bool,
+    /// The document program's framing (when `document`).
+    program: DocumentProgram,
 }
 
 const COMMANDS: &str = "hint (a suggestion), undo (take back your last move), new (start again), \
@@ -168,6 +182,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             document: false,
             forfeit: None,
             told_over: false,
+            program: DocumentProgram::default(),
         }
     }
 
@@ -215,6 +230,12 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             (0..self.seats.len() as u8).map(Seat).filter(|&s| s != seat).map(|s| self.presenter.seat_name(s)).collect();
         let verb = if winners.len() == 1 { "wins" } else { "win" };
         format!("Game over: {} forfeits ({reason}); {} {verb}.", self.presenter.seat_name(seat), winners.join(" and "))
+    /// Plays as the origin document's program with its own framing (implies
+    /// [`Table::document_mode`]).
+    pub fn document_program(mut self, program: DocumentProgram) -> Self {
+        self.document = true;
+        self.program = program;
+        self
     }
 
     fn is_human(&self, seat: Seat) -> bool {
@@ -262,7 +283,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 return Ok(());
             }
             if show {
-                if !self.document {
+                if !self.document || self.program.blank_line_before_board {
                     println!();
                 }
                 print!("{}", self.presenter.board(&self.record, self.color));
@@ -332,7 +353,10 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 Some((w, r)) => (w.to_ascii_lowercase(), r.trim()),
                 None => (line.to_ascii_lowercase(), ""),
             };
-            match word.as_str() {
+            // A program without commands reads every line (an empty one too) as a move: no
+            // arm but the last matches this word.
+            let command = if self.document && self.program.no_commands { "(a move)" } else { word.as_str() };
+            match command {
                 "" => {}
                 "help" | "?" => {
                     if let Some(computers) = self.presenter.computers() {
@@ -414,7 +438,9 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                     };
                     match self.presenter.forfeit(position, &refused) {
                         Some((next, message)) => {
-                            println!("{message}");
+                            if let Some(message) = message {
+                                println!("{message}");
+                            }
                             self.record = Record::new(next);
                             show = true;
                         }

@@ -562,6 +562,36 @@ impl Connect {
         self.current + self.mask
     }
 
+    /// The cells (row from the bottom, column) of every completed line of the winner, sorted;
+    /// empty while nobody has won.
+    ///
+    /// ```
+    /// use tabletop::games::connect::{Connect, ConnectVariant};
+    /// use tabletop::Game;
+    /// let won = Connect::from_notation(&ConnectVariant::connect3(), "12121").unwrap();
+    /// assert_eq!(won.winning_cells(), vec![(0, 0), (1, 0), (2, 0)]);
+    /// ```
+    pub fn winning_cells(&self) -> Vec<(usize, usize)> {
+        let (w, h, n) = (self.variant.width() as i64, self.variant.height() as i64, self.variant.line() as i64);
+        let Some(winner) = self.winner() else { return Vec::new() };
+        let owner = |r: i64, c: i64| {
+            (0..h).contains(&r) && (0..w).contains(&c) && self.cell(r as usize, c as usize) == Some(Some(winner))
+        };
+        let mut cells = Vec::new();
+        for r in 0..h {
+            for c in 0..w {
+                for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+                    if (0..n).all(|i| owner(r + i * dr, c + i * dc)) {
+                        cells.extend((0..n).map(|i| ((r + i * dr) as usize, (c + i * dc) as usize)));
+                    }
+                }
+            }
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        cells
+    }
+
     /// The winner, if the last move made a line.
     pub fn winner(&self) -> Option<Side> {
         if self.won {
@@ -748,23 +778,53 @@ impl fmt::Display for Connect {
 }
 
 /// The board as text, with `cell` turning a side into what is printed (for colours).
-/// Each cell takes two characters (a space and the piece), so any width lines up.
 /// Each cell is one character, cells are separated by a space, so any width lines up.
 pub fn render_board(p: &Connect, cell: impl Fn(Side) -> String) -> String {
+    render_board_marked(p, None, &[], |side, _| cell(side))
+}
+
+/// [`render_board`] with marks: the piece at `last` (row from the bottom, column: the last
+/// move's) in brackets, `[X]`, the brackets taking the separators (or the frame) beside it, and
+/// the pieces of `line` (a winning line) in lower case, `x`. `cell` gets the side and the
+/// letter to print.
+///
+/// ```
+/// use tabletop::games::connect::{rules::render_board_marked, Connect, ConnectVariant};
+/// use tabletop::Game;
+/// let won = Connect::from_notation(&ConnectVariant::connect3(), "12121").unwrap();
+/// let text = render_board_marked(&won, Some((2, 0)), &won.winning_cells(), |_, l| l.to_string());
+/// assert_eq!(text, "[x]     |\n|x O    |\n|x O    |\n---------\n 1 2 3 4\n");
+/// ```
+pub fn render_board_marked(
+    p: &Connect,
+    last: Option<(usize, usize)>,
+    line: &[(usize, usize)],
+    cell: impl Fn(Side, char) -> String,
+) -> String {
     let w = p.variant.width();
     let mut out = String::new();
     for row in (0..p.variant.height()).rev() {
-        out.push('|');
+        // The frame, the cells and the separators between them: cell `col` is at 1 + 2 col.
+        let mut slots: Vec<String> = Vec::with_capacity(2 * w + 1);
+        slots.push("|".to_string());
         for col in 0..w {
-            if col > 0 {
-                out.push(' ');
-            }
-            match p.cell(row, col).flatten() {
-                Some(side) => out.push_str(&cell(side)),
-                None => out.push(' '),
+            slots.push(match p.cell(row, col).flatten() {
+                Some(side) => {
+                    let letter = side.letter();
+                    cell(side, if line.contains(&(row, col)) { letter.to_ascii_lowercase() } else { letter })
+                }
+                None => " ".to_string(),
+            });
+            slots.push(if col + 1 < w { " " } else { "|" }.to_string());
+        }
+        if let Some((_, col)) = last.filter(|&(r, _)| r == row) {
+            if col < w {
+                slots[2 * col] = "[".to_string();
+                slots[2 * col + 2] = "]".to_string();
             }
         }
-        out.push_str("|\n");
+        out.push_str(&slots.concat());
+        out.push('\n');
     }
     out.push_str(&"-".repeat(2 * w + 1));
     out.push('\n');

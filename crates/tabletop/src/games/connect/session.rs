@@ -26,29 +26,6 @@ fn connect_default_table(variant: ConnectVariant, memory: u64) -> u64 {
 }
 
 impl ConnectAdapter {
-    /// The cells (row from the bottom, column) of every completed line, to highlight the win.
-    fn winning_line(position: &Connect) -> Vec<(usize, usize)> {
-        let variant = position.connect_variant();
-        let (w, h, n) = (variant.width() as i64, variant.height() as i64, variant.line() as i64);
-        let Some(winner) = position.winner() else { return Vec::new() };
-        let owner = |r: i64, c: i64| {
-            (0..h).contains(&r) && (0..w).contains(&c) && position.cell(r as usize, c as usize) == Some(Some(winner))
-        };
-        let mut cells = Vec::new();
-        for r in 0..h {
-            for c in 0..w {
-                for (dr, dc) in [(0, 1), (1, 0), (1, 1), (1, -1)] {
-                    if (0..n).all(|i| owner(r + i * dr, c + i * dc)) {
-                        cells.extend((0..n).map(|i| ((r + i * dr) as usize, (c + i * dc) as usize)));
-                    }
-                }
-            }
-        }
-        cells.sort_unstable();
-        cells.dedup();
-        cells
-    }
-
     /// The engine in a worker's slot for this variant and table size.
     fn engine(slot: &mut EngineSlot, variant: ConnectVariant, table: u64) -> Result<&mut ConnectEngine, SessionError> {
         let key = format!("{}x{}x{}:{table}", variant.width(), variant.height(), variant.line());
@@ -105,7 +82,7 @@ impl Adapter<Connect> for ConnectAdapter {
             })
             .collect();
         let line: Vec<[usize; 2]> =
-            Self::winning_line(position).into_iter().map(|(r, c)| [variant.height() - 1 - r, c]).collect();
+            position.winning_cells().into_iter().map(|(r, c)| [variant.height() - 1 - r, c]).collect();
         json!({
             "width": variant.width(),
             "height": variant.height(),

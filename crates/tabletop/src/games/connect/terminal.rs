@@ -5,14 +5,14 @@ use std::time::{Duration, Instant};
 use crate::tools::ToolResult as Result;
 use clap::Args;
 use crate::games::connect::engine::{describe_score, make_player, Engine};
-use crate::games::connect::rules::render_board;
-use crate::games::connect::{Connect, ConnectVariant, Side};
+use crate::games::connect::rules::render_board_marked;
+use crate::games::connect::{Column, Connect, ConnectVariant, Side};
 use crate::games::connect::tools::SizeArgs;
 use crate::{Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
 use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
-use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::play::{seat_players, seat_specs, DocumentProgram, Presenter, Table};
 
 /// Options of `tabletop play connect`.
 #[derive(Args)]
@@ -30,8 +30,9 @@ pub struct PlayArgs {
     /// (a forfeited turn counts: after as many turns as cells the game is drawn).
     #[arg(long)]
     pub forfeit_invalid: bool,
-    /// The origin Connect Three / Four program: two people, invalid input forfeits the turn, no
-    /// intro, the program ends with the game.
+    /// The origin Connect Three / Four program: two people, invalid input (any word too: it has
+    /// no commands) silently forfeits the turn, a blank line before every board, no intro, no
+    /// colours or marks, the program ends with the game.
     #[arg(long, conflicts_with = "players")]
     pub document: bool,
     /// No colours.
@@ -61,6 +62,8 @@ pub struct MatchArgs {
 struct ConnectPresenter {
     variant: ConnectVariant,
     forfeit_invalid: bool,
+    /// The document's program: a forfeit is silent (the next board shows it).
+    document: bool,
     hint_time: Duration,
 }
 
@@ -91,11 +94,23 @@ impl Presenter<Connect> for ConnectPresenter {
         Ok(local_player(spec, |spec| make_player(spec, self.variant, seed))?)
     }
 
+    /// The board with the last move's piece in brackets and a winning line in lower case
+    /// (not in the document's program).
     fn board(&self, record: &Record<Connect>, color: bool) -> String {
-        render_board(record.current(), |side| match side {
-            Side::X => paint("X", 196, color),
-            Side::O => paint("O", 220, color),
-        })
+        let position = record.current();
+        let paint_side = |side, letter: char| match side {
+            Side::X => paint(&letter.to_string(), 196, color),
+            Side::O => paint(&letter.to_string(), 220, color),
+        };
+        if self.document {
+            return render_board_marked(position, None, &[], paint_side);
+        }
+        // The last move's piece is the top one of its column.
+        let last = record.moves().last().and_then(|&Column(col)| {
+            let col = col as usize;
+            (0..position.connect_variant().height()).rev().find(|&row| position.cell(row, col).flatten().is_some()).map(|row| (row, col))
+        });
+        render_board_marked(position, last, &position.winning_cells(), paint_side)
     }
 
     fn prompt(&self, record: &Record<Connect>) -> String {
@@ -110,13 +125,14 @@ impl Presenter<Connect> for ConnectPresenter {
         format!("Invalid input: {reason}. Try again.")
     }
 
-    fn forfeit(&self, position: &Connect, reason: &str) -> Option<(Connect, String)> {
+    fn forfeit(&self, position: &Connect, reason: &str) -> Option<(Connect, Option<String>)> {
         if !self.forfeit_invalid {
             return None;
         }
         let mut next = position.clone();
-        next.forfeit_turn()
-            .then(|| (next, format!("Invalid input ({reason}): {} forfeits the turn.", position.side_to_move())))
+        let message = (!self.document)
+            .then(|| format!("Invalid input ({reason}): {} forfeits the turn.", position.side_to_move()));
+        next.forfeit_turn().then_some((next, message))
     }
 
     fn result(&self, record: &Record<Connect>) -> String {
@@ -143,13 +159,21 @@ impl Presenter<Connect> for ConnectPresenter {
 pub fn play(args: PlayArgs) -> Result<()> {
     let v = args.size.variant()?;
     let forfeit_invalid = args.forfeit_invalid || args.document;
-    let mut presenter = ConnectPresenter { variant: v, forfeit_invalid, hint_time: args.hint_time };
+    let mut presenter =
+        ConnectPresenter { variant: v, forfeit_invalid, document: args.document, hint_time: args.hint_time };
     let o = if args.document { "human" } else { "engine" };
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named(o)];
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let mut table =
-        Table::new(&mut presenter, seats, Connect::new(v), use_color(args.no_color)).document_mode(args.document);
+    // The document's program prints plain text, on a terminal too.
+    let color = use_color(args.no_color || args.document);
+    let table = Table::new(&mut presenter, seats, Connect::new(v), color);
+    // The document's program: a blank line before every board, no commands, silent forfeits.
+    let mut table = if args.document {
+        table.document_program(DocumentProgram { blank_line_before_board: true, no_commands: true })
+    } else {
+        table
+    };
     table.run(&mut Input::new())
 }
 

@@ -355,6 +355,34 @@ impl Mathable {
         Ok(game)
     }
 
+    /// The racks of [`Mathable::new`] in the order their tokens were drawn (the racks
+    /// themselves are kept sorted): the simplified rules' program shows racks in drawn order.
+    pub fn dealt_in_order(settings: &Settings) -> Result<Vec<Vec<u8>>, SettingsError> {
+        settings.validate()?;
+        // The same draws as `new`: the same seed, bag and rack size, seat after seat.
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        let mut bag = Bag::filled(settings.tokens);
+        let size = (settings.rack as usize).min(MAX_RACK);
+        Ok((0..settings.players).map(|_| (0..size).map_while(|_| bag.draw(&mut rng)).collect()).collect())
+    }
+
+    /// The tokens `mv` draws from the bag, in the order they are drawn: the refill after
+    /// [`MathableMove::EndTurn`], the extra [`MathableMove::Draw`], or one new token for each
+    /// token of an [`MathableMove::Exchange`] (the first drawn replaces the first token given).
+    /// Empty for other moves.
+    pub fn draws_of(&self, mv: MathableMove) -> Vec<u8> {
+        let rack = self.racks[self.to_move as usize].len();
+        let count = match mv {
+            MathableMove::EndTurn => (self.settings.rack as usize).min(MAX_RACK).saturating_sub(rack),
+            MathableMove::Draw => 1,
+            MathableMove::Exchange(tokens) => tokens.len(),
+            MathableMove::Place { .. } | MathableMove::Terminate => 0,
+        };
+        // The same generator and bag as `play` uses, on copies.
+        let (mut bag, mut rng) = (self.bag.clone(), self.rng.clone());
+        (0..count).map_while(|_| bag.draw(&mut rng)).collect()
+    }
+
     /// The settings.
     pub fn settings(&self) -> &Settings {
         &self.settings

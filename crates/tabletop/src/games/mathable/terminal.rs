@@ -8,7 +8,7 @@ use crate::tools::{bail, tool_error, ToolResult as Result};
 use clap::Args;
 use crate::games::mathable::engine::EnginePlayer;
 use crate::games::mathable::players::from_spec;
-use crate::games::mathable::text::{self, Bracketed, Grid, Shade};
+use crate::games::mathable::text::{self, Grid, Shade};
 use crate::games::mathable::{Mathable, MathableMove, Preset, SaveState, Tokens};
 use crate::games::mathable::tools::{load_state, GameOptions};
 use crate::{Game, Player, PlayerSpec, Record, Seat};
@@ -64,11 +64,23 @@ struct MathablePresenter {
     color: bool,
     /// The simplified rules' program's wording and grid.
     document: bool,
+    /// The order in which the person typed the tokens of each exchange, by its index in the
+    /// record's moves (the program shows racks in typed and drawn order).
+    typed_exchanges: std::collections::HashMap<usize, Vec<u8>>,
 }
 
 impl MathablePresenter {
     fn several_humans(&self) -> bool {
         self.humans.iter().filter(|&&h| h).count() > 1
+    }
+
+    /// The racks in the program's order after the record's moves (see [`text::DrawnOrder`]).
+    fn drawn_order(&self, record: &Record<Mathable>) -> text::DrawnOrder {
+        let mut order = text::DrawnOrder::new(record.start());
+        for (i, (before, &mv)) in record.positions().iter().zip(record.moves()).enumerate() {
+            order.play(before, mv, self.typed_exchanges.get(&i).map(Vec::as_slice));
+        }
+        order
     }
 
     /// `P G9 4` or `P` then `Enter move: G9 4`.
@@ -107,7 +119,8 @@ impl MathablePresenter {
     }
 
     /// The swap dialogue: how many, which, then the exchange.
-    fn swap(&self, game: &Mathable, input: &mut Input) -> Vec<MathableMove> {
+    fn swap(&mut self, record: &Record<Mathable>, input: &mut Input) -> Vec<MathableMove> {
+        let game = record.current();
         if !game.can_exchange() {
             println!("You cannot exchange after placing a token this turn.");
             return Vec::new();
@@ -153,15 +166,27 @@ impl MathablePresenter {
                 return Vec::new();
             }
         };
+        let mv = MathableMove::Exchange(tokens);
         let mut copy = game.clone();
         match copy.exchange(tokens) {
+            Ok(_) if self.document => {
+                // The program's order: the tokens as typed, each with the token drawn for it,
+                // and the rack with each new token where the old one was.
+                let typed: Vec<u8> = which.split(|c: char| !c.is_ascii_digit()).filter_map(|w| w.parse().ok()).collect();
+                let text: Vec<String> =
+                    typed.iter().zip(game.draws_of(mv)).map(|(o, n)| format!("{o} -> {n}")).collect();
+                println!("Swapped {}", text.join(", "));
+                let ply = record.moves().len();
+                self.typed_exchanges.insert(ply, typed);
+                let mut order = self.drawn_order(record);
+                order.play(game, mv, self.typed_exchanges.get(&ply).map(Vec::as_slice));
+                println!("Rack swapped: {}", text::InOrder(order.rack(game.turn())));
+                vec![mv]
+            }
             Ok(pairs) => {
                 let text: Vec<String> = pairs.iter().map(|(o, n)| format!("{o} -> {n}")).collect();
                 println!("Swapped {}", text.join(", "));
-                if self.document {
-                    println!("Rack swapped: {}", Bracketed(copy.rack(game.turn())));
-                }
-                vec![MathableMove::Exchange(tokens)]
+                vec![mv]
             }
             Err(e) => {
                 println!("{e}");
@@ -222,7 +247,7 @@ impl Presenter<Mathable> for MathablePresenter {
                 "{}'s turn\nBag ({} tokens)\nRack: {}",
                 self.seat_name(seat),
                 game.bag().len(),
-                Bracketed(game.rack(seat))
+                text::InOrder(self.drawn_order(record).rack(seat))
             ));
         }
         Some(format!("{} to move. Your rack: {}", self.names[seat.index()], record.current().rack(seat)))
@@ -250,7 +275,7 @@ impl Presenter<Mathable> for MathablePresenter {
         let seat = game.turn();
         Some(match word {
             "p" => self.place(game, rest, input),
-            "s" => self.swap(game, input),
+            "s" => self.swap(record, input),
             "e" => {
                 if game.placed_this_turn() == 0 {
                     println!("{} passes.", self.names[seat.index()]);
@@ -399,7 +424,15 @@ pub fn play(args: PlayArgs) -> Result<()> {
         None => {
             let mut options = args.game.clone();
             if args.document {
-                options.preset = Preset::Simple;
+                // The program plays the simplified rules only: another preset is refused, not
+                // silently replaced.
+                match options.preset {
+                    None | Some(Preset::Simple) => options.preset = Some(Preset::Simple),
+                    Some(other) => bail!(
+                        "--document plays the simplified rules' program, which has only the simple preset's rules; \
+                         to play --preset {other}, leave out --document"
+                    ),
+                }
             }
             (Mathable::new(&options.settings(seed)?).map_err(crate::tools::invalid)?, Vec::new())
         }
@@ -414,6 +447,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         revealed: None,
         color: use_color(args.no_color),
         document: args.document,
+        typed_exchanges: std::collections::HashMap::new(),
     };
     for text in &args.players_specs {
         let seat = text.split_once('=').map(|(s, _)| s.trim());

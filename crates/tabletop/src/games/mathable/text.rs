@@ -39,6 +39,88 @@ impl fmt::Display for Bracketed<'_> {
     }
 }
 
+/// A rack in a given order, bracketed as the simplified rules' program prints it:
+/// `[ 9 32 1 19 13 60 2 ]`.
+pub struct InOrder<'a>(pub &'a [u8]);
+
+impl fmt::Display for InOrder<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for token in self.0 {
+            write!(f, " {token}")?;
+        }
+        f.write_str(" ]")
+    }
+}
+
+/// The racks in the order the simplified rules' program keeps them (the library keeps racks
+/// sorted): tokens in the order drawn, a placed token taken out where it was, a swapped token
+/// replaced in place by the one drawn for it, in the order the tokens were typed.
+///
+/// ```
+/// use tabletop::games::mathable::text::{DrawnOrder, InOrder};
+/// use tabletop::games::mathable::{Mathable, MathableMove, Preset, Settings, Tokens};
+/// use tabletop::{Game, Seat};
+/// let game = Mathable::new(&Settings::preset(Preset::Simple).with_seed(3)).unwrap();
+/// let mut order = DrawnOrder::new(&game);
+/// assert_eq!(InOrder(order.rack(Seat(0))).to_string(), "[ 2 10 10 2 56 5 2 ]");
+/// // Swap 5 then 2, as typed: the first token drawn replaces the 5, the second the first 2.
+/// let swap = MathableMove::Exchange(Tokens::from_slice(&[2, 5]).unwrap());
+/// let drawn = game.draws_of(swap);
+/// order.play(&game, swap, Some(&[5, 2]));
+/// assert_eq!(order.rack(Seat(0)), &[drawn[1], 10, 10, 2, 56, drawn[0], 2]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DrawnOrder {
+    racks: Vec<Vec<u8>>,
+}
+
+impl DrawnOrder {
+    /// The racks of `game`: in the order dealt when it is a game's start, else sorted (a
+    /// loaded game's drawn order is not known).
+    pub fn new(game: &Mathable) -> DrawnOrder {
+        let fresh = Mathable::new(game.settings()).ok().filter(|start| start == game);
+        let racks = match fresh.and_then(|_| Mathable::dealt_in_order(game.settings()).ok()) {
+            Some(dealt) => dealt,
+            None => (0..game.num_seats()).map(|s| game.rack(Seat(s as u8)).as_slice().to_vec()).collect(),
+        };
+        DrawnOrder { racks }
+    }
+
+    /// The racks after `mv` is played from `before`; `typed` is the order in which an
+    /// exchange's tokens were given (by default the exchange's own, sorted, order).
+    pub fn play(&mut self, before: &Mathable, mv: MathableMove, typed: Option<&[u8]>) {
+        let Some(rack) = self.racks.get_mut(before.turn().index()) else { return };
+        let drawn = before.draws_of(mv);
+        match mv {
+            MathableMove::Place { token, .. } => {
+                if let Some(i) = rack.iter().position(|&t| t == token) {
+                    rack.remove(i);
+                }
+            }
+            MathableMove::EndTurn | MathableMove::Draw => rack.extend(drawn),
+            MathableMove::Exchange(tokens) => {
+                let typed = typed.filter(|t| Tokens::from_slice(t) == Some(tokens));
+                let given = typed.unwrap_or(tokens.as_slice());
+                // Each new token takes the place of a token given, not yet replaced.
+                let mut replaced = vec![false; rack.len()];
+                for (&old, &new) in given.iter().zip(&drawn) {
+                    if let Some(i) = (0..rack.len()).find(|&i| !replaced[i] && rack[i] == old) {
+                        rack[i] = new;
+                        replaced[i] = true;
+                    }
+                }
+            }
+            MathableMove::Terminate => {}
+        }
+    }
+
+    /// The rack of `seat`, in order.
+    pub fn rack(&self, seat: Seat) -> &[u8] {
+        self.racks.get(seat.index()).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// The board as the simplified rules' program draws it: a text grid of `|` and `_`, columns
 /// lettered and rows numbered as in a spreadsheet (A1 is the top left cell), empty special
 /// squares showing their mark.

@@ -14,8 +14,8 @@ use crate::{Game, PlayerSpec, Seat, Status};
 pub struct GameOptions {
     /// Preset: classic (the official rules, the default), junior, simple (no special squares,
     /// no bonus, no end-of-game deductions).
-    #[arg(long, default_value = "classic")]
-    pub preset: Preset,
+    #[arg(long)]
+    pub preset: Option<Preset>,
     /// Number of players, 2 to 4.
     #[arg(long)]
     pub players: Option<u8>,
@@ -43,9 +43,14 @@ pub struct GameOptions {
 }
 
 impl GameOptions {
+    /// The preset given, else classic.
+    pub fn preset(&self) -> Preset {
+        self.preset.unwrap_or(Preset::Classic)
+    }
+
     /// The settings: the preset with the overrides, checked.
     pub fn settings(&self, seed: u64) -> ToolResult<Settings> {
-        let mut s = Settings::preset(self.preset);
+        let mut s = Settings::preset(self.preset());
         s.players = self.players.unwrap_or(s.players);
         s.size = self.size.unwrap_or(s.size);
         s.rack = self.rack.unwrap_or(s.rack);
@@ -163,7 +168,7 @@ pub fn run_match(args: MatchArgs) -> ToolResult {
         });
         println!("{out}");
     } else {
-        println!("{} games of mathable ({} preset, seeds {}..)", args.games, args.game.preset, args.seed);
+        println!("{} games of mathable ({} preset, seeds {}..)", args.games, args.game.preset(), args.seed);
         for (p, label) in [(0, "A"), (1, "B")] {
             println!(
                 "  {label} {:<24} wins {:>4} ({:5.1}%)  avg points {:7.1}  avg move {:6.1} ms  max move {:6.1} ms",

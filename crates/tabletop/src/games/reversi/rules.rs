@@ -215,7 +215,9 @@ pub enum ReversiMoveError {
         /// The colour whose discs would have to be bracketed.
         opponent: Color,
     },
-    /// The placement flips nothing because the side to move has no placement at all.
+    /// The placement flips nothing because the side to move has no placement at all (a
+    /// [`ReversiMove::Place`] played through the [`Game`] trait; [`Reversi::make_move`] passes
+    /// automatically instead).
     #[error("{0} has no legal placement and must pass")]
     MustPass(Color),
     /// A pass while a placement exists.
@@ -545,14 +547,40 @@ impl Reversi {
     /// assert!(matches!(game.place(3, 3), Err(ReversiMoveError::Occupied(_))));
     /// assert_eq!(game.place(2, 3), Ok(1));
     /// ```
+    ///
+    /// A side that must pass passes automatically, as in [`Reversi::make_move`].
     pub fn place(&mut self, row: usize, col: usize) -> Result<u32, ReversiMoveError> {
+        self.make_move(row, col)
+    }
+
+    /// The origin game-logic document's `makeMove`: places a disc for the side whose turn it
+    /// is by [`Reversi::whose_turn`], passing automatically first when the side to move has
+    /// no placement and the other side has one; returns the number of discs flipped. An
+    /// illegal placement leaves the position unchanged (the pass included). The [`Game`] trait
+    /// keeps the pass an explicit move ([`ReversiMove::Pass`]).
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{Color, Reversi};
+    /// // After black's h8, white has no placement: black places again, white passing on its own.
+    /// let mut p: Reversi = "OOOOOOOO--OOXOXOXOOXXXOOX-OXXOOOXXOXOOOOXXOXOOOOXXXXOO--XXXXXOO- X".parse().unwrap();
+    /// p.make_move(7, 7).unwrap();
+    /// assert_eq!((p.side_to_move(), p.whose_turn()), (Color::White, Some(Color::Black)));
+    /// assert!(p.make_move(1, 1).is_ok()); // b2 for black
+    /// assert_eq!(p.at("b2".parse().unwrap()), Some(Color::Black));
+    /// ```
+    pub fn make_move(&mut self, row: usize, col: usize) -> Result<u32, ReversiMoveError> {
         let sq = Square::new(row, col).ok_or(ReversiMoveError::OffBoard { row, col })?;
+        let mut next = *self;
+        if next.whose_turn().is_some_and(|side| side != next.side) {
+            next.play_unchecked(ReversiMove::Pass);
+        }
         let mv = ReversiMove::Place(sq);
-        if let Some(err) = self.illegal_reason(mv) {
+        if let Some(err) = next.illegal_reason(mv) {
             return Err(err);
         }
-        let count = self.flip_bits(sq).count_ones();
-        self.play_unchecked(mv);
+        let count = next.flip_bits(sq).count_ones();
+        next.play_unchecked(mv);
+        *self = next;
         Ok(count)
     }
 
@@ -635,20 +663,47 @@ fn transcript_tokens(text: &str) -> Vec<String> {
 /// assert!(text.ends_with("black (X) 2  white (O) 2  empty 60\n"));
 /// ```
 pub fn render_board(position: &Reversi, marked: u64, paint: impl Fn(&str, Option<Color>) -> String) -> String {
+    render_board_marked(position, marked, None, paint)
+}
+
+/// [`render_board`] with the disc on `last` (the last move's square) in brackets, `[X]`, the
+/// brackets taking the spaces beside it.
+///
+/// ```
+/// use tabletop::games::reversi::{rules::render_board_marked, Reversi};
+/// let mut p = Reversi::new();
+/// p.place(4, 5).unwrap(); // f5
+/// let text = render_board_marked(&p, 0, Some("f5".parse().unwrap()), |t, _| t.to_string());
+/// assert_eq!(text.lines().nth(5).unwrap(), "  5 . . . X X[X]. . 5");
+/// ```
+pub fn render_board_marked(
+    position: &Reversi,
+    marked: u64,
+    last: Option<Square>,
+    paint: impl Fn(&str, Option<Color>) -> String,
+) -> String {
     let mut out = String::from("    a b c d e f g h\n");
     for row in 0..8 {
-        out.push_str(&format!("  {} ", row + 1));
+        // The row number, then a space and a cell eight times: cell `col` is at 2 + 2 col.
+        let mut slots = vec![format!("  {}", row + 1)];
         for col in 0..8 {
             let sq = Square::new(row, col).expect("on the board");
-            let cell = match position.at(sq) {
+            slots.push(" ".to_string());
+            slots.push(match position.at(sq) {
                 Some(Color::Black) => paint("X", Some(Color::Black)),
                 Some(Color::White) => paint("O", Some(Color::White)),
                 None if marked & sq.bit() != 0 => paint("*", None),
                 None => ".".to_string(),
-            };
-            out.push_str(&cell);
-            out.push(' ');
+            });
+            if last == Some(sq) {
+                slots[2 * col + 1] = "[".to_string();
+            }
         }
+        slots.push(" ".to_string());
+        if let Some(col) = last.filter(|sq| sq.row() == row).map(|sq| sq.col()) {
+            slots[2 * col + 3] = "]".to_string();
+        }
+        out.push_str(&slots.concat());
         out.push_str(&format!("{}\n", row + 1));
     }
     out.push_str("    a b c d e f g h\n");
@@ -863,6 +918,27 @@ impl TwoPlayer for Reversi {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The document's `makeMove` passes for a side without a placement, as `whoseTurn` does:
+    /// placing for the side whose turn it is works without an explicit `pass()` (issue 25);
+    /// the `Game` trait still asks for the explicit pass, and an illegal placement changes
+    /// nothing (the automatic pass included).
+    #[test]
+    fn make_move_passes_automatically_for_the_side_without_a_placement() {
+        let mut p: Reversi = "OOOOOOOO--OOXOXOXOOXXXOOX-OXXOOOXXOXOOOOXXOXOOOOXXXXOO--XXXXXOO- X".parse().unwrap();
+        p.make_move(7, 7).unwrap();
+        assert_eq!((p.side_to_move(), p.whose_turn()), (Color::White, Some(Color::Black)));
+        let b2: Square = "b2".parse().unwrap();
+        assert_eq!(p.illegal_reason(ReversiMove::Place(b2)), Some(ReversiMoveError::MustPass(Color::White)));
+        let before = p;
+        assert!(matches!(p.make_move(0, 8), Err(ReversiMoveError::OffBoard { .. })));
+        assert!(matches!(p.make_move(0, 0), Err(ReversiMoveError::Occupied(_))));
+        assert_eq!(p, before);
+        let flipped = p.place(1, 1).unwrap();
+        assert!(flipped > 0);
+        assert_eq!(p.at(b2), Some(Color::Black));
+        assert_eq!(p.discs(Color::Black) + p.discs(Color::White), before.discs(Color::Black) + before.discs(Color::White) + 1);
+    }
 
     #[test]
     fn bad_positions_say_what_and_where() {

@@ -8,7 +8,7 @@ use crate::games::reversi::ggf::GgfGame;
 use crate::games::reversi::levels::Level;
 use crate::games::reversi::nboard::{serve, Settings as NboardSettings};
 use crate::games::reversi::players::make_local_player;
-use crate::games::reversi::rules::render_board;
+use crate::games::reversi::rules::render_board_marked;
 use crate::games::reversi::{Color, Reversi, ReversiMove};
 use crate::tools::parse_duration_arg;
 use crate::games::reversi::tools::parse_position;
@@ -33,10 +33,14 @@ pub struct PlayArgs {
     /// Start from this position (64 squares X/O/- and the side to move, OBF form).
     #[arg(long, value_name = "POS", allow_hyphen_values = true)]
     pub position: Option<String>,
-    /// The origin document's program: a person (black) against the classic depth-6 player, no
-    /// intro, the program ends with the game.
+    /// The origin document's program: a person (black) against the classic depth-6 player
+    /// (`--depth 8` for depth 8), no intro, the program ends with the game.
     #[arg(long, conflicts_with_all = ["players", "human"])]
     pub document: bool,
+    /// With --document: the classic player's search depth, 6 (the default) or 8, the two the
+    /// document's program offers.
+    #[arg(long, requires = "document")]
+    pub depth: Option<u32>,
     /// Seed for random players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -89,6 +93,8 @@ pub fn nboard(args: NboardArgs) -> Result<()> {
 /// What Reversi adds to the shared play loop.
 struct ReversiPresenter {
     humans: [bool; 2],
+    /// The document's program: its board, without the last move's mark.
+    document: bool,
 }
 
 fn legal_list(position: &Reversi) -> String {
@@ -134,7 +140,12 @@ impl Presenter<Reversi> for ReversiPresenter {
     fn board(&self, record: &Record<Reversi>, color: bool) -> String {
         let pos = record.current();
         let legal = if self.humans[pos.side_to_move() as usize] { pos.placements() } else { 0 };
-        render_board(pos, legal, |text, disc| match disc {
+        // The last disc placed (a pass places none) is in brackets.
+        let last = record.moves().iter().rev().find_map(|mv| match mv {
+            ReversiMove::Place(sq) if !self.document => Some(*sq),
+            _ => None,
+        });
+        render_board_marked(pos, legal, last, |text, disc| match disc {
             Some(Color::Black) => paint(text, 39, color),
             Some(Color::White) => paint(text, 226, color),
             None => paint(text, 244, color),
@@ -188,10 +199,17 @@ fn parse_humans(text: &str) -> Result<[bool; 2]> {
 pub fn play(args: PlayArgs) -> Result<()> {
     let start = parse_position(args.position.as_deref())?;
     let humans = parse_humans(args.human.as_deref().unwrap_or("black"))?;
-    let computer: PlayerSpec = if args.document { "classic:depth=6".parse()? } else { PlayerSpec::named("engine") };
+    let computer: PlayerSpec = if args.document {
+        match args.depth.unwrap_or(6) {
+            depth @ (6 | 8) => format!("classic:depth={depth}").parse()?,
+            other => bail!("--depth {other}: the document's program searches to depth 6 or 8"),
+        }
+    } else {
+        PlayerSpec::named("engine")
+    };
     let defaults: Vec<PlayerSpec> =
         humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();
-    let mut presenter = ReversiPresenter { humans: [false; 2] };
+    let mut presenter = ReversiPresenter { humans: [false; 2], document: args.document };
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     presenter.humans = [specs[0].name == "human", specs[1].name == "human"];
     let seats = seat_players(&presenter, &specs, args.seed)?;

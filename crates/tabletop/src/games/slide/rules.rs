@@ -560,8 +560,8 @@ impl Slide {
             && self.slidable_tiles(side) == 0
     }
 
-    /// The document's four-valued evaluation: 3 the computer ('o') has won, 0 the human ('b') has
-    /// won, 2 a draw for the side to move, 1 undecided.
+    /// The document's four-valued evaluation from the computer's point of view: the same as
+    /// [`Slide::eval_board`] (kept for the classic player and the dictionary).
     ///
     /// ```
     /// use tabletop::games::slide::Slide;
@@ -570,21 +570,37 @@ impl Slide {
     /// assert_eq!(Slide::from_configuration(3, 1, "obbbogbog").unwrap().classic_score(), 1);
     /// ```
     pub fn classic_score(&self) -> u8 {
-        self.eval_board(Side::Orange)
+        self.eval_board()
     }
 
-    /// The document's `evalBoard` for a given side: 3 `side` has won, 0 the other side has won,
-    /// 2 a draw for the side to move, 1 undecided. `classic_score` is the computer's ('o') view.
+    /// The document's `evalBoard`, from its fixed point of view: 3 the computer ('o') has won,
+    /// 0 the human ('b') has won, 2 a draw for the side to move, 1 undecided. For either side's
+    /// point of view, [`Slide::eval_board_for`].
+    ///
+    /// ```
+    /// use tabletop::games::slide::Slide;
+    /// let won_by_o = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
+    /// let won_by_b = Slide::from_configuration(3, 1, "googobbbb").unwrap();
+    /// let open = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
+    /// assert_eq!((won_by_o.eval_board(), won_by_b.eval_board(), open.eval_board()), (3, 0, 1));
+    /// ```
+    pub fn eval_board(&self) -> u8 {
+        self.eval_board_for(Side::Orange)
+    }
+
+    /// The document's evaluation from `side`'s point of view: 3 `side` has won, 0 the other
+    /// side has won, 2 a draw for the side to move, 1 undecided. [`Slide::eval_board`] is the
+    /// computer's ('o') view, as the document's.
     ///
     /// ```
     /// use tabletop::games::slide::{Side, Slide};
     /// let won_by_o = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
-    /// assert_eq!(won_by_o.eval_board(Side::Orange), 3);
-    /// assert_eq!(won_by_o.eval_board(Side::Blue), 0);
+    /// assert_eq!(won_by_o.eval_board_for(Side::Orange), 3);
+    /// assert_eq!(won_by_o.eval_board_for(Side::Blue), 0);
     /// let open = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
-    /// assert_eq!((open.eval_board(Side::Blue), open.eval_board(Side::Orange)), (1, 1));
+    /// assert_eq!((open.eval_board_for(Side::Blue), open.eval_board_for(Side::Orange)), (1, 1));
     /// ```
-    pub fn eval_board(&self, side: Side) -> u8 {
+    pub fn eval_board_for(&self, side: Side) -> u8 {
         if self.has_line(side) {
             3
         } else if self.has_line(side.other()) {
@@ -594,6 +610,36 @@ impl Slide {
         } else {
             1
         }
+    }
+
+    /// The squares (0-based, row-major) of the winner's completed lines (rows, columns and the
+    /// two diagonals), sorted; empty while nobody has won.
+    ///
+    /// ```
+    /// use tabletop::games::slide::Slide;
+    /// assert_eq!(Slide::from_configuration(3, 1, "obbbogboo").unwrap().winning_squares(), vec![0, 4, 8]);
+    /// assert!(Slide::from_configuration(3, 1, "obbbogbog").unwrap().winning_squares().is_empty());
+    /// ```
+    pub fn winning_squares(&self) -> Vec<usize> {
+        let n = self.size();
+        let winner = match self.status() {
+            Status::Over(Outcome::Win(seat)) => Side::from_seat(seat),
+            _ => return Vec::new(),
+        };
+        let owned = |r: usize, c: usize| self.cell(r, c) == Some(Cell::Tile(winner));
+        let mut cells = Vec::new();
+        let lines = (0..n)
+            .map(|r| (0..n).map(|c| (r, c)).collect::<Vec<_>>())
+            .chain((0..n).map(|c| (0..n).map(|r| (r, c)).collect()))
+            .chain([(0..n).map(|i| (i, i)).collect(), (0..n).map(|i| (i, n - 1 - i)).collect()]);
+        for line in lines {
+            if line.iter().all(|&(r, c)| owned(r, c)) {
+                cells.extend(line.iter().map(|&(r, c)| r * n + c));
+            }
+        }
+        cells.sort_unstable();
+        cells.dedup();
+        cells
     }
 
     /// The tiles of `side` next to at least one empty square.
@@ -912,16 +958,43 @@ impl TwoPlayer for Slide {
 /// assert_eq!(render_board(&p, |_, t| t.to_string()), " 1  2  3 \n 4  5  6 \n 7  8  9 \n");
 /// ```
 pub fn render_board(position: &Slide, tile: impl Fn(Side, &str) -> String) -> String {
+    render_board_marked(position, None, &[], tile)
+}
+
+/// [`render_board`] with marks: the tile on `last` (a 0-based square: the last move's) in
+/// brackets, `[b]`, and the tiles on the squares of `line` (a winning line) in capitals, `B`.
+///
+/// ```
+/// use tabletop::games::slide::{rules::render_board_marked, Slide};
+/// let won = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
+/// let text = render_board_marked(&won, Some(8), &won.winning_squares(), |_, t| t.to_string());
+/// assert_eq!(text, " O  b  b \n b  O  o \n b  8 [O]\n");
+/// ```
+pub fn render_board_marked(
+    position: &Slide,
+    last: Option<Square>,
+    line: &[usize],
+    tile: impl Fn(Side, &str) -> String,
+) -> String {
     let n = position.size();
     let width = if n * n >= 10 { 3 } else { 2 };
     let mut out = String::new();
     for row in 0..n {
         for col in 0..n {
-            let text = match position.cell(row, col) {
-                Some(Cell::Tile(side)) => tile(side, &format!("{:>width$}", side.letter())),
-                _ => format!("{:>width$}", row * n + col + 1),
-            };
-            out.push_str(&text);
+            let square = row * n + col;
+            match position.cell(row, col) {
+                Some(Cell::Tile(side)) => {
+                    let letter = side.letter();
+                    let letter = if line.contains(&square) { letter.to_ascii_uppercase() } else { letter };
+                    if last.map(usize::from) == Some(square) {
+                        // The brackets take the space before the letter and the one after it.
+                        out.push_str(&tile(side, &format!("{:>w$}", format!("[{letter}]"), w = width + 1)));
+                        continue;
+                    }
+                    out.push_str(&tile(side, &format!("{letter:>width$}")));
+                }
+                _ => out.push_str(&format!("{:>width$}", square + 1)),
+            }
             out.push(' ');
         }
         out.push('\n');
@@ -933,5 +1006,24 @@ impl fmt::Display for Slide {
     /// The configuration string (see [`Game::notation`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.notation())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The document's evalBoard has one point of view, whichever side is to move: 3 the
+    /// computer ('o') won, 0 the human ('b') won (issue 25); the side-relative evaluation is
+    /// `eval_board_for`.
+    #[test]
+    fn eval_board_is_the_documents_fixed_point_of_view() {
+        let won_by_o = Slide::from_configuration(3, 1, "obbbogboo").unwrap();
+        let won_by_b = Slide::from_configuration(3, 1, "googobbbb").unwrap();
+        let open = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
+        let drawn = Slide::from_configuration(3, 1, "obbboobog").unwrap();
+        assert_eq!([won_by_o, won_by_b, open, drawn].map(|p| p.eval_board()), [3, 0, 1, 2]);
+        assert_eq!([won_by_o, won_by_b].map(|p| p.eval_board_for(Side::Blue)), [0, 3]);
+        assert_eq!(won_by_b.eval_board(), won_by_b.eval_board_for(Side::Orange));
     }
 }

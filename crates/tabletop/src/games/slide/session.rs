@@ -8,41 +8,9 @@ use crate::session::{SessionError, option_usize, slot_player, Adapter, Caps, Eng
 use crate::{Game, PlayerKind, PlayerSpec, Record};
 use super::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
 use super::{Cell, Slide, SlideMove, SlideVariant};
-use crate::{Outcome, Status};
 
 /// Slide on the web.
 pub struct SlideAdapter;
-
-impl SlideAdapter {
-    /// The squares (0-based, row-major) of the winner's completed lines.
-    fn winning_line(position: &Slide) -> Vec<usize> {
-        let n = position.size();
-        let winner = match position.status() {
-            Status::Over(Outcome::Win(seat)) => {
-                if seat.0 == 0 {
-                    'b'
-                } else {
-                    'o'
-                }
-            }
-            _ => return Vec::new(),
-        };
-        let owned = |r: usize, c: usize| position.cell(r, c).map(Cell::letter) == Some(winner);
-        let mut cells = Vec::new();
-        let lines = (0..n)
-            .map(|r| (0..n).map(|c| (r, c)).collect::<Vec<_>>())
-            .chain((0..n).map(|c| (0..n).map(|r| (r, c)).collect()))
-            .chain([(0..n).map(|i| (i, i)).collect(), (0..n).map(|i| (i, n - 1 - i)).collect()]);
-        for line in lines {
-            if line.iter().all(|&(r, c)| owned(r, c)) {
-                cells.extend(line.iter().map(|&(r, c)| r * n + c));
-            }
-        }
-        cells.sort_unstable();
-        cells.dedup();
-        cells
-    }
-}
 
 /// The sliding moves a served game may have after the placing (see [`Adapter::move_limit`]).
 pub const SLIDING_MOVES_SERVED: usize = 400;
@@ -95,7 +63,7 @@ impl Adapter<Slide> for SlideAdapter {
             "cells": cells,
             "phase": if position.is_placement_phase() { "placement" } else { "slide" },
             "last_move": record.moves().last().map(|m| m.to_string()),
-            "winning_line": Self::winning_line(position),
+            "winning_line": position.winning_squares(),
         })
     }
 

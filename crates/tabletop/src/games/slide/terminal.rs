@@ -3,8 +3,8 @@
 use crate::tools::ToolResult as Result;
 use clap::Args;
 use crate::games::slide::players::player_from_spec;
-use crate::games::slide::rules::render_board;
-use crate::games::slide::{Side, Slide};
+use crate::games::slide::rules::render_board_marked;
+use crate::games::slide::{Side, Slide, SlideMove};
 use crate::games::slide::tools::VariantArgs;
 use crate::{EndReason, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
@@ -90,7 +90,10 @@ fn describe_state(record: &Record<Slide>) -> String {
 }
 
 /// What Slide adds to the shared play loop.
-struct SlidePresenter;
+struct SlidePresenter {
+    /// The document's program: its board, without marks.
+    document: bool,
+}
 
 impl Presenter<Slide> for SlidePresenter {
     fn title(&self, start: &Slide) -> String {
@@ -122,8 +125,19 @@ impl Presenter<Slide> for SlidePresenter {
         Ok(local_player(&spec, player_from_spec)?)
     }
 
+    /// The board with the last move's tile in brackets and a winning line in capitals (not
+    /// in the document's program).
     fn board(&self, record: &Record<Slide>, color: bool) -> String {
-        render_board(record.current(), |side, text| match side {
+        let position = record.current();
+        let (last, line) = if self.document {
+            (None, Vec::new())
+        } else {
+            let last = record.moves().last().map(|mv| match *mv {
+                SlideMove::Place(square) | SlideMove::Slide { to: square, .. } => square,
+            });
+            (last, position.winning_squares())
+        };
+        render_board_marked(position, last, &line, |side, text| match side {
             Side::Blue => paint(text, 33, color),
             Side::Orange => paint(text, 208, color),
         })
@@ -158,7 +172,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         levels = Some(doc[2]);
     }
     let start = variant.position(args.position.as_deref())?;
-    let mut presenter = SlidePresenter;
+    let mut presenter = SlidePresenter { document: args.document.is_some() };
     let mut options = args.players.clone();
     if let Some(levels) = levels {
         options.insert(0, format!("o=classic:levels={levels}"));
