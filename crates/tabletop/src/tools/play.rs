@@ -230,6 +230,8 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             (0..self.seats.len() as u8).map(Seat).filter(|&s| s != seat).map(|s| self.presenter.seat_name(s)).collect();
         let verb = if winners.len() == 1 { "wins" } else { "win" };
         format!("Game over: {} forfeits ({reason}); {} {verb}.", self.presenter.seat_name(seat), winners.join(" and "))
+    }
+
     /// Plays as the origin document's program with its own framing (implies
     /// [`Table::document_mode`]).
     pub fn document_program(mut self, program: DocumentProgram) -> Self {
