@@ -36,7 +36,7 @@
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
 use crate::game::{Game, Outcome, Seat, Status};
@@ -169,7 +169,9 @@ pub enum ReadError {
 pub struct BotProcess {
     command: String,
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// Lines for the writer thread, which owns the program's standard input: a program that
+    /// stops reading cannot block tabletop (every wait is on its answers, which time out).
+    input: Option<Sender<String>>,
     lines: Receiver<String>,
 }
 
@@ -206,7 +208,9 @@ impl BotProcess {
                 }
             }
         });
-        Ok(BotProcess { command: command.to_string(), child, stdin: Some(stdin), lines })
+        let (input, to_write) = mpsc::channel::<String>();
+        std::thread::spawn(move || write_lines(stdin, to_write));
+        Ok(BotProcess { command: command.to_string(), child, input: Some(input), lines })
     }
 
     /// The command it runs.
@@ -214,12 +218,14 @@ impl BotProcess {
         &self.command
     }
 
-    /// Writes `text` and a newline, and flushes; an error means the program no longer reads
-    /// (it has probably exited).
+    /// Writes `text` and a newline (in the background, in order); an error means that writing
+    /// to the program already failed (it has probably exited). A program that exits is also
+    /// seen by [`BotProcess::next_line`].
     pub fn send(&mut self, text: &str) -> io::Result<()> {
-        let stdin = self.stdin.as_mut().ok_or_else(|| io::Error::other("its input is closed"))?;
-        writeln!(stdin, "{text}")?;
-        stdin.flush()
+        let input = self.input.as_ref().ok_or_else(|| io::Error::other("its input is closed"))?;
+        input
+            .send(format!("{text}\n"))
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the program stopped reading"))
     }
 
     /// The next line it writes, waiting until `deadline` at most.
@@ -234,7 +240,8 @@ impl BotProcess {
 
     /// Closes its standard input (it sees the end of its input).
     pub fn close_input(&mut self) {
-        self.stdin = None;
+        // The writer thread writes what is queued, then closes the pipe.
+        self.input = None;
     }
 
     /// How it ended, in words (`exit status 1`, `signal 9`), waiting for that up to `wait`;
@@ -262,6 +269,17 @@ impl BotProcess {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// The writer thread: writes each queued text to the program's standard input and flushes,
+/// until the queue closes (then the pipe closes: the program sees the end of its input) or a
+/// write fails (the program has exited).
+fn write_lines(mut stdin: ChildStdin, texts: Receiver<String>) {
+    for text in texts {
+        if stdin.write_all(text.as_bytes()).and_then(|()| stdin.flush()).is_err() {
+            return;
+        }
     }
 }
 

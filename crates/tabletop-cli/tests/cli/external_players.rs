@@ -197,3 +197,16 @@ fn the_example_connect_bot_beats_a_random_player() {
     assert_eq!(summary["wins"], serde_json::json!([10, 0]), "{}", run.stdout);
     assert_eq!(summary["forfeits"], serde_json::json!([0, 0]), "{}", run.stdout);
 }
+
+#[test]
+fn a_bot_that_stops_reading_cannot_block_tabletop() {
+    // It never reads its input, and answers `end` (always legal in a Mathable turn) again and
+    // again: the positions sent to it soon fill the pipe, which must not stop the game.
+    let spec = "external:cmd=\"while true; do echo move end; sleep 0.002; done\"";
+    let args = ["match", "mathable", "--player", spec, "--player", "greedy", "--games", "1", "--json"];
+    let run = common::tabletop(&args, "");
+    assert!(run.ok, "{}", run.stderr);
+    let summary: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(summary["wins"], serde_json::json!([0, 1]), "{}", run.stdout);
+    assert_eq!(summary["forfeits"], serde_json::json!([0, 0]), "{}", run.stdout);
+}
