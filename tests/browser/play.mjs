@@ -318,16 +318,21 @@ test("invite: the creator checks their own link, the friend takes the seat, a th
   const inviteUrl = await a.locator("#invites input.link").first().inputValue();
   assert.match(inviteUrl, /#invite=[0-9a-f]{32}$/);
 
-  // The creator opens the link they are about to send, to check it: they keep X, the link stays.
-  await a.goto(inviteUrl);
-  await a.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === 0);
-  await a.locator("#invites .invite-note").waitFor();
-  assert.match(await a.textContent("#invites .invite-note"), /This is the invitation you sent for O: opening it here leaves it for them\. You play X\./);
-  assert.equal(await a.locator("#invites input.link").first().inputValue(), inviteUrl, "the invite box stays for the creator to copy");
-  assert.deepEqual(await a.evaluate(() => window.tabletop.tokens.map(Boolean)), [true], "the creator holds X only");
-  assert.equal((await serverState(a)).players[1].invite, "unused");
-  assert.doesNotMatch(a.url(), /#invite=/, "the code is taken out of the address bar");
-  await shot(a, "invite-creator-checks-own-link");
+  // The creator opens the link they are about to send, to check it, in a new tab and pasted into
+  // the game's own tab: they keep X, and the link stays on show for them to copy.
+  const check = await a.context().newPage();
+  for (const tab of [check, a]) {
+    await tab.goto(inviteUrl);
+    await tab.locator("#invites .invite-note").waitFor();
+    assert.equal(await tab.evaluate(() => window.tabletop.state.your_seat), 0);
+    assert.equal(await tab.textContent("#invites .invite-note"), "This is the invitation you sent for O: opening it here leaves it for them. You play X.");
+    assert.equal(await tab.locator("#invites input.link").first().inputValue(), inviteUrl, "the invite box stays for the creator to copy");
+    assert.deepEqual(await tab.evaluate(() => window.tabletop.tokens.map(Boolean)), [true], "the creator holds X only");
+    assert.equal((await serverState(tab)).players[1].invite, "unused");
+    assert.doesNotMatch(tab.url(), /#invite=/, "the code is taken out of the address bar");
+  }
+  await shot(check, "invite-creator-checks-own-link");
+  await check.close();
 
   // The friend opens it in another browser: they play O.
   const b = await person(browser);
@@ -339,6 +344,7 @@ test("invite: the creator checks their own link, the friend takes the seat, a th
   await a.waitForFunction(() => window.tabletop.state.players[1].invite === "used");
   await a.locator("#invites", { hasText: "O opened your invitation and holds the seat." }).waitFor();
   assert.equal(await a.locator("#invites input.link").count(), 0, "a used link is no longer offered");
+  assert.equal(await a.locator("#invites .invite-note").count(), 0, "the note about checking the link is gone with it");
   await shot(a, "invite-creator-after-friend-came");
 
   // A third person opening the same link later watches, and is told whose seat it is.

@@ -589,7 +589,6 @@ function renderInvites() {
   // an older game's link (the seat's token, `invite` null) until its holder has come.
   const waiting = (p) => (p.invite ? p.invite === "unused" : !(p.connected && s.moves.length > 0));
   const waitingForFriend = (entry.invites || []).filter((i) => others.some((p) => p.seat === i.seat && waiting(p)));
-  if (page.inviteNote) parts.push(el("p", { class: "note invite-note", role: "status", text: page.inviteNote }));
   if (waitingForFriend.length && !s.status.over) {
     const single = waitingForFriend.length === 1;
     parts.push(el("h2", { text: single ? "Invite your opponent" : "Invite your opponents" }));
@@ -604,6 +603,13 @@ function renderInvites() {
   if (arrived.length && s.moves.length === 0 && !s.status.over) {
     parts.push(el("p", { class: "note", text: `${arrived.map((p) => p.name).join(" and ")} opened your invitation and ${arrived.length > 1 ? "hold their seats" : "holds the seat"}.` }));
   }
+  // What opening an invite link here did: a watcher told whose seat it is, or the creator told
+  // that checking their own link left it for the friend.
+  const checked = page.checkedInvite === undefined ? null : s.players[page.checkedInvite];
+  const note = checked && checked.invite === "unused"
+    ? `This is the invitation you sent for ${checked.name}: opening it here leaves it for them. You play ${mySeats().map(nameOf).join(" and ")}.`
+    : page.inviteNote;
+  if (note) parts.push(el("p", { class: "note invite-note", role: "status", text: note }));
   if (s.players.some((p) => p.kind === "open") && !s.status.over) {
     parts.push(el("p", { class: "note", text: "Your game is in the lobby: whoever opens the start page on this server can join it." }));
   }
@@ -627,11 +633,8 @@ async function openInvitation(id, code) {
     if (answer.claimed) {
       keepToken(id, answer.seat, answer.token, answer.state.game);
     } else if (answer.invited_seat !== answer.seat) {
-      const names = answer.state.players.map((p) => p.name);
-      const invited = names[answer.invited_seat];
-      page.inviteNote = answer.state.players[answer.invited_seat].invite === "used"
-        ? `This is the invitation for ${invited}: it was used, and ${invited} is taken. You play ${names[answer.seat]}.`
-        : `This is the invitation you sent for ${invited}: opening it here leaves it for them. You play ${names[answer.seat]}.`;
+      // Said while the invitation waits for its friend (renderInvites).
+      page.checkedInvite = answer.invited_seat;
     }
   } catch (error) {
     page.inviteNote = error.status === 0 ? error.message : `${error.message} You are watching.`;
@@ -661,6 +664,9 @@ async function showGame(id) {
       $("message").textContent = error.message;
     }
   }
+  // A link to this game pasted into its own tab changes only the fragment, which loads no new
+  // page: read it as a new visit.
+  window.addEventListener("hashchange", () => { if (/^#(invite|seat)=/.test(location.hash)) location.reload(); });
   page.tokens = tokensOf(id);
   page.streamToken = anyToken();
   $("undo").addEventListener("click", async () => {
