@@ -732,7 +732,10 @@ async fn claim(
                 ));
             }
             // Another process wrote the game first (perhaps using this invitation): look again.
-            Err(_) if game.lost_a_race() && attempt + 1 < CLAIM_ATTEMPTS => attempt += 1,
+            Err(_) if game.lost_a_race() && attempt + 1 < CLAIM_ATTEMPTS => {
+                tracing::info!(game = %id, "a claim lost a race with another writer; looking again");
+                attempt += 1;
+            }
             Err(err) => return Err(err),
         }
     }
