@@ -376,6 +376,40 @@ test("invite: the creator checks their own link, the friend takes the seat, a th
   await shot(b, "invite-friend");
 });
 
+test("invite: two people opening the link at the same moment: one plays White, the other watches; the creator's later check keeps Black", async ({ browser, base }) => {
+  const a = await person(browser);
+  await a.goto(base);
+  await a.click("label:has(#game-reversi)");
+  await a.click("label:has(#opponent-friend)");
+  await Promise.all([a.waitForURL(/\/game\/[0-9a-f]+$/), a.click("button[type=submit]")]);
+  await a.locator("#board .cell").first().waitFor();
+  const inviteUrl = await a.locator("#invites input.link").first().inputValue();
+  const [b, c] = [await person(browser), await person(browser)];
+  await Promise.all([b.goto(inviteUrl), c.goto(inviteUrl)]);
+  // Each page has settled: it holds White, or it says the seat is taken.
+  const settled = () => window.tabletop.state && (window.tabletop.state.your_seat === 1 || !!document.querySelector("#invites .invite-note"));
+  await Promise.all([b, c].map((p) => p.waitForFunction(settled)));
+  const seats = await Promise.all([b, c].map((p) => p.evaluate(() => window.tabletop.state.your_seat)));
+  assert.deepEqual([...seats].sort(), [1, null], `exactly one holds White: ${seats}`);
+  const [winner, loser] = seats[0] === 1 ? [b, c] : [c, b];
+  assert.equal(await loser.textContent("#invites .invite-note"), "This invitation was already used: White is taken. You are watching.");
+  assert.deepEqual(await loser.evaluate(() => window.tabletop.tokens.filter(Boolean)), []);
+  await shot(loser, "invite-race-loser-watches");
+  await a.locator("#invites", { hasText: "White opened your invitation and holds the seat." }).waitFor();
+  // The creator opens the used link: they keep Black, and nothing is stored.
+  const version = (await serverState(a)).version;
+  const check = await a.context().newPage();
+  await check.goto(inviteUrl);
+  await check.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === 0);
+  assert.equal((await serverState(check)).version, version);
+  assert.equal(await check.locator("#invites .invite-note").count(), 0);
+  // The game goes on between the creator and the winner.
+  await myTurn(a);
+  await clickMove(a);
+  await myTurn(winner);
+  await shot(winner, "invite-race-winner");
+});
+
 // Plays moves chosen by `pick(page, turn)` (default: a click on a playable cell) until the game
 // ends or `until` says stop; every move must reach the other player and the watcher live.
 // Clicks a stepping button and waits until the page shows the position after `ply` moves (its
