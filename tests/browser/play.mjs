@@ -283,7 +283,7 @@ async function inviteGame(browser, base, game, { hints = false, setup, phone = f
   assert.match(label, /Send this to your opponent: they play (White|Orange|O|Player 2)/, label);
   await shot(a, `${game}-invite`);
   let inviteUrl = await invite.inputValue();
-  assert.match(inviteUrl, /\/game\/[0-9a-f]+#seat=[0-9a-f]+$/);
+  assert.match(inviteUrl, /\/game\/[0-9a-f]+#invite=[0-9a-f]+$/);
   let watchUrl = await a.inputValue("#watch-link");
   if (otherBase) {
     const elsewhere = (url) => { const u = new URL(url); return otherBase + u.pathname.slice(1) + u.hash; };
@@ -292,7 +292,7 @@ async function inviteGame(browser, base, game, { hints = false, setup, phone = f
   const b = await person(browser, phone ? PHONE : DESKTOP);
   await b.goto(inviteUrl);
   await b.waitForFunction(() => window.tabletop.state && window.tabletop.tokens.some(Boolean));
-  assert.doesNotMatch(b.url(), /#seat=/, "the token is taken out of the address bar");
+  assert.doesNotMatch(b.url(), /#invite=/, "the invitation is taken out of the address bar");
   const c = await person(browser);
   await c.goto(watchUrl);
   await c.waitForFunction(() => !!window.tabletop.state);
@@ -303,6 +303,112 @@ async function inviteGame(browser, base, game, { hints = false, setup, phone = f
 }
 
 const latencies = [];
+
+// The state as the server holds it now, fetched from `page` (as a watcher).
+const serverState = (page) => page.evaluate(async () => (await fetch(`/api/games/${window.tabletop.id}`)).json());
+
+test("invite: the creator checks their own link, the friend takes the seat, a third person opening it later watches", async ({ browser, base }) => {
+  // The creator starts Connect Four against "A friend" from the start page.
+  const a = await person(browser);
+  await a.goto(base);
+  await a.click("label:has(#game-connect)");
+  await a.click("label:has(#opponent-friend)");
+  await Promise.all([a.waitForURL(/\/game\/[0-9a-f]+$/), a.click("button[type=submit]")]);
+  await a.locator("#board .cell").first().waitFor();
+  const inviteUrl = await a.locator("#invites input.link").first().inputValue();
+  assert.match(inviteUrl, /#invite=[0-9a-f]{32}$/);
+
+  // The creator opens the link they are about to send, to check it, in a new tab and pasted into
+  // the game's own tab: they keep X, and the link stays on show for them to copy.
+  const check = await a.context().newPage();
+  for (const tab of [check, a]) {
+    await tab.goto(inviteUrl);
+    await tab.locator("#invites .invite-note").waitFor();
+    assert.equal(await tab.evaluate(() => window.tabletop.state.your_seat), 0);
+    assert.equal(await tab.textContent("#invites .invite-note"), "This is the invitation you sent for O: opening it here leaves it for them. You play X.");
+    assert.equal(await tab.locator("#invites input.link").first().inputValue(), inviteUrl, "the invite box stays for the creator to copy");
+    assert.deepEqual(await tab.evaluate(() => window.tabletop.tokens.map(Boolean)), [true], "the creator holds X only");
+    assert.equal((await serverState(tab)).players[1].invite, "unused");
+    assert.doesNotMatch(tab.url(), /#invite=/, "the code is taken out of the address bar");
+  }
+  await shot(check, "invite-creator-checks-own-link");
+  await check.close();
+
+  // The friend opens it in another browser: they play O.
+  const b = await person(browser);
+  await b.goto(inviteUrl);
+  await b.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === 1);
+  assert.deepEqual(await b.evaluate(() => window.tabletop.tokens.map(Boolean)), [false, true]);
+  assert.equal(await b.locator("#invites .invite-note").count(), 0, "no note for the person who took the seat");
+  // The creator's page hears it: the link gives way to a line saying the friend came.
+  await a.waitForFunction(() => window.tabletop.state.players[1].invite === "used");
+  await a.locator("#invites", { hasText: "O opened your invitation and holds the seat." }).waitFor();
+  assert.equal(await a.locator("#invites input.link").count(), 0, "a used link is no longer offered");
+  assert.equal(await a.locator("#invites .invite-note").count(), 0, "the note about checking the link is gone with it");
+  await shot(a, "invite-creator-after-friend-came");
+
+  // A third person opening the same link later watches, and is told whose seat it is.
+  const c = await person(browser);
+  await c.goto(inviteUrl);
+  await c.waitForFunction(() => !!window.tabletop.state);
+  await c.locator("#invites .invite-note").waitFor();
+  assert.equal(await c.textContent("#invites .invite-note"), "This invitation was already used: O is taken. You are watching.");
+  assert.equal(await c.evaluate(() => window.tabletop.state.your_seat), null);
+  assert.deepEqual(await c.evaluate(() => window.tabletop.tokens.filter(Boolean)), []);
+  await shot(c, "invite-third-person-watches");
+
+  // The two play; the third person sees it live and cannot move.
+  await myTurn(a);
+  await clickMove(a);
+  await waitPly(b, 1);
+  await myTurn(b);
+  await clickMove(b, (n) => n - 1);
+  for (const p of [a, c]) await waitPly(p, 2);
+  const after = await serverState(c);
+  assert.deepEqual(after.history.map((h) => h.seat), [0, 1], "the friend's move was O's");
+  assert.equal(await c.textContent("#status"), "Waiting for X to move.", "the watcher is not offered a move");
+
+  // The friend opening the link again (a new tab of their browser) keeps O.
+  const again = await b.context().newPage();
+  await again.goto(inviteUrl);
+  await again.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === 1);
+  assert.equal((await serverState(again)).version, after.version, "nothing was claimed again");
+  await shot(b, "invite-friend");
+});
+
+test("invite: two people opening the link at the same moment: one plays White, the other watches; the creator's later check keeps Black", async ({ browser, base }) => {
+  const a = await person(browser);
+  await a.goto(base);
+  await a.click("label:has(#game-reversi)");
+  await a.click("label:has(#opponent-friend)");
+  await Promise.all([a.waitForURL(/\/game\/[0-9a-f]+$/), a.click("button[type=submit]")]);
+  await a.locator("#board .cell").first().waitFor();
+  const inviteUrl = await a.locator("#invites input.link").first().inputValue();
+  const [b, c] = [await person(browser), await person(browser)];
+  await Promise.all([b.goto(inviteUrl), c.goto(inviteUrl)]);
+  // Each page has settled: it holds White, or it says the seat is taken.
+  const settled = () => window.tabletop.state && (window.tabletop.state.your_seat === 1 || !!document.querySelector("#invites .invite-note"));
+  await Promise.all([b, c].map((p) => p.waitForFunction(settled)));
+  const seats = await Promise.all([b, c].map((p) => p.evaluate(() => window.tabletop.state.your_seat)));
+  assert.deepEqual([...seats].sort(), [1, null], `exactly one holds White: ${seats}`);
+  const [winner, loser] = seats[0] === 1 ? [b, c] : [c, b];
+  assert.equal(await loser.textContent("#invites .invite-note"), "This invitation was already used: White is taken. You are watching.");
+  assert.deepEqual(await loser.evaluate(() => window.tabletop.tokens.filter(Boolean)), []);
+  await shot(loser, "invite-race-loser-watches");
+  await a.locator("#invites", { hasText: "White opened your invitation and holds the seat." }).waitFor();
+  // The creator opens the used link: they keep Black, and nothing is stored.
+  const version = (await serverState(a)).version;
+  const check = await a.context().newPage();
+  await check.goto(inviteUrl);
+  await check.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === 0);
+  assert.equal((await serverState(check)).version, version);
+  assert.equal(await check.locator("#invites .invite-note").count(), 0);
+  // The game goes on between the creator and the winner.
+  await myTurn(a);
+  await clickMove(a);
+  await myTurn(winner);
+  await shot(winner, "invite-race-winner");
+});
 
 // Plays moves chosen by `pick(page, turn)` (default: a click on a playable cell) until the game
 // ends or `until` says stop; every move must reach the other player and the watcher live.

@@ -287,6 +287,48 @@ fn one_ply_two_processes_one_move() {
     }
 }
 
+/// Issue 25: one invitation opened at both processes at the same moment: exactly one person
+/// gets the seat (a token that holds it, on both processes), the other is told it is taken, and
+/// the database holds the claim once.
+#[test]
+fn one_invitation_opened_at_two_processes_gives_one_seat() {
+    let url = pg::fresh_database();
+    let servers = std::sync::Arc::new([Server::start(&url), Server::start(&url)]);
+    for round in 0..12 {
+        let (status, created) =
+            servers[round % 2].post("/api/games", &json!({"game": "reversi", "seats": ["human", "human"]}));
+        assert_eq!(status, 200);
+        let id = created["id"].as_str().unwrap().to_string();
+        let path = created["invites"][1]["path"].as_str().unwrap();
+        let code = path.split_once("#invite=").expect("an invitation code").1.to_string();
+        // Both processes hold the game (as after anyone looked at it), so both decide at once.
+        for server in servers.iter() {
+            assert_eq!(server.get(&format!("/api/games/{id}")).0, 200);
+        }
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let racers: Vec<_> = (0..2)
+            .map(|side| {
+                let (servers, barrier, id, code) = (servers.clone(), barrier.clone(), id.clone(), code.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    servers[side].post(&format!("/api/games/{id}/claim"), &json!({"invite": code}))
+                })
+            })
+            .collect();
+        let answers: Vec<(u16, Value)> = racers.into_iter().map(|r| r.join().unwrap()).collect();
+        let won: Vec<&Value> = answers.iter().filter(|(status, _)| *status == 200).map(|(_, a)| a).collect();
+        let lost: Vec<&Value> = answers.iter().filter(|(status, _)| *status == 409).map(|(_, a)| a).collect();
+        assert_eq!((won.len(), lost.len()), (1, 1), "round {round}: {answers:?}");
+        assert_eq!(lost[0]["error"], "This invitation was already used: White is taken.");
+        let token = won[0]["token"].as_str().unwrap();
+        for server in servers.iter() {
+            let (_, view) = server.state_as(&id, token);
+            assert_eq!(view["your_seat"], 1, "round {round}: the winner holds White on both processes");
+            assert_eq!(view["version"], 1, "round {round}: one claim stored");
+        }
+    }
+}
+
 /// A computer thinking in a process that is killed (SIGKILL): the other process takes the
 /// move over once the lease expires, and the game goes on through it.
 #[test]

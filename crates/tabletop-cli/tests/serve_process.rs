@@ -193,6 +193,33 @@ fn killed_while_the_computer_thinks_it_moves_after_a_restart_untouched() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 25: an invitation claimed and answered, then the server killed (SIGKILL) at once: after
+/// a restart the claimer's token holds the seat, the invitation stays used, and the creator's
+/// copy of the seat's token holds nothing.
+#[test]
+fn a_claim_answered_before_a_kill_is_kept() {
+    let dir = temp_dir("kill-claim");
+    let db = dir.join("games.db");
+    let server = Server::start(&db, &[]);
+    let (status, created) = server.post("/api/games", &json!({"game": "connect", "seats": ["human", "human"]}));
+    assert_eq!(status, 200, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let path = created["invites"][1]["path"].as_str().unwrap();
+    let code = path.split_once("#invite=").expect("an invitation code").1.to_string();
+    let (status, claimed) = server.post(&format!("/api/games/{id}/claim"), &json!({"invite": code}));
+    assert_eq!(status, 200, "{claimed}");
+    let token = claimed["token"].as_str().unwrap().to_string();
+    server.kill();
+    let server = Server::start(&db, &[]);
+    assert_eq!(server.state_as(&id, &token).1["your_seat"], 1, "the claim survived the kill");
+    let creators_copy = created["tokens"][1].as_str().unwrap();
+    assert_eq!(server.state_as(&id, creators_copy).1["your_seat"], Value::Null);
+    let (status, later) = server.post(&format!("/api/games/{id}/claim"), &json!({"invite": code}));
+    assert_eq!(status, 409, "{later}");
+    server.kill();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A computer that moves first (the person is seat 1), killed before its first move: after a
 /// restart it moves by itself, and the person can then play.
 #[test]
@@ -419,6 +446,7 @@ fn a_corrupted_database_is_refused_at_start() {
                 secret: json!({}),
                 seats: vec!["human".into(), "human".into()],
                 token_hashes: vec![format!("{:064x}", g + 1000), format!("{:064x}", g + 2000)],
+                invites: Vec::new(),
                 hints: false,
                 resigned: Vec::new(),
                 ended: None,

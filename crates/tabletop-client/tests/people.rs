@@ -18,14 +18,17 @@ async fn invites_give_each_person_their_seat_and_watch_is_read_only() {
     let invites = game.answer["invites"].as_array().unwrap();
     assert_eq!(invites.len(), 2, "one invite per person");
     for (seat, invite) in invites.iter().enumerate() {
-        let token = game.token(seat);
-        let path = format!("/game/{}#seat={token}", game.id);
+        let code = invitation_code(invite);
+        let path = format!("/game/{}#invite={code}", game.id);
+        assert_ne!(code, game.token(seat), "an invitation is not the seat's token");
         assert_eq!(invite["seat"], seat);
         assert_eq!(invite["name"], ["Black", "White"][seat]);
         assert_eq!(invite["path"], path.as_str());
         assert_eq!(invite["url"], format!("http://{addr}{path}").as_str(), "the origin from the Host header");
-        // Whoever opens the link holds that seat.
-        let view = state(addr, &game.id, Some(token)).await;
+        // Whoever opens the link first holds that seat.
+        let claimed = claim(addr, &game.id, json!({"invite": code})).await;
+        assert_eq!(claimed.status, 200, "{}", claimed.text);
+        let view = state(addr, &game.id, claimed.body["token"].as_str()).await;
         assert_eq!(view["your_seat"], seat);
     }
     assert_ne!(game.token(0), game.token(1));
@@ -58,7 +61,8 @@ async fn invite_urls_use_the_public_url_and_a_sanitised_host() {
             .await;
     let game = create(server.addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
     let url = game.answer["invites"][1]["url"].as_str().unwrap();
-    assert_eq!(url, format!("https://games.example.org/game/{}#seat={}", game.id, game.token(1)));
+    let code = invitation_code(&game.answer["invites"][1]);
+    assert_eq!(url, format!("https://games.example.org/game/{}#invite={code}", game.id));
     assert_eq!(game.answer["watch"]["url"], format!("https://games.example.org/game/{}", game.id).as_str());
 
     // Without --public-url, a Host header cannot smuggle markup or a path into the link.
@@ -935,4 +939,183 @@ async fn every_registered_game_between_two_people() {
             assert_eq!(seen, moves, "{name}: a watcher sees the move at once");
         }
     }
+}
+
+// ---- Issue 25: invitations used once ----
+
+/// The code an invite link carries (`.../game/ID#invite=CODE`).
+fn invitation_code(invite: &Value) -> String {
+    let path = invite["path"].as_str().expect("an invite path");
+    path.split_once("#invite=").map(|(_, code)| code.to_string()).unwrap_or_else(|| panic!("no code in {path}"))
+}
+
+/// `POST /api/games/{id}/claim` with `body`.
+async fn claim(addr: std::net::SocketAddr, id: &str, body: Value) -> Answer {
+    post(addr, &format!("/api/games/{id}/claim"), body).await
+}
+
+/// Issue 25: the first person to open a seat's invitation holds the seat, with a token made
+/// then (the creator's copy of that seat's token stops working); anyone opening it later is told
+/// whose seat it is and watches; the seat's holder plays on; everyone hears the seat was taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invitation_is_used_once_and_later_openers_watch() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "human"]})).await;
+    let code = invitation_code(&game.answer["invites"][1]);
+    assert_eq!(game.answer["state"]["players"][1]["invite"], "unused");
+    let mut creator_events = Events::open(addr, &game.id, Some(game.token(0))).await;
+    creator_events.until("connected", SHORT).await;
+
+    let friend = claim(addr, &game.id, json!({"invite": code})).await;
+    assert_eq!(friend.status, 200, "{}", friend.text);
+    assert_eq!((friend.body["seat"].clone(), friend.body["claimed"].clone()), (json!(1), json!(true)));
+    let token = friend.body["token"].as_str().unwrap().to_string();
+    assert_eq!(token.len(), 32);
+    assert_ne!(token, game.token(1), "a token made at the claim, not the creator's copy");
+    assert_ne!(token, code);
+    assert_eq!(friend.body["state"]["your_seat"], 1);
+    assert_eq!(friend.body["state"]["players"][1]["invite"], "used");
+    let heard = creator_events.until("seat_taken", SHORT).await;
+    assert_eq!(heard["event"]["seat"], 1);
+    assert_eq!(heard["players"][1]["invite"], "used");
+
+    // A third person opening the same link: the seat is taken, by whom, and they watch.
+    for _ in 0..2 {
+        let later = claim(addr, &game.id, json!({"invite": code})).await;
+        assert_eq!(later.status, 409, "{}", later.text);
+        assert_eq!(later.error(), "This invitation was already used: White is taken.");
+    }
+    // The creator's copy of White's token no longer holds the seat; Black's still does.
+    assert_eq!(state(addr, &game.id, Some(game.token(1))).await["your_seat"], Value::Null);
+    assert_eq!(play(addr, &game.id, game.token(1), "d3").await.status, 403);
+    play_ok(addr, &game.id, game.token(0), "d3").await;
+    let after = play_ok(addr, &game.id, &token, "c3").await;
+    assert_eq!(after["history"][1]["seat"], 1);
+    // Opening the link again with the seat's own token (the friend's browser) keeps it.
+    let again = claim(addr, &game.id, json!({"invite": code, "token": token})).await;
+    assert_eq!(again.status, 200, "{}", again.text);
+    assert_eq!((again.body["seat"].clone(), again.body["claimed"].clone()), (json!(1), json!(false)));
+    assert!(again.body.get("token").is_none(), "no new token: {}", again.text);
+    assert_eq!(state(addr, &game.id, Some(&token)).await["your_seat"], 1);
+}
+
+/// Issue 25: the creator opening the link it sent (its browser sends the token it holds) keeps
+/// its own seat, takes nothing, and leaves the invitation for the friend, who then gets the seat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_creator_checking_their_own_invitation_keeps_their_seat() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "connect", "seats": ["human", "human"]})).await;
+    let code = invitation_code(&game.answer["invites"][1]);
+    for _ in 0..2 {
+        let check = claim(addr, &game.id, json!({"invite": code, "token": game.token(0)})).await;
+        assert_eq!(check.status, 200, "{}", check.text);
+        assert_eq!(check.body["claimed"], false);
+        assert_eq!(check.body["seat"], 0, "the creator keeps their seat");
+        assert_eq!(check.body["invited_seat"], 1);
+        assert_eq!(check.body["state"]["your_seat"], 0);
+        assert_eq!(check.body["state"]["players"][1]["invite"], "unused", "the invitation is still the friend's");
+    }
+    assert_eq!(state(addr, &game.id, Some(game.token(0))).await["your_seat"], 0);
+    let version = state(addr, &game.id, None).await["version"].clone();
+    assert_eq!(version, 0, "checking stored nothing");
+    let friend = claim(addr, &game.id, json!({"invite": code})).await;
+    assert_eq!((friend.status, friend.body["seat"].clone()), (200, json!(1)), "{}", friend.text);
+    // A token that holds no seat here counts as none: a stranger's browser after the friend.
+    let stranger = claim(addr, &game.id, json!({"invite": code, "token": "0".repeat(32)})).await;
+    assert_eq!(stranger.status, 409, "{}", stranger.text);
+    assert_eq!(stranger.error(), "This invitation was already used: O is taken.");
+}
+
+/// Issue 25: many people opening one invitation at the same moment: exactly one gets the seat,
+/// every other is told it is taken (on SQLite and on PostgreSQL).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn people_opening_one_invitation_at_once_exactly_one_gets_the_seat() {
+    let server = start().await;
+    let addr = server.addr;
+    for round in 0..6 {
+        let game =
+            create(addr, json!({"game": "mathable", "options": {"players": 3}, "seats": ["human", "human", "human"]}))
+                .await;
+        let seat = 1 + round % 2;
+        let code = invitation_code(&game.answer["invites"][seat]);
+        let path = format!("/api/games/{}/claim", game.id);
+        let racers: Vec<_> = (0..8)
+            .map(|_| {
+                let (path, code) = (path.clone(), code.clone());
+                tokio::spawn(async move { post(addr, &path, json!({"invite": code})).await })
+            })
+            .collect();
+        let mut winners = Vec::new();
+        let mut refused = 0;
+        for racer in racers {
+            let answer = racer.await.unwrap();
+            match answer.status {
+                200 => winners.push(answer.body["token"].as_str().unwrap().to_string()),
+                409 => {
+                    assert_eq!(
+                        answer.error(),
+                        format!("This invitation was already used: Player {} is taken.", seat + 1)
+                    );
+                    refused += 1;
+                }
+                other => panic!("round {round}: {other} {}", answer.text),
+            }
+        }
+        assert_eq!((winners.len(), refused), (1, 7), "round {round}");
+        assert_eq!(state(addr, &game.id, Some(&winners[0])).await["your_seat"], seat);
+        let watcher = state(addr, &game.id, None).await;
+        assert_eq!(watcher["version"], 1, "one claim stored");
+        assert_eq!(watcher["players"][seat]["invite"], "used");
+    }
+}
+
+/// Issue 25: wrong, foreign, empty and missing invitation codes are refused and change nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_or_missing_invitation_codes_are_refused() {
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    let other = create(addr, json!({"game": "slide", "seats": ["human", "human"]})).await;
+    let foreign = invitation_code(&other.answer["invites"][1]);
+    for (body, status, what) in [
+        (json!({"invite": "0".repeat(32)}), 403, "not one of this game's"),
+        (json!({"invite": foreign}), 403, "not one of this game's"),
+        (json!({"invite": ""}), 403, "not one of this game's"),
+        (json!({"invite": game.token(1)}), 403, "not one of this game's"),
+        (json!({}), 400, "invite"),
+        (json!({"invite": 7}), 400, "invite"),
+        (json!({"invite": foreign, "seat": 1}), 400, "unknown field"),
+    ] {
+        let answer = claim(addr, &game.id, body.clone()).await;
+        assert_eq!(answer.status, status, "{body}: {}", answer.text);
+        assert!(answer.error().contains(what), "{body}: {}", answer.text);
+    }
+    let missing = claim(addr, &"0".repeat(32), json!({"invite": foreign})).await;
+    assert_eq!(missing.status, 404, "{}", missing.text);
+    // Nothing changed: both invitations are unused, and both still work.
+    assert_eq!(state(addr, &game.id, None).await["version"], 0);
+    assert_eq!(state(addr, &game.id, None).await["players"][1]["invite"], "unused");
+    let right = claim(addr, &other.id, json!({"invite": foreign})).await;
+    assert_eq!(right.status, 200, "{}", right.text);
+}
+
+/// Issue 25: a claim is stored before it is answered: after a restart the seat's holder keeps
+/// it, the invitation stays used, and the creator's copy of the seat's token stays void.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_used_invitation_stays_used_after_a_restart() {
+    let server = start().await;
+    let game = create(server.addr, json!({"game": "connect", "seats": ["human", "human"]})).await;
+    let code = invitation_code(&game.answer["invites"][1]);
+    let friend = claim(server.addr, &game.id, json!({"invite": code})).await;
+    assert_eq!(friend.status, 200, "{}", friend.text);
+    let token = friend.body["token"].as_str().unwrap().to_string();
+    let db = server.db.clone();
+    server.running.shutdown().await;
+    let again = start_with(tabletop_web::ServeConfig { db, ..config() }).await;
+    assert_eq!(state(again.addr, &game.id, Some(&token)).await["your_seat"], 1);
+    assert_eq!(state(again.addr, &game.id, Some(game.token(1))).await["your_seat"], Value::Null);
+    let later = claim(again.addr, &game.id, json!({"invite": code})).await;
+    assert_eq!(later.status, 409, "{}", later.text);
 }

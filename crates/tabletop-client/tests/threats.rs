@@ -1073,17 +1073,19 @@ fn stored_tokens(db: &std::path::Path, id: &str) -> String {
 }
 
 /// Makes the database one written before tokens were hashed: `tokens` stored in clear for game
-/// `id`, and the schema one step back (the step that hashes them not yet applied).
+/// `id`, and the schema steps back to 3 (the step that hashes them, and the later one that adds
+/// single-use invitations, not yet applied).
 fn store_clear_tokens(db: &std::path::Path, id: &str, tokens: &[&str]) {
     let clear = json!(tokens).to_string();
     if on_postgres() {
         let url = db.to_string_lossy();
         support::pg::psql(&url, &format!("UPDATE games SET tokens = '{clear}' WHERE id = '{id}'"));
-        support::pg::psql(&url, "DELETE FROM schema_migrations WHERE version = 4");
+        support::pg::psql(&url, "ALTER TABLE games DROP COLUMN invites");
+        support::pg::psql(&url, "DELETE FROM schema_migrations WHERE version >= 4");
     } else {
         let conn = rusqlite::Connection::open(db).unwrap();
         conn.execute("UPDATE games SET tokens = ?2 WHERE id = ?1", [id, &clear]).unwrap();
-        conn.execute_batch("PRAGMA user_version = 3").unwrap();
+        conn.execute_batch("ALTER TABLE games DROP COLUMN invites; PRAGMA user_version = 3").unwrap();
     }
 }
 
@@ -1116,10 +1118,65 @@ async fn seat_tokens_are_stored_hashed_and_older_clear_tokens_are_upgraded() {
         assert!(!stored.contains(token.as_str()), "a clear token left after the upgrade: {stored}");
         assert!(stored.contains(&hash_token(token)), "its hash is stored: {stored}");
     }
-    assert_eq!(state(again.addr, &game.id, Some(&first)).await["your_seat"], 0, "the old token still holds its seat");
+    let upgraded = state(again.addr, &game.id, Some(&first)).await;
+    assert_eq!(upgraded["your_seat"], 0, "the old token still holds its seat");
+    // A game from before single-use invitations has none: its links carry the seats' tokens.
+    assert_eq!(upgraded["players"][0]["invite"], Value::Null);
+    let claimed = act(again.addr, &game.id, "claim", json!({"invite": first})).await;
+    assert_eq!(claimed.status, 403, "a seat's token is no invitation: {}", claimed.text);
     assert_eq!(play_ok(again.addr, &game.id, &first, "9").await["moves"], json!(["5", "1", "9"]));
     let wrong = play(again.addr, &game.id, &hash_token(&second), "2").await;
     assert_eq!(wrong.status, 403, "a stored hash is no token: {}", wrong.text);
+}
+
+/// W6 and S17 (issue 25): an invitation's code is shown only in the creator's answer. No
+/// watcher, opponent or later opener sees a code or its hash, in states, events, the lobby, past
+/// boards, claim answers or errors; the database keeps only its hash.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invitation_codes_reach_nobody_but_the_creator_and_are_stored_hashed() {
+    use tabletop_web::store::hash_token;
+    let server = start().await;
+    let addr = server.addr;
+    let game = create(addr, json!({"game": "reversi", "seats": ["human", "human"]})).await;
+    let codes: Vec<String> = game.answer["invites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap().split_once("#invite=").unwrap().1.to_string())
+        .collect();
+    assert_eq!(codes.len(), 2);
+    let secrets: Vec<String> = codes.iter().flat_map(|c| [c.clone(), hash_token(c)]).collect();
+    let mut seen = Vec::new();
+    let mut watcher = Events::open(addr, &game.id, None).await;
+    seen.push(("watcher's first event", watcher.until("connected", SHORT).await.to_string()));
+    seen.push(("the creator's state", game.answer["state"].to_string()));
+    let claimed = act(addr, &game.id, "claim", json!({"invite": codes[1]})).await;
+    assert_eq!(claimed.status, 200, "{}", claimed.text);
+    seen.push(("the claim's answer", claimed.text.clone()));
+    let later = act(addr, &game.id, "claim", json!({"invite": codes[1]})).await;
+    assert_eq!(later.status, 409, "{}", later.text);
+    seen.push(("a later opener's answer", later.text.clone()));
+    let checked = act(addr, &game.id, "claim", json!({"invite": codes[1], "token": game.token(0)})).await;
+    seen.push(("the creator's check", checked.text.clone()));
+    seen.push(("watcher's seat_taken event", watcher.until("seat_taken", SHORT).await.to_string()));
+    seen.push(("watcher's state", state(addr, &game.id, None).await.to_string()));
+    let token = claimed.body["token"].as_str().unwrap().to_string();
+    seen.push(("the opponent's state", state(addr, &game.id, Some(&token)).await.to_string()));
+    play_ok(addr, &game.id, game.token(0), "d3").await;
+    seen.push(("watcher's move event", watcher.until("move", SHORT).await.to_string()));
+    seen.push(("a past board", get(addr, &format!("/api/games/{}/boards/0", game.id)).await.text));
+    seen.push(("the lobby", get(addr, "/api/lobby").await.text));
+    for (what, text) in &seen {
+        for secret in &secrets {
+            assert!(!text.contains(secret.as_str()), "{what} shows an invitation's code or hash: {text}");
+        }
+    }
+    // Stored: the hashes, never the codes.
+    let stored = stored_column(&server.db, &game.id, "invites");
+    for code in &codes {
+        assert!(!stored.contains(code.as_str()), "a code stored in clear: {stored}");
+        assert!(stored.contains(&hash_token(code)), "its hash is stored: {stored}");
+    }
 }
 
 /// Creates a game claiming to come from `forwarded` (an `X-Forwarded-For` header): the status.

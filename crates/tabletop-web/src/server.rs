@@ -35,7 +35,7 @@ use crate::config::ServeConfig;
 pub use crate::error::ApiError;
 use crate::live::{AppState, Change, LiveGame, ProposalKind, Shared};
 use crate::sessions::new_session;
-use crate::store::{GameRow, Store, StoreError};
+use crate::store::{GameRow, Store, StoreError, StoredInvite};
 
 pub use crate::error::BODY_LIMIT;
 
@@ -289,6 +289,7 @@ pub fn router(state: Shared) -> Router {
     let creating = Router::new()
         .route("/api/games", post(create_game))
         .route("/api/games/{id}/join", post(join))
+        .route("/api/games/{id}/claim", post(claim))
         .layer(per_minute(config.create_rate));
     let thinking = Router::new()
         .route("/api/games/{id}/hint", post(hint))
@@ -560,6 +561,15 @@ async fn create_game(
     // The tokens are shown in this answer only: the database keeps their hashes.
     let (tokens, token_hashes): (Vec<String>, Vec<String>) =
         (0..seats_needed).map(|_| crate::live::new_token()).unzip();
+    // Each person's seat gets an invitation of its own, apart from its token: a code used
+    // once, which gives its first opener a new token for the seat (so the link is worth
+    // nothing after, and the creator's copy of the token stops working then).
+    let codes: Vec<Option<String>> =
+        seats.iter().map(|s| (s == "human").then(crate::live::new_token).map(|(code, _)| code)).collect();
+    let invites = codes
+        .iter()
+        .map(|code| code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false }))
+        .collect();
     let row = GameRow {
         id: crate::live::random_hex(),
         game: request.game,
@@ -567,6 +577,7 @@ async fn create_game(
         secret,
         token_hashes,
         seats,
+        invites,
         hints: request.hints,
         resigned: Vec::new(),
         ended: None,
@@ -590,8 +601,9 @@ async fn create_game(
         .iter()
         .enumerate()
         .filter(|(_, s)| *s == "human")
-        .map(|(seat, _)| {
-            let path = format!("/game/{id}#seat={}", tokens[seat]);
+        .filter_map(|(seat, _)| Some((seat, codes.get(seat)?.as_ref()?)))
+        .map(|(seat, code)| {
+            let path = format!("/game/{id}#invite={code}");
             json!({"seat": seat, "name": names.get(seat), "url": format!("{base}{path}"), "path": path})
         })
         .collect();
@@ -669,6 +681,64 @@ async fn join(
     game.changed(Change::SeatTaken, Some(seat));
     crate::live::schedule_for(&state, &mut game, client.ip()).await;
     Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
+}
+
+/// The body of a claim: the invitation's code, and the token this browser already holds in the
+/// game, if any (its creator checking the link it sent, or a person who opened it before).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClaimRequest {
+    invite: String,
+    #[serde(default)]
+    token: Option<String>,
+}
+
+/// How many times a claim looks again after another process wrote the game first.
+const CLAIM_ATTEMPTS: usize = 4;
+
+/// `POST /api/games/{id}/claim` with `{"invite", "token"?}`: opens an invitation. The first
+/// opener gets the seat and a new token for it (the invitation is then used); a later opener
+/// gets 409 saying whose seat it is; a `token` that already holds a seat in the game (the
+/// creator checking the link) keeps that seat and leaves the invitation unused.
+async fn claim(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<ClaimRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let mut attempt = 0;
+    loop {
+        let live = state.game(&id).await?;
+        let mut game = live.lock().await;
+        let seat = game.invited_seat(&request.invite).ok_or_else(|| {
+            ApiError::Forbidden("this invitation is not one of this game's: check the link you were sent".into())
+        })?;
+        if let Some(held) = game.seat_of(request.token.as_deref()) {
+            let answer = json!({"seat": held, "claimed": false, "invited_seat": seat, "state": game.state(Some(held))});
+            return Ok(Json(answer));
+        }
+        if game.invite_used(seat) {
+            let name = game.session.seat_names().get(seat).cloned().unwrap_or_else(|| format!("seat {seat}"));
+            return Err(ApiError::Conflict(format!("This invitation was already used: {name} is taken.")));
+        }
+        state.check_writable()?;
+        match game.use_invite(&state, seat).await {
+            Ok(token) => {
+                game.changed(Change::SeatTaken, Some(seat));
+                crate::live::schedule_for(&state, &mut game, client.ip()).await;
+                return Ok(Json(
+                    json!({"seat": seat, "token": token, "claimed": true, "state": game.state(Some(seat))}),
+                ));
+            }
+            // Another process wrote the game first (perhaps using this invitation): look again.
+            Err(_) if game.lost_a_race() && attempt + 1 < CLAIM_ATTEMPTS => {
+                tracing::info!(game = %id, "a claim lost a race with another writer; looking again");
+                attempt += 1;
+            }
+            Err(err) => return Err(err),
+        }
+    }
 }
 
 /// What a state request may carry in its query: nothing secret. A seat's token comes in the

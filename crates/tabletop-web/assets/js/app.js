@@ -585,7 +585,10 @@ function renderInvites() {
   const others = s.players.filter((p) => p.kind !== "computer" && !page.tokens[p.seat]);
   // An invite stays on show until its holder has come and the game is under way (and comes
   // back while they are away, to send it again).
-  const waitingForFriend = (entry.invites || []).filter((i) => others.some((p) => p.seat === i.seat && !(p.connected && s.moves.length > 0)));
+  // A single-use invitation (`invite` is "unused" or "used") is on show until it is used;
+  // an older game's link (the seat's token, `invite` null) until its holder has come.
+  const waiting = (p) => (p.invite ? p.invite === "unused" : !(p.connected && s.moves.length > 0));
+  const waitingForFriend = (entry.invites || []).filter((i) => others.some((p) => p.seat === i.seat && waiting(p)));
   if (waitingForFriend.length && !s.status.over) {
     const single = waitingForFriend.length === 1;
     parts.push(el("h2", { text: single ? "Invite your opponent" : "Invite your opponents" }));
@@ -594,8 +597,19 @@ function renderInvites() {
       const joined = player.connected ? " (connected)" : "";
       parts.push(linkRow(`Send this to ${single ? "your opponent" : "a friend"}: they play ${invite.name}${joined}`, invite.url || location.origin + invite.path, `invite-${invite.seat}`));
     }
-    parts.push(el("p", { class: "note", text: `Whoever opens ${single ? "this link" : "a link"} plays that seat, so send it only to them. You play ${mySeats().map(nameOf).join(" and ")}.` }));
+    parts.push(el("p", { class: "note", text: `The first person to open ${single ? "this link" : "a link"} plays that seat (anyone after them watches), so send it only to them. You play ${mySeats().map(nameOf).join(" and ")}.` }));
   }
+  const arrived = (entry.invites || []).map((i) => s.players[i.seat]).filter((p) => p && p.invite === "used" && !page.tokens[p.seat]);
+  if (arrived.length && s.moves.length === 0 && !s.status.over) {
+    parts.push(el("p", { class: "note", text: `${arrived.map((p) => p.name).join(" and ")} opened your invitation and ${arrived.length > 1 ? "hold their seats" : "holds the seat"}.` }));
+  }
+  // What opening an invite link here did: a watcher told whose seat it is, or the creator told
+  // that checking their own link left it for the friend.
+  const checked = page.checkedInvite === undefined ? null : s.players[page.checkedInvite];
+  const note = checked && checked.invite === "unused"
+    ? `This is the invitation you sent for ${checked.name}: opening it here leaves it for them. You play ${mySeats().map(nameOf).join(" and ")}.`
+    : page.inviteNote;
+  if (note) parts.push(el("p", { class: "note invite-note", role: "status", text: note }));
   if (s.players.some((p) => p.kind === "open") && !s.status.over) {
     parts.push(el("p", { class: "note", text: "Your game is in the lobby: whoever opens the start page on this server can join it." }));
   }
@@ -609,12 +623,36 @@ async function terminate() {
   if (ok) play("terminate");
 }
 
+// Opens an invitation (docs/API.md, "Invitations"): the first opener takes the seat; a later
+// one watches, told whose seat it is; a browser that already holds a seat here (the creator
+// checking the link it sent) sends its token and keeps its seat, the invitation left unused.
+async function openInvitation(id, code) {
+  const mine = tokensOf(id).find(Boolean);
+  try {
+    const answer = await api("POST", `/api/games/${id}/claim`, mine ? { invite: code, token: mine } : { invite: code });
+    if (answer.claimed) {
+      keepToken(id, answer.seat, answer.token, answer.state.game);
+    } else if (answer.invited_seat !== answer.seat) {
+      // Said while the invitation waits for its friend (renderInvites).
+      page.checkedInvite = answer.invited_seat;
+    }
+  } catch (error) {
+    page.inviteNote = error.status === 0 ? error.message : `${error.message} You are watching.`;
+  }
+}
+
 async function showGame(id) {
   page.id = id;
   $("play").hidden = false;
   // An invite link carries its seat's token in the fragment: keep it, and take it out of the
   // address bar (and so out of the history and of anything copied from there).
   const fragment = new URLSearchParams(location.hash.slice(1));
+  const invitation = fragment.get("invite");
+  if (invitation) {
+    history.replaceState(null, "", location.pathname + location.search);
+    await openInvitation(id, invitation);
+  }
+  // Links made before invitations were single use carry the seat's token itself.
   const invited = fragment.get("seat");
   if (invited) {
     history.replaceState(null, "", location.pathname + location.search);
@@ -626,6 +664,9 @@ async function showGame(id) {
       $("message").textContent = error.message;
     }
   }
+  // A link to this game pasted into its own tab changes only the fragment, which loads no new
+  // page: read it as a new visit.
+  window.addEventListener("hashchange", () => { if (/^#(invite|seat)=/.test(location.hash)) location.reload(); });
   page.tokens = tokensOf(id);
   page.streamToken = anyToken();
   $("undo").addEventListener("click", async () => {

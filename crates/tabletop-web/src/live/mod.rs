@@ -32,7 +32,7 @@ use crate::config::ServeConfig;
 use crate::engines::EnginePool;
 use crate::error::ApiError;
 use crate::sessions::Session;
-use crate::store::{GameRow, Store, StoreError, StoredGame, Write};
+use crate::store::{GameRow, Store, StoreError, StoredGame, StoredInvite, Write};
 
 use cache::replay;
 pub use cache::{start_background, IDLE_EVICTION};
@@ -639,15 +639,69 @@ impl LiveGame {
     /// new token for the seat: answers the token (only its hash is stored, so it is shown now
     /// or never).
     pub async fn take_seat(&mut self, state: &AppState, seats: Vec<String>, seat: usize) -> Result<String, ApiError> {
+        let invites = self.row.invites.clone();
+        self.give_seat(state, seats, invites, seat).await
+    }
+
+    /// Stores `seats` and `invites` with a new token for `seat` (one versioned write: of two
+    /// requests for the seat, in this process or another, one stores and the other finds the
+    /// game moved on), and answers the token.
+    async fn give_seat(
+        &mut self,
+        state: &AppState,
+        seats: Vec<String>,
+        invites: Vec<Option<StoredInvite>>,
+        seat: usize,
+    ) -> Result<String, ApiError> {
         let (token, hash) = new_token();
         let mut token_hashes = self.row.token_hashes.clone();
         let held = token_hashes.get_mut(seat).ok_or_else(|| ApiError::Internal(format!("no seat {seat}")))?;
         *held = hash;
         let computer_next = self.computer_to_move();
-        self.write(state, Write::Seats { seats: &seats, token_hashes: &token_hashes }, computer_next).await?;
+        let write = Write::Seats { seats: &seats, token_hashes: &token_hashes, invites: &invites };
+        self.write(state, write, computer_next).await?;
         self.row.seats = seats;
         self.row.token_hashes = token_hashes;
+        self.row.invites = invites;
         Ok(token)
+    }
+
+    /// The seat whose invitation `code` is, used or not (every seat's hash is compared, each in
+    /// time independent of where they differ).
+    pub fn invited_seat(&self, code: &str) -> Option<usize> {
+        let offered = crate::store::hash_token(code);
+        let mut found = None;
+        for (seat, invite) in self.row.invites.iter().enumerate() {
+            let Some(invite) = invite else { continue };
+            if same_secret(invite.hash.as_bytes(), offered.as_bytes()) && found.is_none() {
+                found = Some(seat);
+            }
+        }
+        found
+    }
+
+    /// Has `seat`'s invitation been used?
+    pub fn invite_used(&self, seat: usize) -> bool {
+        self.row.invites.get(seat).is_some_and(|i| i.as_ref().is_some_and(|i| i.claimed))
+    }
+
+    /// Uses `seat`'s invitation: the seat gets a new token (the creator's token for it stops
+    /// working) and the invitation is marked used, in one versioned write. Answers the token.
+    /// After [`StoreError::Stale`] (another process wrote the game first) the answer is a 409
+    /// and [`LiveGame::lost_a_race`] is true: the caller reloads the game and looks again.
+    pub async fn use_invite(&mut self, state: &AppState, seat: usize) -> Result<String, ApiError> {
+        let mut invites = self.row.invites.clone();
+        match invites.get_mut(seat) {
+            Some(Some(invite)) if !invite.claimed => invite.claimed = true,
+            _ => return Err(ApiError::Internal(format!("seat {seat} has no unused invitation"))),
+        }
+        let seats = self.row.seats.clone();
+        self.give_seat(state, seats, invites, seat).await
+    }
+
+    /// Did this copy's last write lose a race with another writer (so it must be reloaded)?
+    pub fn lost_a_race(&self) -> bool {
+        self.stored_version < 0
     }
 
     /// Stores a proposal (or its end), then keeps it.
@@ -809,9 +863,16 @@ impl LiveGame {
             .map(|(seat, spec)| {
                 let kind = seat_kind(spec);
                 let connected = kind == "computer" || self.connected(seat);
+                // Whether the seat's invitation is still to be used (public, as who is connected:
+                // the creator's page shows the link until then); never the code.
+                let invite = match self.row.invites.get(seat) {
+                    Some(Some(invite)) => json!(if invite.claimed { "used" } else { "unused" }),
+                    _ => Value::Null,
+                };
                 json!({
                     "seat": seat, "name": names.get(seat), "kind": kind, "spec": spec,
                     "connected": connected, "resigned": self.row.resigned.contains(&seat),
+                    "invite": invite,
                 })
             })
             .collect();

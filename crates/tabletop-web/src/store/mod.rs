@@ -14,6 +14,9 @@
 //!   waiting for a lock never holds up the threads that answer requests (the page, the catalog).
 //! - Seat tokens are stored hashed ([`hash_token`]): a token is shown to its holder once, when
 //!   the seat is given, and the database alone cannot act for anyone.
+//! - Invitations ([`StoredInvite`]) are codes apart from the seats' tokens, stored hashed too,
+//!   and used once: the versioned write that records a use gives the seat a new token, so of two
+//!   people opening one invitation at once (in one process or two) exactly one holds the seat.
 
 pub mod postgres;
 pub mod sqlite;
@@ -112,6 +115,9 @@ pub struct GameRow {
     /// Per seat: the hash of its secret token ([`hash_token`]); the token itself is never
     /// stored, only shown to its holder when the seat is given.
     pub token_hashes: Vec<String>,
+    /// Per seat: its invitation, if it has one (a `human` seat of a game made since invitations
+    /// were single use; empty for older games, whose invite links carry the seat's token).
+    pub invites: Vec<Option<StoredInvite>>,
     /// Whether hints and analysis are allowed between people.
     pub hints: bool,
     /// Seats that resigned, in order.
@@ -122,6 +128,16 @@ pub struct GameRow {
     pub ended_winners: Vec<usize>,
     /// Creation time, seconds since the Unix epoch.
     pub created: i64,
+}
+
+/// A seat's invitation as stored: the hash of its code ([`hash_token`]; the code itself is
+/// shown once, in the creator's invite link) and whether someone has used it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoredInvite {
+    /// The SHA-256 of the invitation's code, in hex.
+    pub hash: String,
+    /// Has someone opened it and taken the seat? An invitation is used once.
+    pub claimed: bool,
 }
 
 /// A game as loaded: its row, moves, version, pending proposal and whether a lease is held.
@@ -199,7 +215,7 @@ enum OwnedWrite {
     Move { ply: usize, notation: String },
     Truncate { ply: usize },
     Resigned { resigned: Vec<usize>, ended: Option<(String, Vec<usize>)> },
-    Seats { seats: Vec<String>, token_hashes: Vec<String> },
+    Seats { seats: Vec<String>, token_hashes: Vec<String>, invites: Vec<Option<StoredInvite>> },
     Proposal { proposal: Option<Value> },
 }
 
@@ -212,9 +228,11 @@ impl OwnedWrite {
                 resigned: resigned.to_vec(),
                 ended: ended.map(|(reason, winners)| (reason.to_string(), winners.to_vec())),
             },
-            Write::Seats { seats, token_hashes } => {
-                OwnedWrite::Seats { seats: seats.to_vec(), token_hashes: token_hashes.to_vec() }
-            }
+            Write::Seats { seats, token_hashes, invites } => OwnedWrite::Seats {
+                seats: seats.to_vec(),
+                token_hashes: token_hashes.to_vec(),
+                invites: invites.to_vec(),
+            },
             Write::Proposal { proposal } => OwnedWrite::Proposal { proposal: proposal.cloned() },
         }
     }
@@ -227,7 +245,7 @@ impl OwnedWrite {
                 resigned,
                 ended: ended.as_ref().map(|(reason, winners)| (reason.as_str(), winners.as_slice())),
             },
-            OwnedWrite::Seats { seats, token_hashes } => Write::Seats { seats, token_hashes },
+            OwnedWrite::Seats { seats, token_hashes, invites } => Write::Seats { seats, token_hashes, invites },
             OwnedWrite::Proposal { proposal } => Write::Proposal { proposal: proposal.as_ref() },
         }
     }
@@ -283,6 +301,7 @@ pub(crate) fn row_from_columns(
     hints: bool,
     resigned: &str,
     ended_winners: &str,
+    invites: &str,
 ) -> Result<GameRow, StoreError> {
     let damaged = |what: &str| StoreError::Damaged { id: id.clone(), what: what.to_string() };
     let mut options: Value = serde_json::from_str(options).map_err(|_| damaged("options"))?;
@@ -293,11 +312,12 @@ pub(crate) fn row_from_columns(
             secret["seed"] = seed;
         }
     }
-    let row = GameRow {
+    let mut row = GameRow {
         options,
         secret,
         seats: serde_json::from_str(seats).map_err(|_| damaged("seats"))?,
         token_hashes: serde_json::from_str(tokens).map_err(|_| damaged("tokens"))?,
+        invites: serde_json::from_str(invites).map_err(|_| damaged("invites"))?,
         hints,
         resigned: serde_json::from_str(resigned).map_err(|_| damaged("resigned"))?,
         ended_winners: serde_json::from_str(ended_winners).map_err(|_| damaged("ended_winners"))?,
@@ -308,6 +328,13 @@ pub(crate) fn row_from_columns(
     };
     if row.token_hashes.len() != row.seats.len() {
         return Err(damaged("tokens"));
+    }
+    // Games stored before invitations were single use have none: every seat without one.
+    if row.invites.is_empty() {
+        row.invites = vec![None; row.seats.len()];
+    }
+    if row.invites.len() != row.seats.len() {
+        return Err(damaged("invites"));
     }
     Ok(row)
 }
@@ -374,12 +401,15 @@ pub enum Write<'a> {
         /// Why it ended, and who won, if it ended.
         ended: Option<(&'a str, &'a [usize])>,
     },
-    /// The seats after an open seat was given to a person, with the seat's new token.
+    /// The seats after a seat was given to a person (an open seat joined, an invitation used),
+    /// with the seat's new token.
     Seats {
         /// Every seat's spec.
         seats: &'a [String],
         /// Every seat's token hash ([`hash_token`]).
         token_hashes: &'a [String],
+        /// Every seat's invitation (the one used now marked so).
+        invites: &'a [Option<StoredInvite>],
     },
     /// A proposal started, changed or ended.
     Proposal {

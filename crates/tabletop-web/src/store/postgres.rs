@@ -59,6 +59,8 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE games ADD COLUMN seq BIGSERIAL;",
     // Seat tokens stored hashed: done by `hash_clear_tokens` (the same step as SQLite's).
     "",
+    // Invitations apart from seat tokens, used once (the same step as SQLite's).
+    "ALTER TABLE games ADD COLUMN invites TEXT NOT NULL DEFAULT '[]';",
 ];
 
 /// The step (1-based, as recorded) whose work is [`hash_clear_tokens`].
@@ -129,8 +131,8 @@ impl Store {
         let client = self.client().await?;
         client
             .execute(
-                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
                 &[
                     &row.id,
                     &row.game,
@@ -145,6 +147,7 @@ impl Store {
                     &json_text(&row.ended_winners),
                     &open,
                     &computer_to_move,
+                    &json_text(&row.invites),
                 ],
             )
             .await?;
@@ -165,7 +168,7 @@ impl Store {
             .await?;
         let query = format!(
             "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal,
-                    lease_owner IS NOT NULL AND lease_until > {NOW_MS}
+                    lease_owner IS NOT NULL AND lease_until > {NOW_MS}, invites
              FROM games WHERE id = $1"
         );
         let Some(r) = client.query_opt(&query, &[&id]).await? else { return Ok(None) };
@@ -181,6 +184,7 @@ impl Store {
             r.try_get(8)?,
             r.try_get(9)?,
             r.try_get(10)?,
+            r.try_get(14)?,
         )?;
         let version: i64 = r.try_get(11)?;
         let proposal = match r.try_get::<_, Option<String>>(12)? {
@@ -278,11 +282,11 @@ impl Store {
                 )
                 .await?;
             }
-            Write::Seats { seats, token_hashes } => {
+            Write::Seats { seats, token_hashes, invites } => {
                 let open = seats.iter().filter(|s| *s == "open").count() as i32;
                 tx.execute(
-                    "UPDATE games SET seats = $2, open_seats = $3, tokens = $4 WHERE id = $1",
-                    &[&id, &json_text(&seats), &open, &json_text(&token_hashes)],
+                    "UPDATE games SET seats = $2, open_seats = $3, tokens = $4, invites = $5 WHERE id = $1",
+                    &[&id, &json_text(&seats), &open, &json_text(&token_hashes), &json_text(&invites)],
                 )
                 .await?;
             }

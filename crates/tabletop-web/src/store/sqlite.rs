@@ -82,6 +82,9 @@ fn migrations() -> Migrations<'static> {
         // Seat tokens stored hashed: the clear tokens of older games are replaced by their
         // hashes (in Rust: SQLite has no SHA-256), so their holders' tokens keep working.
         M::up_with_hook("", |tx: &rusqlite::Transaction| hash_clear_tokens(tx).map_err(HookError::from)),
+        // Invitations apart from seat tokens, used once (per seat: the code's hash and whether
+        // it was used). Older games keep '[]': their invite links carry the seat's token.
+        M::up("ALTER TABLE games ADD COLUMN invites TEXT NOT NULL DEFAULT '[]';"),
     ])
 }
 
@@ -225,8 +228,8 @@ impl Store {
         let open = row.seats.iter().filter(|s| *s == "open").count() as i64;
         self.with_writer(|conn| {
             conn.execute(
-                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                 params![
                     row.id,
                     row.game,
@@ -241,6 +244,7 @@ impl Store {
                     json_text(&row.ended_winners),
                     open,
                     computer_to_move,
+                    json_text(&row.invites),
                 ],
             )?;
             Ok(())
@@ -298,11 +302,11 @@ impl Store {
                         params![id, json_text(&resigned), reason, winners],
                     )?;
                 }
-                Write::Seats { seats, token_hashes } => {
+                Write::Seats { seats, token_hashes, invites } => {
                     let open = seats.iter().filter(|s| *s == "open").count() as i64;
                     tx.execute(
-                        "UPDATE games SET seats = ?2, open_seats = ?3, tokens = ?4 WHERE id = ?1",
-                        params![id, json_text(&seats), open, json_text(&token_hashes)],
+                        "UPDATE games SET seats = ?2, open_seats = ?3, tokens = ?4, invites = ?5 WHERE id = ?1",
+                        params![id, json_text(&seats), open, json_text(&token_hashes), json_text(&invites)],
                     )?;
                 }
                 Write::Proposal { proposal } => {
@@ -376,10 +380,11 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         String,
         i64,
         Option<String>,
+        String,
     );
     let raw: Option<Raw> = conn
         .query_row(
-            "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal
+            "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal, invites
              FROM games WHERE id = ?1",
             params![id],
             |r| {
@@ -397,6 +402,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
                     r.get(10)?,
                     r.get(11)?,
                     r.get(12)?,
+                    r.get(13)?,
                 ))
             },
         )
@@ -415,6 +421,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         ended_winners,
         version,
         proposal,
+        invites,
     )) = raw
     else {
         return Ok(None);
@@ -431,6 +438,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         hints,
         &resigned,
         &ended_winners,
+        &invites,
     )?;
     let proposal = match proposal {
         Some(text) => Some(
