@@ -22,6 +22,10 @@ import subprocess
 import sys
 import time
 
+# Import the installed package, not its sources beside this script (they lack the native module).
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
+
 GAMES = [
     # (title, tabletop name, tabletop options, OpenSpiel name)
     ("Connect Four 7x6", "connect", {}, "connect_four"),

@@ -21,9 +21,38 @@ __all__ = ["VecEnv", "random_actions"]
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One uniformly random legal action per row of a legal mask, chosen without a Python loop.
 
-    Each row's legal actions get a random key and the largest key wins (every legal action is
-    equally likely).
+    Each row first draws any action id; where it is illegal, the row draws again among its
+    legal ids (found with one binary search per row in the flattened legal ids). Every legal
+    action is equally likely: 1/A + (A - L)/A * 1/L = 1/L. Every row needs a legal action.
     """
-    keys = rng.random(mask.shape, dtype=np.float32)
-    keys += mask  # legal keys lie in [1, 2), illegal ones in [0, 1)
-    return keys.argmax(axis=1).astype(np.int64)
+    n, a = mask.shape
+    row_starts = _row_starts(n, a)
+    actions = (rng.random(n) * a).astype(np.int64)
+    redraw = np.flatnonzero(~mask.ravel()[row_starts[:-1] + actions])
+    if redraw.size:
+        actions[redraw] = _among_legal(mask[redraw], rng)
+    return actions
+
+
+def _among_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row, drawn among the row's legal ids."""
+    n, a = mask.shape
+    row_starts = _row_starts(n, a)
+    flat = np.flatnonzero(mask)
+    bounds = np.searchsorted(flat, row_starts)  # each row's run in `flat`, and the end
+    counts = bounds[1:] - bounds[:-1]
+    if not counts.all():
+        raise ValueError("a row of the mask has no legal action")
+    pick = bounds[:-1] + (rng.random(n) * counts).astype(np.int64)
+    return flat[pick] - row_starts[:-1]
+
+
+def _row_starts(n: int, a: int) -> np.ndarray:
+    """The first flat index of each of ``n`` rows of ``a`` values, and the end (cached)."""
+    starts = _ROW_STARTS.get((n, a))
+    if starts is None:
+        starts = _ROW_STARTS[(n, a)] = np.arange(n + 1, dtype=np.int64) * a
+    return starts
+
+
+_ROW_STARTS: dict = {}

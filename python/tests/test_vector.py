@@ -57,6 +57,8 @@ def test_random_actions_are_legal_and_uniform():
     actions = random_actions(mask, np.random.default_rng(1))
     assert set(actions.tolist()) == {1, 3}
     assert 800 < (actions == 1).sum() < 1200
+    with pytest.raises(ValueError, match="no legal action"):
+        random_actions(np.zeros((3, 4), dtype=bool), np.random.default_rng(1))
 
 
 def test_illegal_step_plays_nothing():

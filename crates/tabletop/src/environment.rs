@@ -305,6 +305,7 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> Environment for LoadedGame<G, A,
     fn new_vector(&self, num_envs: usize, seed: u64) -> Box<dyn VecEnvironment> {
         let mut vector = VectorOf::<G, A, E> {
             games: Vec::with_capacity(num_envs),
+            mask: vec![false; num_envs * self.num_actions],
             num_envs,
             seed,
             num_actions: self.num_actions,
@@ -486,7 +487,6 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> EnvState for StateOf<G, A, E> {
 struct Slot<G: Game> {
     position: G,
     earlier: Vec<G>,
-    legal: Vec<(usize, G::Move)>,
     seed: u64,
     episode: u64,
 }
@@ -508,6 +508,9 @@ impl<G: Game> Slot<G> {
 /// Many games of `G`.
 struct VectorOf<G: Game, A, E> {
     games: Vec<Slot<G>>,
+    /// The legal actions of every game, row by row, kept up to date as games move (a row is
+    /// what the game's legal moves encode to), so reading the mask is one copy.
+    mask: Vec<bool>,
     num_envs: usize,
     seed: u64,
     num_actions: usize,
@@ -521,7 +524,7 @@ struct VectorOf<G: Game, A, E> {
 }
 
 impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VectorOf<G, A, E> {
-    /// Starts slot `i`'s episode `episode`.
+    /// Starts slot `i`'s episode `episode` (reusing the slot's buffers).
     fn start_slot(&mut self, i: usize, episode: u64) {
         let seed = episode_seed(self.seed, i as u64, episode);
         let position = if self.seeded {
@@ -529,26 +532,31 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VectorOf<G, A, E> {
         } else {
             (*self.first).clone()
         };
-        let slot = Slot { position, earlier: Vec::new(), legal: Vec::new(), seed, episode };
-        if i < self.games.len() {
-            self.games[i] = slot;
+        if i == self.games.len() {
+            self.games.push(Slot { position, earlier: Vec::new(), seed, episode });
         } else {
-            self.games.push(slot);
+            let slot = &mut self.games[i];
+            slot.position = position;
+            slot.earlier.clear();
+            slot.seed = seed;
+            slot.episode = episode;
         }
-        self.refresh_legal(i);
+        let status = self.games[i].status();
+        self.refresh_legal(i, status);
     }
 
-    /// Recomputes slot `i`'s legal moves.
-    fn refresh_legal(&mut self, i: usize) {
-        let slot = &mut self.games[i];
-        slot.legal.clear();
-        if slot.status().to_move().is_none() {
+    /// Recomputes slot `i`'s legal moves, its status being `status`.
+    fn refresh_legal(&mut self, i: usize, status: Status) {
+        let row = &mut self.mask[i * self.num_actions..(i + 1) * self.num_actions];
+        row.fill(false);
+        if status.to_move().is_none() {
             return;
         }
-        slot.position.legal_moves(&mut self.moves);
+        let position = &self.games[i].position;
+        position.legal_moves(&mut self.moves);
         for &mv in &self.moves {
-            if let Some(id) = E::encode(&slot.position, mv) {
-                slot.legal.push((id, mv));
+            if let Some(id) = E::encode(position, mv) {
+                row[id] = true;
             }
         }
     }
@@ -580,13 +588,8 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VecEnvironment for VectorOf<G, A
     }
 
     fn legal_mask(&self, out: &mut [bool]) -> Result<(), EnvError> {
-        Self::check_len("the legal mask", out.len(), self.games.len() * self.num_actions)?;
-        out.fill(false);
-        for (row, slot) in out.chunks_exact_mut(self.num_actions).zip(&self.games) {
-            for &(id, _) in &slot.legal {
-                row[id] = true;
-            }
-        }
+        Self::check_len("the legal mask", out.len(), self.mask.len())?;
+        out.copy_from_slice(&self.mask);
         Ok(())
     }
 
@@ -621,16 +624,23 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VecEnvironment for VectorOf<G, A
         Self::check_len("the rewards", rewards.len(), n * self.num_players)?;
         Self::check_len("the terminations", terminated.len(), n)?;
         // Every action is checked before any is played, so a refused step changes nothing.
-        let mut chosen = Vec::with_capacity(n);
-        for (i, (&action, slot)) in actions.iter().zip(&self.games).enumerate() {
-            match slot.legal.iter().find(|&&(id, _)| id as i64 == action) {
-                Some(&(_, mv)) => chosen.push(mv),
-                None => return Err(EnvError::Action(format!("action {action} is not legal in game {i}"))),
+        // Every action is checked before any is played, so a refused step changes nothing.
+        for (i, &action) in actions.iter().enumerate() {
+            let legal =
+                usize::try_from(action).is_ok_and(|a| a < self.num_actions && self.mask[i * self.num_actions + a]);
+            if !legal {
+                return Err(EnvError::Action(format!("action {action} is not legal in game {i}")));
             }
         }
         rewards.fill(0.0);
-        for (i, mv) in chosen.into_iter().enumerate() {
+        for (i, &action) in actions.iter().enumerate() {
             let slot = &mut self.games[i];
+            // The mask holds only ids the game's own moves encode to, so the id decodes.
+            let Some(mv) = E::decode(&slot.position, action as usize) else {
+                return Err(EnvError::Action(format!(
+                    "game {i}: action {action} stands for no move (an encoding fault)"
+                )));
+            };
             if G::repetition_limit().is_some() {
                 slot.earlier.push(slot.position.clone());
             }
@@ -647,7 +657,7 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VecEnvironment for VectorOf<G, A
                 let episode = slot.episode + 1;
                 self.start_slot(i, episode);
             } else {
-                self.refresh_legal(i);
+                self.refresh_legal(i, status);
             }
         }
         Ok(())
