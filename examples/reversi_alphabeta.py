@@ -44,8 +44,14 @@ def evaluate(state: "tabletop.State", player: int) -> int:
     """The document's evaluation for ``player``: its weighted discs minus the opponent's."""
     planes = state.observation_tensor(player).reshape(3, 64)  # mine, theirs, empty
     if state.is_terminal():
+        # The disc difference with the empty squares counted for the winner.
         diff = int(planes[0].sum() - planes[1].sum())
-        return (diff > 0) * DECIDED - (diff < 0) * DECIDED + diff
+        empties = int(planes[2].sum())
+        if diff > 0:
+            return DECIDED + diff + empties
+        if diff < 0:
+            return -DECIDED + diff - empties
+        return 0
     return int(SQUARE_WEIGHTS @ planes[0] - SQUARE_WEIGHTS @ planes[1])
 
 
@@ -59,12 +65,8 @@ def minimax(state: "tabletop.State", depth: int, alpha: int, beta: int) -> int:
     for action in state.legal_actions():
         child = state.clone()
         child.apply_action(action)
-        if child.is_terminal():
-            value = evaluate(child, player)
-        elif child.current_player() == player:  # the opponent had to pass
-            value = minimax(child, depth - 1, alpha, beta)
-        else:
-            value = -minimax(child, depth - 1, -beta, -alpha)
+        # A player without a placement passes by an explicit action (64): a ply like any other.
+        value = evaluate(child, player) if child.is_terminal() else -minimax(child, depth - 1, -beta, -alpha)
         best = max(best, value)
         alpha = max(alpha, value)
         if alpha >= beta:
@@ -80,12 +82,7 @@ def choose(state: "tabletop.State", depth: int) -> int:
     for action in state.legal_actions():
         child = state.clone()
         child.apply_action(action)
-        if child.is_terminal():
-            value = evaluate(child, player)
-        elif child.current_player() == player:
-            value = minimax(child, depth - 1, alpha, beta)
-        else:
-            value = -minimax(child, depth - 1, -beta, -alpha)
+        value = evaluate(child, player) if child.is_terminal() else -minimax(child, depth - 1, -beta, -alpha)
         if value > best:
             best_action, best = action, value
         alpha = max(alpha, value)
