@@ -70,6 +70,9 @@ def test_illegal_step_plays_nothing():
         vec.step(np.array([0], dtype=np.int64))
     assert np.array_equal(vec.legal_mask(), before)
     vec.step(np.array([0, 1], dtype=np.int64))
+    vec.step([2, 3])  # any integer sequence
+    vec.step(np.array([4, 5], dtype=np.int32))
+    assert vec.legal_mask().all()
     vec.reset(2)
     assert vec.legal_mask().all()
 

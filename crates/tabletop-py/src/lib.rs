@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use numpy::{PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{AllowTypeChange, PyArray1, PyArray2, PyArrayLike1, PyArrayMethods};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
@@ -326,7 +326,10 @@ fn analyze<'py>(py: Python<'py>, state: &State, time: f64) -> PyResult<Vec<Bound
     if !(time.is_finite() && time > 0.0) {
         return Err(value_error("time must be a positive number of seconds"));
     }
-    let moves = state.inner.analyze(Duration::from_secs_f64(time.min(3600.0)));
+    let budget = Duration::from_secs_f64(time.min(3600.0));
+    // The analysis runs without the GIL: other Python threads go on meanwhile.
+    let inner = &state.inner;
+    let moves = py.detach(|| inner.analyze(budget));
     moves
         .into_iter()
         .map(|(action, m)| {
@@ -346,11 +349,13 @@ fn analyze<'py>(py: Python<'py>, state: &State, time: f64) -> PyResult<Vec<Bound
 /// some move could not be solved. An empty dict for a finished game.
 #[pyfunction]
 #[pyo3(signature = (state, time=10.0))]
-fn solve(state: &State, time: f64) -> PyResult<std::collections::BTreeMap<usize, i32>> {
+fn solve(py: Python<'_>, state: &State, time: f64) -> PyResult<std::collections::BTreeMap<usize, i32>> {
     if !(time.is_finite() && time > 0.0) {
         return Err(value_error("time must be a positive number of seconds"));
     }
-    let moves = state.inner.analyze(Duration::from_secs_f64(time.min(3600.0)));
+    let budget = Duration::from_secs_f64(time.min(3600.0));
+    let inner = &state.inner;
+    let moves = py.detach(|| inner.analyze(budget));
     if let Some(unsolved) = moves.iter().find(|(_, m)| !m.exact) {
         return Err(value_error(format!(
             "no exact value for {} within {time} s (the solver does not answer here; analyze gives estimates)",
@@ -456,7 +461,7 @@ impl VecEnv {
     fn step<'py>(
         &mut self,
         py: Python<'py>,
-        actions: PyReadonlyArray1<'py, i64>,
+        actions: PyArrayLike1<'py, i64, AllowTypeChange>,
     ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<bool>>)> {
         let n = self.inner.num_envs();
         let players = self.inner.num_players();

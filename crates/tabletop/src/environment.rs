@@ -176,7 +176,11 @@ pub trait Encoding<G: Game>: Send + Sync + 'static {
 }
 
 /// The [`EnvironmentFactory`] of game `G` through its session adapter `A` and encoding `E`.
-pub struct Environments<G, A, E>(PhantomData<fn() -> (G, A, E)>);
+pub struct Environments<G, A, E>(Marker<G, A, E>);
+
+/// Ties a type to a game, its adapter and its encoding without holding any of them (and stays
+/// `Send + Sync` whatever they are).
+type Marker<G, A, E> = PhantomData<fn() -> (G, A, E)>;
 
 impl<G, A, E> Environments<G, A, E> {
     /// The factory (a constant, for a game's `ENTRY`).
