@@ -824,3 +824,43 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod speed {
+    /// `cargo test --release -p tabletop --lib environment::speed -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn vector_steps_per_second() {
+        for name in ["connect", "reversi"] {
+            let game = crate::registry::find(name).unwrap().environment.load(&serde_json::json!({})).unwrap();
+            let n = 4096;
+            let a = game.num_distinct_actions();
+            let mut v = game.new_vector(n, 1);
+            let mut mask = vec![false; n * a];
+            let mut actions = vec![0i64; n];
+            let mut rewards = vec![0.0; n * 2];
+            let mut done = vec![false; n];
+            let mut seed = 88172645463325252u64;
+            let start = std::time::Instant::now();
+            let mut stepping = std::time::Duration::ZERO;
+            let rounds = 300;
+            for _ in 0..rounds {
+                v.legal_mask(&mut mask).unwrap();
+                for (i, row) in mask.chunks(a).enumerate() {
+                    let legal: Vec<usize> = (0..a).filter(|&j| row[j]).collect();
+                    actions[i] =
+                        legal[(crate::analysis::test_support::next(&mut seed) % legal.len() as u64) as usize] as i64;
+                }
+                let t = std::time::Instant::now();
+                v.step(&actions, &mut rewards, &mut done).unwrap();
+                stepping += t.elapsed();
+            }
+            let total = start.elapsed();
+            println!(
+                "{name}: step {:.1} ns/env, all {:.1} ns/env",
+                stepping.as_nanos() as f64 / (rounds * n) as f64,
+                total.as_nanos() as f64 / (rounds * n) as f64
+            );
+        }
+    }
+}
