@@ -173,6 +173,18 @@ pub trait Encoding<G: Game>: Send + Sync + 'static {
     fn observation_shape(start: &G) -> Vec<usize>;
     /// Writes what `player` may see of `position` into `out` (zeroed, of the shape's size).
     fn observe(position: &G, player: usize, out: &mut [f32]);
+
+    /// Marks the ids of the legal moves of `position`, a game going on, in `row` (all false on
+    /// entry; `moves` is scratch space). The default encodes [`Game::legal_moves`]; a game may
+    /// write its mask straight from its own representation, the vectors' hot path.
+    fn mark_legal(position: &G, moves: &mut Vec<G::Move>, row: &mut [bool]) {
+        position.legal_moves(moves);
+        for &mv in moves.iter() {
+            if let Some(id) = Self::encode(position, mv) {
+                row[id] = true;
+            }
+        }
+    }
 }
 
 /// The [`EnvironmentFactory`] of game `G` through its session adapter `A` and encoding `E`.
@@ -556,13 +568,7 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VectorOf<G, A, E> {
         if status.to_move().is_none() {
             return;
         }
-        let position = &self.games[i].position;
-        position.legal_moves(&mut self.moves);
-        for &mv in &self.moves {
-            if let Some(id) = E::encode(position, mv) {
-                row[id] = true;
-            }
-        }
+        E::mark_legal(&self.games[i].position, &mut self.moves, row);
     }
 
     fn check_len(what: &str, len: usize, want: usize) -> Result<(), EnvError> {

@@ -31,6 +31,12 @@ impl Encoding<Connect> for ConnectEncoding {
         let v = position.connect_variant();
         board_planes(out, v.height(), v.width(), player, |r, c| position.cell(r, c).flatten().map(|s| s.seat().index()));
     }
+
+    fn mark_legal(position: &Connect, _moves: &mut Vec<Column>, row: &mut [bool]) {
+        for (col, legal) in row.iter_mut().enumerate() {
+            *legal = position.can_play(col);
+        }
+    }
 }
 
 /// Connect-N's environments, for the registry.

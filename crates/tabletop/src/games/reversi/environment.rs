@@ -38,6 +38,18 @@ impl Encoding<Reversi> for ReversiEncoding {
     fn observe(position: &Reversi, player: usize, out: &mut [f32]) {
         board_planes(out, 8, 8, player, |r, c| position.occupant(r, c).map(|color| color.seat().index()));
     }
+
+    fn mark_legal(position: &Reversi, _moves: &mut Vec<ReversiMove>, row: &mut [bool]) {
+        let mut placements = position.placements();
+        if placements == 0 {
+            // The game goes on, so the side to move without a placement passes.
+            row[PASS_ACTION] = true;
+        }
+        while placements != 0 {
+            row[placements.trailing_zeros() as usize] = true;
+            placements &= placements - 1;
+        }
+    }
 }
 
 /// Reversi's environments, for the registry.
