@@ -19,19 +19,34 @@ __all__ = ["VecEnv", "random_actions"]
 
 
 def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of a legal mask, chosen without a Python loop.
+    """One uniformly random legal action per row of a legal mask, chosen without a Python loop
+    over the rows.
 
-    Each row first draws any action id; where it is illegal, the row draws again among its
-    legal ids (found with one binary search per row in the flattened legal ids). Every legal
-    action is equally likely: 1/A + (A - L)/A * 1/L = 1/L. Every row needs a legal action.
+    Each row draws any action id until it draws a legal one (rejection sampling, a few rounds
+    over the rows still drawing); rows still without one then draw among their legal ids (found
+    with one binary search per row in the flattened legal ids). Every legal action is equally
+    likely either way. Every row needs a legal action.
     """
     n, a = mask.shape
     row_starts = _row_starts(n, a)
+    flat = mask.ravel()
     actions = (rng.random(n) * a).astype(np.int64)
-    redraw = np.flatnonzero(~mask.ravel()[row_starts[:-1] + actions])
-    if redraw.size:
-        actions[redraw] = _among_legal(mask[redraw], rng)
+    pending = np.flatnonzero(~flat[row_starts[:-1] + actions])
+    for _ in range(_REJECTION_ROUNDS):
+        if pending.size == 0:
+            return actions
+        draw = (rng.random(pending.size) * a).astype(np.int64)
+        legal = flat[row_starts[pending] + draw]
+        actions[pending[legal]] = draw[legal]
+        pending = pending[~legal]
+    if pending.size:
+        actions[pending] = _among_legal(mask[pending], rng)
     return actions
+
+
+# Rounds of rejection before the exact draw: sparse masks (Othello) settle most rows in a few
+# cheap rounds, the rest take the exact draw.
+_REJECTION_ROUNDS = 6
 
 
 def _among_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
