@@ -28,6 +28,7 @@ pub mod analysis;
 pub mod arena;
 pub mod cancel;
 pub mod conformance;
+pub mod environment;
 pub mod external;
 pub mod game;
 pub mod games;

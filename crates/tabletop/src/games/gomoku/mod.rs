@@ -12,6 +12,7 @@ pub mod conformance;
 pub mod engine;
 pub mod rules;
 pub mod session;
+pub mod environment;
 pub mod threats;
 #[cfg(feature = "cli")]
 pub mod terminal;
@@ -27,6 +28,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     about: "five in a row on a 15 x 15 board (free-style)",
     player_kinds: <Gomoku as crate::players::Players>::PLAYER_KINDS,
     session: &session::SESSIONS,
+    environment: &environment::ENVIRONMENT,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

@@ -37,6 +37,7 @@
 
 pub mod analysis;
 pub mod session;
+pub mod environment;
 pub mod bench;
 pub mod board;
 pub mod conformance;
@@ -66,6 +67,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     about: "number tiles on a board of equations, a op b = c, for 2 to 4 players",
     player_kinds: <Mathable as crate::players::Players>::PLAYER_KINDS,
     session: &session::SESSIONS,
+    environment: &environment::ENVIRONMENT,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

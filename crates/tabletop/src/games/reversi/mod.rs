@@ -39,6 +39,7 @@
 pub mod accuracy;
 pub mod analysis;
 pub mod session;
+pub mod environment;
 pub mod bench;
 pub mod bitboard;
 pub mod classic;
@@ -75,6 +76,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     about: "discs flip when outflanked; the most discs at the end wins",
     player_kinds: <Reversi as crate::players::Players>::PLAYER_KINDS,
     session: &session::SESSIONS,
+    environment: &environment::ENVIRONMENT,
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,
