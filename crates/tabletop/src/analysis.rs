@@ -142,10 +142,9 @@ where
             depth = depth.min(result.depth + 1);
         }
         let text = match verdict(value) {
-            Verdict::Win(p) => format!("win in {}", plies(p)),
-            Verdict::Loss(p) => format!("loss in {}", plies(p)),
             Verdict::Score(_) if exact => "draw (exact)".to_string(),
             Verdict::Score(s) => describe(s),
+            forced => crate::value::forced_result(forced).unwrap_or_default(),
         };
         out.push(MoveValue { notation: mv.to_string(), score: value, exact, text });
     }

@@ -30,6 +30,7 @@ pub mod cancel;
 pub mod conformance;
 pub mod game;
 pub mod games;
+pub mod levels;
 pub mod memory;
 pub mod perft;
 pub mod player_spec;

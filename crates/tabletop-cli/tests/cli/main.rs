@@ -17,3 +17,4 @@ mod reversi_tune;
 mod shared_loop;
 mod sharp_edges;
 mod slide_cli;
+mod vocabulary;

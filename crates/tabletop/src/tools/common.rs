@@ -62,7 +62,7 @@ pub fn paint(text: &str, code: u8, color: bool) -> String {
 /// The options every `tabletop match GAME` takes.
 #[derive(Args, Clone, Debug)]
 pub struct MatchOptions {
-    /// Player A then player B (repeat twice), e.g. `engine:time=100ms` or `classic:levels=4`.
+    /// Player A then player B (repeat twice), e.g. `engine:time=100ms`, `engine:level=club` or `classic:depth=5`.
     #[arg(long = "player", value_name = "SPEC", num_args = 1)]
     pub players: Vec<PlayerSpec>,
     /// Number of games (pairs share an opening with the seats swapped).

@@ -1,7 +1,9 @@
 //! Slide's computer players: the document's classic minimax and the engine's player.
 //!
-//! Player specs: `engine` (default; settings `time`, `depth`), `classic` (setting `levels`,
-//! default 4), `random` (setting `seed`), `human` (front ends only).
+//! Player specs: `engine` (default; settings `time`, `depth`, or `level=1..10` by number or
+//! name, see [`LEVELS`]), `classic` (setting `depth`, plies, default 5; `levels=N`, the
+//! document's `max_levels`, is still read as `depth=N+1`), `random` (setting `seed`), `human`
+//! (front ends only).
 
 use std::time::Duration;
 
@@ -19,13 +21,16 @@ use crate::search::{verdict, Evaluator, Limits, NoOrdering, Options, Search, Sea
 pub const PLAYER_KINDS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "depth"],
-        help: "perfect play where the solver reaches (3x3, 4x4), else search to `time` (default 1s) or `depth`",
+        settings: &["time", "depth", "level", "seed"],
+        help: "perfect play where the solver reaches (3x3, 4x4), else search to `time` (default 1s) or `depth`; \
+               or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, \
+               6 advanced, 7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the lower levels)",
     },
     PlayerKind {
         name: "classic",
-        settings: &["levels"],
-        help: "a classic minimax with a four-valued evaluation, levels+1 plies (default 4)",
+        settings: &["depth", "levels"],
+        help: "the document's minimax with its four-valued evaluation, depth plies (default 5); \
+               the older spelling levels=N (the document's max_levels) still works and means depth=N+1",
     },
     PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
     PlayerKind { name: "human", settings: &[], help: "a person at the keyboard" },
@@ -35,15 +40,50 @@ pub const PLAYER_KINDS: &[PlayerKind] = &[
 ///
 /// ```
 /// use tabletop::games::slide::players::player_from_spec;
-/// assert!(player_from_spec(&"classic:levels=2".parse().unwrap()).is_ok());
-/// assert!(player_from_spec(&"classic:depth=2".parse().unwrap()).is_err());
+/// assert_eq!(player_from_spec(&"classic:depth=3".parse().unwrap()).unwrap().describe(), "classic:depth=3");
+/// // The older spelling: the document's max_levels, one ply less than the depth.
+/// assert_eq!(player_from_spec(&"classic:levels=2".parse().unwrap()).unwrap().describe(), "classic:depth=3");
+/// assert_eq!(player_from_spec(&"engine:level=casual".parse().unwrap()).unwrap().describe(), "engine:level=3");
+/// assert!(player_from_spec(&"classic:time=2s".parse().unwrap()).is_err());
 /// ```
 pub fn player_from_spec(spec: &PlayerSpec) -> Result<Box<dyn Player<Slide>>, SpecError> {
+    seeded_player_from_spec(spec, 0)
+}
+
+/// [`player_from_spec`], with `default_seed` for the random choices of players whose spec sets
+/// no seed (`random`, the levels).
+pub fn seeded_player_from_spec(spec: &PlayerSpec, default_seed: u64) -> Result<Box<dyn Player<Slide>>, SpecError> {
     let kind = spec.check(PLAYER_KINDS)?;
     match kind.name {
-        "engine" => Ok(Box::new(EnginePlayer::new(spec.get_duration("time")?, spec.get_in_range("depth", 1..=64)?))),
-        "classic" => Ok(Box::new(ClassicPlayer::new(spec.get_in_range("levels", 0..=12)?.unwrap_or(4) as u32))),
-        "random" => Ok(Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(0)))),
+        "engine" => {
+            if let Some(level) = crate::levels::level_setting(spec)? {
+                return Ok(level_player(spec, level, spec.get_u64("seed")?.unwrap_or(default_seed)));
+            }
+            if spec.settings.contains_key("seed") {
+                return Err(SpecError::BadValue {
+                    key: "seed".to_string(),
+                    value: spec.settings["seed"].clone(),
+                    expected: "a seed only with a level (engine:level=2,seed=7)".to_string(),
+                });
+            }
+            Ok(Box::new(EnginePlayer::new(spec.get_duration("time")?, spec.get_in_range("depth", 1..=64)?)))
+        }
+        "classic" => {
+            let depth = match (spec.get_in_range("depth", 1..=13)?, spec.get_in_range("levels", 0..=12)?) {
+                (Some(_), Some(_)) => {
+                    return Err(SpecError::BadValue {
+                        key: "levels".to_string(),
+                        value: spec.settings["levels"].clone(),
+                        expected: "nothing next to depth= (levels=N is the older spelling of depth=N+1)".to_string(),
+                    })
+                }
+                (Some(depth), None) => depth,
+                (None, Some(levels)) => levels + 1,
+                (None, None) => 5,
+            };
+            Ok(Box::new(ClassicPlayer::new(depth as u32 - 1)))
+        }
+        "random" => Ok(Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(default_seed)))),
         _ => Err(SpecError::UnknownName {
             name: spec.name.clone(),
             valid: "engine, classic, random (human is played at the keyboard)".to_string(),
@@ -149,12 +189,25 @@ impl ClassicPlayer {
 
 impl Player<Slide> for ClassicPlayer {
     fn describe(&self) -> String {
-        format!("classic:levels={}", self.levels)
+        format!("classic:depth={}", self.levels + 1)
     }
 
     fn choose_move(&mut self, record: &Record<Slide>) -> SlideMove {
         self.choose(record.current()).expect("choose_move is only called while the game goes on")
     }
+}
+
+/// Slide's ten levels: the share of moves (in percent) the engine chooses, the others being
+/// uniformly random legal moves (seeded). Level 10 is the engine itself. Calibrated with
+/// `scripts/levels-ladder slide` (docs/SLIDE.md, "Levels").
+pub const LEVELS: [u32; 10] = [0, 30, 50, 65, 75, 83, 89, 94, 97, 100];
+
+/// The player of `level` (1..=10) drawing its random moves from `seed`.
+fn level_player(spec: &PlayerSpec, level: u8, seed: u64) -> Box<dyn Player<Slide>> {
+    let strong = Box::new(EnginePlayer::new(None, None));
+    let weak = Box::new(RandomPlayer::new(seed.wrapping_add(1)));
+    let percent = LEVELS[level.clamp(1, 10) as usize - 1];
+    Box::new(crate::levels::MixedPlayer::new(strong, weak, percent, seed, crate::levels::describe_level(spec, level)))
 }
 
 /// The engine's heuristic for boards too large to solve: open lines weighted by how full they
@@ -229,10 +282,9 @@ impl EnginePlayer {
         let timed = search.search(position, &earlier, limits);
         let result: SearchResult<SlideMove> = if timed.complete && timed.depth >= 2 { timed } else { safe };
         let value = match verdict(result.value) {
-            Verdict::Win(p) => format!("win in {p} plies"),
-            Verdict::Loss(p) => format!("loss in {p} plies"),
             Verdict::Score(s) if result.exact => format!("draw (exact, score {s})"),
             Verdict::Score(s) => format!("score {s} at depth {}", result.depth),
+            forced => crate::value::forced_result(forced).unwrap_or_default(),
         };
         Some(EngineAdvice { best: result.best_move?, value })
     }
@@ -267,10 +319,6 @@ impl crate::players::Players for Slide {
     const PLAYER_KINDS: &'static [PlayerKind] = PLAYER_KINDS;
 
     fn make_player(spec: &PlayerSpec, _start: &Slide, seed: u64) -> Result<Box<dyn Player<Slide>>, SpecError> {
-        let mut spec = spec.clone();
-        if spec.name == "random" && !spec.settings.contains_key("seed") {
-            spec.settings.insert("seed".into(), seed.to_string());
-        }
-        player_from_spec(&spec)
+        seeded_player_from_spec(spec, seed)
     }
 }

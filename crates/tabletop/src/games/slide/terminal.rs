@@ -17,11 +17,11 @@ pub struct PlayArgs {
     #[command(flatten)]
     variant: VariantArgs,
     /// Who plays a side: `SEAT=SPEC` with the seat b (blue, 1, moves first) or o (orange, 2),
-    /// and SPEC `human`, `engine`, `engine:time=200ms`, `classic:levels=4` or `random`. A bare
+    /// and SPEC `human`, `engine`, `engine:time=200ms`, `classic:depth=5`, `engine:level=casual` or `random`. A bare
     /// SPEC is for o. Default: b=human, o=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     players: Vec<String>,
-    /// Short for --player o=classic:levels=N (the classic minimax player, N + 1 plies deep).
+    /// Short for --player o=classic:depth=N+1 (the document's classic minimax with max_levels N).
     #[arg(long)]
     levels: Option<u32>,
     /// The origin document's program `PlayGame SIZE EMPTY MAX_LEVELS`: a person (b) against the
@@ -81,8 +81,8 @@ fn describe_state(record: &Record<Slide>) -> String {
                 None => String::new(),
             };
             match outcome {
-                Outcome::Win(seat) => format!("{} wins: {reason}.", side_name(Side::from_seat(seat))),
-                _ => format!("Draw: {reason}."),
+                Outcome::Win(seat) => crate::value::result_sentence(Some(side_name(Side::from_seat(seat))), "", &reason),
+                _ => crate::value::result_sentence(None, "", &reason),
             }
         }
     }
@@ -160,9 +160,9 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let mut presenter = SlidePresenter;
     let mut options = args.players.clone();
     if let Some(levels) = levels {
-        options.insert(0, format!("o=classic:levels={levels}"));
+        options.insert(0, format!("o=classic:depth={}", levels + 1));
     }
-    let defaults = [PlayerSpec::named("human"), PlayerSpec::named("engine")];
+    let defaults = [PlayerSpec::named("human"), PlayerSpec::named(crate::levels::DEFAULT_COMPUTER)];
     let specs = seat_specs(&presenter, &defaults, &options)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
     let mut table =
@@ -172,6 +172,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
 
 /// Computer-vs-computer match.
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, _| Ok(player_from_spec(spec)?))?;
+    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, i| {
+        Ok(super::players::seeded_player_from_spec(spec, args.options.seed + i)?)
+    })?;
     Ok(())
 }
