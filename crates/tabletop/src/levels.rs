@@ -116,13 +116,14 @@ pub fn describe_level(spec: &PlayerSpec, level: u8) -> String {
 }
 
 /// A level made of two players: for each move, the strong one chooses with probability
-/// `strong_percent` / 100 and the weak one otherwise, drawn from a generator seeded once (a
-/// match replays from its seed; [`Player::reset`] restarts the draws).
+/// `strong_percent` / 100 and the weak one otherwise, drawn from a generator seeded once. The
+/// draws go on from game to game ([`Player::reset`] does not restart them: with few openings,
+/// as in small games, restarting would replay the same few games again and again), so a match
+/// or a session replays as a whole from its seed.
 pub struct MixedPlayer<G: Game> {
     strong: Box<dyn Player<G>>,
     weak: Box<dyn Player<G>>,
     strong_percent: u32,
-    seed: u64,
     rng: ChaCha8Rng,
     description: String,
 }
@@ -137,7 +138,7 @@ impl<G: Game> MixedPlayer<G> {
         seed: u64,
         description: String,
     ) -> Self {
-        MixedPlayer { strong, weak, strong_percent, seed, rng: ChaCha8Rng::seed_from_u64(seed), description }
+        MixedPlayer { strong, weak, strong_percent, rng: ChaCha8Rng::seed_from_u64(seed), description }
     }
 }
 
@@ -155,7 +156,6 @@ impl<G: Game> Player<G> for MixedPlayer<G> {
     }
 
     fn reset(&mut self) {
-        self.rng = ChaCha8Rng::seed_from_u64(self.seed);
         self.strong.reset();
         self.weak.reset();
     }

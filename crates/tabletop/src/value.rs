@@ -114,3 +114,25 @@ pub fn result_sentence(winner: Option<&str>, scores: &str, reason: &str) -> Stri
         format!("{text}: {reason}.")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forced_results_count_the_movers_moves_singular_and_plural() {
+        let words: Vec<String> = (1..=4).filter_map(|p| forced_result(Verdict::Win(p))).collect();
+        assert_eq!(words, ["wins in 1 move", "wins in 1 move", "wins in 2 moves", "wins in 2 moves"]);
+        assert_eq!(forced_result(Verdict::Loss(2)).unwrap(), "loses in 1 move");
+        assert_eq!(forced_result(Verdict::Loss(6)).unwrap(), "loses in 3 moves");
+        assert_eq!(count(0, "move", "moves"), "0 moves");
+        assert_eq!(count(1, "disc", "discs"), "1 disc");
+    }
+
+    #[test]
+    fn a_result_is_one_sentence_whatever_its_parts() {
+        assert_eq!(result_sentence(Some("X"), "", "five in a row"), "X wins: five in a row.");
+        assert_eq!(result_sentence(None, "Black 32, White 32 discs", ""), "Draw (Black 32, White 32 discs).");
+        assert_eq!(result_sentence(None, "", "  the board is full.  "), "Draw: the board is full.");
+    }
+}

@@ -44,3 +44,44 @@ fn every_game_takes_a_level_by_number_or_name_and_refuses_a_wrong_one() {
         }
     }
 }
+
+/// Is `line` the shared end-of-game sentence: `WINNER wins (SCORES): REASON.` or `Draw: REASON.`
+/// (scores and reason optional)?
+fn is_result_sentence(line: &str) -> bool {
+    let Some(body) = line.strip_suffix('.') else { return false };
+    let head = body.split_once(": ").map_or(body, |(head, _reason)| head);
+    let scores_only = |rest: &str| rest.is_empty() || (rest.starts_with(" (") && rest.ends_with(')'));
+    if let Some(rest) = head.strip_prefix("Draw") {
+        return scores_only(rest);
+    }
+    match head.find(" wins") {
+        Some(at) => at > 0 && scores_only(&head[at + " wins".len()..]),
+        None => false,
+    }
+}
+
+#[test]
+fn every_game_ends_with_the_same_sentence_shape() {
+    assert!(is_result_sentence("Black wins (Black 40, White 24 discs): the board is full."));
+    assert!(is_result_sentence("Draw: the board is full."));
+    assert!(is_result_sentence("o (orange) wins: o has 3 in a line."));
+    assert!(!is_result_sentence("Player X won!") && !is_result_sentence("There was a draw!"));
+    for game in tabletop::registry::GAMES {
+        // Two random players play to the end with nobody at the table.
+        let args = ["play", game.name, "--player", "1=random:seed=3", "--player", "2=random:seed=4"];
+        let run = common::tabletop(&args, "");
+        assert!(run.ok, "{}: {}", game.name, run.stderr);
+        let sentence = run.stdout.lines().map(str::trim).find(|line| is_result_sentence(line));
+        assert!(sentence.is_some(), "{}: no result sentence in\n{}", game.name, run.stdout);
+        assert!(!run.stdout.contains(" won!") && !run.stdout.contains("There was a draw"), "{}", game.name);
+    }
+}
+
+#[test]
+fn forced_results_read_in_moves_with_the_right_plural() {
+    // Slide 3x3 with one square kept empty: o to move and win at once on square 9.
+    let run = common::tabletop(&["analyze", "slide", "--size", "3", "--empty", "1", "--position", "oogbbgbgg"], "");
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains("wins in 1 move") && !run.stdout.contains("1 moves"), "{}", run.stdout);
+    assert!(!run.stdout.contains("plies") && !run.stdout.contains(" ply"), "{}", run.stdout);
+}

@@ -197,17 +197,84 @@ impl Player<Slide> for ClassicPlayer {
     }
 }
 
-/// Slide's ten levels: the share of moves (in percent) the engine chooses, the others being
-/// uniformly random legal moves (seeded). Level 10 is the engine itself. Calibrated with
-/// `scripts/levels-ladder slide` (docs/SLIDE.md, "Levels").
-pub const LEVELS: [u32; 10] = [0, 30, 50, 65, 75, 83, 89, 94, 97, 100];
+/// One part of a Slide level.
+#[derive(Clone, Copy, Debug)]
+enum LevelPart {
+    /// The move the solver values worst (random where no solver reaches): the bottom levels
+    /// are weaker than random moves, or a perfect engine would leave too little room for ten
+    /// levels on the small boards (it wins 98.5% against random moves on 3x3).
+    Worst,
+    /// Uniformly random legal moves.
+    Random,
+    /// The engine.
+    Engine,
+}
 
-/// The player of `level` (1..=10) drawing its random moves from `seed`.
+impl LevelPart {
+    fn player(self, seed: u64) -> Box<dyn Player<Slide>> {
+        match self {
+            LevelPart::Worst => Box::new(WorstPlayer { solver: None, random: RandomPlayer::new(seed) }),
+            LevelPart::Random => Box::new(RandomPlayer::new(seed)),
+            LevelPart::Engine => Box::new(EnginePlayer::new(None, None)),
+        }
+    }
+}
+
+/// Slide's ten levels: (weak part, strong part, the strong part's share of the moves in
+/// percent). Level 10 is the engine. Calibrated with `scripts/levels-ladder slide`
+/// (docs/SLIDE.md, "Levels").
+const LEVELS: [(LevelPart, LevelPart, u32); 10] = [
+    (LevelPart::Worst, LevelPart::Random, 0),
+    (LevelPart::Worst, LevelPart::Random, 35),
+    (LevelPart::Worst, LevelPart::Random, 70),
+    (LevelPart::Worst, LevelPart::Random, 100),
+    (LevelPart::Random, LevelPart::Engine, 25),
+    (LevelPart::Random, LevelPart::Engine, 50),
+    (LevelPart::Random, LevelPart::Engine, 70),
+    (LevelPart::Random, LevelPart::Engine, 85),
+    (LevelPart::Random, LevelPart::Engine, 95),
+    (LevelPart::Random, LevelPart::Engine, 100),
+];
+
+/// The player of `level` (1..=10) drawing its random choices from `seed`.
 fn level_player(spec: &PlayerSpec, level: u8, seed: u64) -> Box<dyn Player<Slide>> {
-    let strong = Box::new(EnginePlayer::new(None, None));
-    let weak = Box::new(RandomPlayer::new(seed.wrapping_add(1)));
-    let percent = LEVELS[level.clamp(1, 10) as usize - 1];
-    Box::new(crate::levels::MixedPlayer::new(strong, weak, percent, seed, crate::levels::describe_level(spec, level)))
+    let (weak, strong, percent) = LEVELS[level.clamp(1, 10) as usize - 1];
+    let description = crate::levels::describe_level(spec, level);
+    Box::new(crate::levels::MixedPlayer::new(
+        strong.player(seed.wrapping_add(2)),
+        weak.player(seed.wrapping_add(1)),
+        percent,
+        seed,
+        description,
+    ))
+}
+
+/// The move the solver values worst for the side to move (the quickest loss), for the lowest
+/// levels; random moves where no solver reaches.
+struct WorstPlayer {
+    solver: Option<SlideSolver>,
+    random: RandomPlayer,
+}
+
+impl Player<Slide> for WorstPlayer {
+    fn describe(&self) -> String {
+        "worst".to_string()
+    }
+
+    fn choose_move(&mut self, record: &Record<Slide>) -> SlideMove {
+        let position = record.current();
+        let variant = position.slide_variant();
+        if self.solver.as_ref().is_none_or(|s| s.variant() != variant) {
+            self.solver = SlideSolver::new(variant);
+        }
+        let worst = self.solver.as_mut().and_then(|solver| {
+            solver.try_move_values(position)?.into_iter().min_by_key(|(_, value)| value.rank()).map(|(mv, _)| mv)
+        });
+        match worst {
+            Some(mv) => mv,
+            None => self.random.choose_move(record),
+        }
+    }
 }
 
 /// The engine's heuristic for boards too large to solve: open lines weighted by how full they

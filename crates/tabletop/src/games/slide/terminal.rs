@@ -160,7 +160,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let mut presenter = SlidePresenter;
     let mut options = args.players.clone();
     if let Some(levels) = levels {
-        options.insert(0, format!("o=classic:depth={}", levels + 1));
+        // The document's max_levels, read as depth = levels + 1 (its errors name `levels`).
+        options.insert(0, format!("o=classic:levels={levels}"));
     }
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named(crate::levels::DEFAULT_COMPUTER)];
     let specs = seat_specs(&presenter, &defaults, &options)?;
