@@ -178,6 +178,12 @@ impl Adapter<Connect> for ConnectAdapter {
 /// Connect for the server's registry entry.
 pub static SESSIONS: Served<Connect, ConnectAdapter> = Served::new();
 
+/// An `engine` spec that names a level (or a seed, which only a level takes): built by
+/// [`connect_player`] like the other players, not from the slot's engine.
+fn is_level(spec: &PlayerSpec) -> bool {
+    spec.settings.contains_key("level") || spec.settings.contains_key("seed")
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -189,10 +195,4 @@ mod tests {
         assert_eq!(session.ply(), 0);
         assert_eq!(session.agreement_move(), None);
     }
-}
-
-/// An `engine` spec that names a level (or a seed, which only a level takes): built by
-/// [`connect_player`] like the other players, not from the slot's engine.
-fn is_level(spec: &PlayerSpec) -> bool {
-    spec.settings.contains_key("level") || spec.settings.contains_key("seed")
 }

@@ -1,7 +1,7 @@
 //! Slide's computer players: the document's classic minimax and the engine's player.
 //!
 //! Player specs: `engine` (default; settings `time`, `depth`, or `level=1..10` by number or
-//! name, see [`LEVELS`]), `classic` (setting `depth`, plies, default 5; `levels=N`, the
+//! name, see docs/SLIDE.md, "Levels"), `classic` (setting `depth`, plies, default 5; `levels=N`, the
 //! document's `max_levels`, is still read as `depth=N+1`), `random` (setting `seed`), `human`
 //! (front ends only).
 
