@@ -228,7 +228,19 @@ test("reversi: the computer's levels are offered by name; a level picked by name
   const labels = await select.locator("option").allTextContents();
   assert.deepEqual(labels.slice(0, 10), ["Beginner (level 1)", "Novice (level 2)", "Casual (level 3)", "Intermediate (level 4)",
     "Club (level 5)", "Advanced (level 6)", "Expert (level 7)", "Master (level 8)", "Grandmaster (level 9)", "Maximum (level 10)"]);
-  assert.equal(await select.inputValue(), "engine:level=3", "a person starts at Casual");
+  assert.deepEqual(labels.slice(10), ["Full strength (engine, a second a move)", "Random moves"]);
+  // The first choice is the server's default, the terminal's too (tabletop::levels::DEFAULT_COMPUTER).
+  const catalog = await (await fetch(base + "api/catalog")).json();
+  assert.equal(await select.inputValue(), catalog.games.find((g) => g.name === "reversi").default_computer);
+  assert.equal(await select.inputValue(), "engine", "a person starts at the engine, as in the terminal");
+  // Every game offers the same ten levels by name.
+  for (const game of catalog.games) {
+    await page.click(`label:has(#game-${game.name})`);
+    const offered = await select.locator("option").allTextContents();
+    assert.deepEqual(offered.slice(0, 10), labels.slice(0, 10), game.name);
+    assert.equal(await select.inputValue(), game.default_computer, game.name);
+  }
+  await page.click("label:has(#game-reversi)");
   await select.selectOption({ label: "Club (level 5)" });
   await shot(page, "reversi-level-start");
   await Promise.all([page.waitForURL(/\/game\/[0-9a-f]+$/), page.click("button[type=submit]")]);
@@ -830,7 +842,8 @@ test("start page: a listed game without a page module is reported, the others of
   assert.equal(await page.locator("#game-choice input").count(), real, "every other game is offered");
   await page.click("label:has(#game-gomoku)");
   // Only the computers the server lists for the game are offered.
-  assert.deepEqual(await page.getByLabel("Computer strength").locator("option").allTextContents(), ["Strong", "Greedy", "Random"]);
+  const offered = await page.getByLabel("Computer strength").locator("option").allTextContents();
+  assert.deepEqual([offered[0], offered[4], ...offered.slice(10)], ["Beginner (level 1)", "Club (level 5)", "Full strength (engine, a second a move)", "Random moves"]);
   await page.click("#options-box summary");
   assert.equal(await page.inputValue("#gomoku-size"), "15");
   assert.deepEqual(await unnamedControls(page), [], "every control on the start page has a name");

@@ -897,6 +897,30 @@ async fn catalog_games(addr: std::net::SocketAddr) -> Vec<String> {
     games
 }
 
+/// The catalog gives every game the same ten levels by name and, as the page's first choice, the
+/// computer the terminal seats by default (issue 25: one default strength); the API takes a level
+/// by number or name in every game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_catalog_offers_every_game_the_ten_levels_and_the_terminals_default() {
+    let server = start().await;
+    let addr = server.addr;
+    let catalog = get(addr, "/api/catalog").await;
+    for game in catalog.body["games"].as_array().unwrap() {
+        let name = game["name"].as_str().unwrap();
+        assert_eq!(game["default_computer"], tabletop::levels::DEFAULT_COMPUTER, "{name}");
+        let computers = game["computers"].as_array().unwrap();
+        assert!(computers.iter().any(|c| c[0] == game["default_computer"]), "{name}: the default is offered");
+        for (i, level) in tabletop::levels::LEVEL_NAMES.iter().enumerate() {
+            assert_eq!(computers[i][0], format!("engine:level={}", i + 1), "{name}");
+            assert!(computers[i][1].as_str().unwrap().to_lowercase().starts_with(level), "{name}: {}", computers[i][1]);
+        }
+        for spec in ["engine:level=club", "engine:level=1"] {
+            let created = create(addr, json!({"game": name, "seats": ["human", spec]})).await;
+            assert_eq!(state(addr, &created.id, None).await["players"][1]["spec"], spec, "{name}");
+        }
+    }
+}
+
 /// Every registered game between two people from its defaults: each person moves from their own
 /// view's legal moves (seeded choice), a watcher sees every move at once, and a game with hidden
 /// information gives nobody its position notation and nobody but the seat to move its legal moves.

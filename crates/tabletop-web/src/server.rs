@@ -619,7 +619,10 @@ async fn create_game(
 }
 
 /// The games this server offers, from the library's registry, for the start page:
-/// `{"games": [{"name", "title", "about", "players": [{"name", "settings", "help"}]}]}`.
+/// `{"games": [{"name", "title", "about", "players": [{"name", "settings", "help"}],
+/// "computers": [[spec, label], ...], "default_computer": spec}]}`: the computers the start form
+/// offers people, and the one it chooses at first (the terminal's default too,
+/// [`tabletop::levels::DEFAULT_COMPUTER`]).
 async fn catalog() -> Json<Value> {
     let games: Vec<Value> = tabletop::registry::GAMES
         .iter()
@@ -629,7 +632,18 @@ async fn catalog() -> Json<Value> {
                 .iter()
                 .map(|k| json!({"name": k.name, "settings": k.settings, "help": k.help}))
                 .collect();
-            json!({"name": game.name, "title": game.title, "about": game.about, "players": players})
+            let computers: Vec<Value> = tabletop::levels::offered_computers(game.player_kinds)
+                .into_iter()
+                .map(|(spec, label)| json!([spec, label]))
+                .collect();
+            json!({
+                "name": game.name,
+                "title": game.title,
+                "about": game.about,
+                "players": players,
+                "computers": computers,
+                "default_computer": tabletop::levels::DEFAULT_COMPUTER,
+            })
         })
         .collect();
     Json(json!({ "games": games }))

@@ -50,7 +50,7 @@ pub struct MoveValue {
     pub score: i32,
     /// True when the value is exact (proved by a solver or an exhaustive search).
     pub exact: bool,
-    /// The value in words: "+4 discs (exact)", "win in 7 plies", "12 points".
+    /// The value in words: "+4 discs (exact)", "wins in 4 moves", "12 points".
     #[serde(rename = "value")]
     pub text: String,
 }
@@ -89,7 +89,7 @@ pub trait Analyze: Game {
 /// assert_eq!(tabletop::analysis::plies(1), "1 ply");
 /// ```
 pub fn plies(n: u32) -> String {
-    format!("{n} {}", if n == 1 { "ply" } else { "plies" })
+    crate::value::count(n.into(), "ply", "plies")
 }
 
 /// Sorts best first, stable for equal scores; `depth` as in [`Analysis::depth`].
@@ -142,10 +142,9 @@ where
             depth = depth.min(result.depth + 1);
         }
         let text = match verdict(value) {
-            Verdict::Win(p) => format!("win in {}", plies(p)),
-            Verdict::Loss(p) => format!("loss in {}", plies(p)),
             Verdict::Score(_) if exact => "draw (exact)".to_string(),
             Verdict::Score(s) => describe(s),
+            forced => crate::value::forced_result(forced).unwrap_or_default(),
         };
         out.push(MoveValue { notation: mv.to_string(), score: value, exact, text });
     }

@@ -32,6 +32,7 @@ pub mod environment;
 pub mod external;
 pub mod game;
 pub mod games;
+pub mod levels;
 pub mod memory;
 pub mod perft;
 pub mod player_spec;

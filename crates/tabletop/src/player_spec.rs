@@ -1,4 +1,5 @@
-//! Player specifications: `engine`, `engine:time=100ms`, `classic:levels=4`, `random`, `human`.
+//! Player specifications: `engine`, `engine:time=100ms`, `engine:level=club`, `classic:depth=5`,
+//! `random`, `human`.
 //!
 //! The same syntax is used by every front end (`play`, `match`, the web API). A spec is a name,
 //! then optionally a colon and comma-separated `key=value` settings. Each game says which names

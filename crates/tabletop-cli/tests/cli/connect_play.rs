@@ -38,7 +38,9 @@ fn connect3_forfeits_count_as_turns_and_the_twelfth_ends_in_a_draw() {
     // turns with no winner: the document's program announces the draw instead of a 13th turn.
     let script = "1\n1\n2\n2\n1\n3\n2\n4\n3\n3\n4\n9\n";
     let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human", "--forfeit-invalid"], script);
-    assert!(out.contains("There was a draw!"), "{out}");
+    // The shared result sentence outside --document (the document's words are its own).
+    assert!(out.contains("Draw: as many turns as cells without a line."), "{out}");
+    assert!(!out.contains("There was a draw!"), "{out}");
     assert_eq!(out.matches("turn, where to place: ").count(), 12, "{out}");
 }
 
@@ -177,13 +179,13 @@ fn forfeit_invalid_passes_the_turn() {
         "1\nx\n1\n2\n1\n",
     );
     assert!(out.contains("O forfeits the turn"), "{out}");
-    assert!(out.contains("Player X won!\nGame over: "), "{out}");
+    assert!(out.contains("Player X wins: 3 in a row.\nGame over: "), "{out}");
 }
 
 #[test]
 fn o_can_win_and_undo_works() {
     let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human"], "1\n2\nundo\n2\n1\n2\n4\n2\n");
-    assert!(out.contains("Player O won!\nGame over: "), "{out}");
+    assert!(out.contains("Player O wins: 3 in a row.\nGame over: "), "{out}");
 }
 
 #[test]
@@ -199,7 +201,7 @@ fn computer_opponent_plays() {
         "1\n1\n1\n1\n1\n1\n1\n1\n",
     );
     assert!(out.contains("O (engine) plays "), "{out}");
-    assert!(out.contains("won!") || out.contains("draw") || out.contains("End of input"), "{out}");
+    assert!(out.contains(" wins: ") || out.contains("Draw: ") || out.contains("End of input"), "{out}");
 }
 
 #[test]

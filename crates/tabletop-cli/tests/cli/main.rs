@@ -18,3 +18,4 @@ mod reversi_tune;
 mod shared_loop;
 mod sharp_edges;
 mod slide_cli;
+mod vocabulary;

@@ -29,7 +29,7 @@ fn scripted_game_with_illegal_move_pass_undo_hint_and_result() {
     assert_eq!(out.matches("Black to move (a2 b2 b4 g7 h7 h8)> ").count(), 6, "{out}");
     assert_eq!(out.matches("white (O) 32  empty 5").count(), 3, "the board once per change: {out}");
     assert!(out.contains("White (classic:depth=2) plays b4"), "{out}");
-    assert!(out.contains("Game over (the board is full): black 40, white 24: black wins by 16."), "{out}");
+    assert!(out.contains("Black wins (Black 40, White 24 discs): the board is full."), "{out}");
     assert!(out.contains("Loaded"), "{out}");
     let saved = std::fs::read_to_string(file).unwrap();
     let _ = std::fs::remove_file(file);

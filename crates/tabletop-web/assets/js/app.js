@@ -53,6 +53,7 @@ function loadGame(name) {
 // catalog's order. A game whose module cannot be loaded is left out and reported.
 async function loadCatalog() {
   const { games } = await api("GET", "/api/catalog");
+  for (const entry of games) for (const [spec, label] of entry.computers || []) computerLabels.set(entry.name + " " + spec, label);
   const problems = [];
   const loaded = await Promise.all(games.map((entry) => loadGame(entry.name).then(
     (module) => ({ entry, module }),
@@ -61,12 +62,27 @@ async function loadCatalog() {
   return loaded.filter(Boolean);
 }
 
-// The computer players offered for a game: those the module names whose kind the server
-// offers (a spec is `kind` or `kind:settings`); failing those, the server's own kinds.
-function computersOf({ entry, module }) {
-  const kinds = entry.players.map((p) => p.name).filter((n) => n !== "human");
-  const named = module.info.computers.filter(([spec]) => kinds.includes(spec.split(":")[0]));
-  return named.length ? named : kinds.map((kind) => [kind, kind]);
+// The computer players offered for a game: the server's catalog lists them with their labels
+// (the same ten levels in every game, the engine at full strength, random moves); failing
+// that, the server's own kinds by name.
+function computersOf({ entry }) {
+  if (entry.computers && entry.computers.length) return entry.computers;
+  return entry.players.map((p) => p.name).filter((n) => n !== "human").map((kind) => [kind, kind]);
+}
+
+// The labels of the computers the catalog lists, by game and spec, for naming a game's players
+// ("computer: Club (level 5)").
+const computerLabels = new Map();
+
+// Fills `computerLabels` when a game is opened without the start page (an invite, a link).
+async function loadComputerLabels() {
+  if (computerLabels.size) return;
+  try {
+    const { games } = await api("GET", "/api/catalog");
+    for (const entry of games) for (const [spec, label] of entry.computers || []) computerLabels.set(entry.name + " " + spec, label);
+  } catch (error) {
+    // Without the catalog a computer is named "computer" alone; nothing else depends on it.
+  }
 }
 
 // ---- a confirmation dialog (Resign, Terminate) ----
@@ -141,7 +157,9 @@ async function showStart() {
     const computers = computersOf(chosen);
     const keep = strength.dataset.game === chosen.entry.name ? strength.value : null;
     strength.replaceChildren(...computers.map(([spec, label]) => el("option", { value: spec, text: label })));
-    const first = computers.some(([spec]) => spec === game.info.defaultComputer) ? game.info.defaultComputer : computers[0] && computers[0][0];
+    // The server's default (the terminal's too) is chosen at first.
+    const preferred = chosen.entry.default_computer;
+    const first = computers.some(([spec]) => spec === preferred) ? preferred : computers[0] && computers[0][0];
     strength.value = keep || first;
     strength.dataset.game = chosen.entry.name;
     $("strength-row").hidden = opponent !== "computer";
@@ -461,7 +479,8 @@ function render() {
   $("players").replaceChildren(...s.players.map((p) => {
     const you = page.tokens[p.seat] ? (mySeats().length > 1 ? " (this screen)" : " (you)") : "";
     // A computer is named by the start page's label for its spec when it has one ("Club (level 5)").
-    const known = p.kind === "computer" && game.info.computers.find(([spec]) => spec === p.spec);
+    const label = p.kind === "computer" && computerLabels.get(s.game + " " + p.spec);
+    const known = label ? [p.spec, label] : null;
     const presence = page.linked === false ? "status unknown" : p.connected ? "online" : "offline";
     const kind = p.kind === "computer" ? (known ? `computer: ${known[1]}` : "computer") : p.kind === "open" ? "open seat" : you ? "" : presence;
     const li = el("li", { class: "player" + (seat === p.seat && !over ? " to-move" : "") + (p.resigned ? " resigned" : "") },
@@ -644,6 +663,7 @@ async function openInvitation(id, code) {
 async function showGame(id) {
   page.id = id;
   $("play").hidden = false;
+  await loadComputerLabels();
   // An invite link carries its seat's token in the fragment: keep it, and take it out of the
   // address bar (and so out of the history and of anything copied from there).
   const fragment = new URLSearchParams(location.hash.slice(1));

@@ -47,7 +47,10 @@ pub fn public_players(game: &str, seats: &[String]) -> Value {
 pub(super) fn thinks_long(spec: &PlayerSpec) -> bool {
     let longer = spec.get_duration("time").ok().flatten().is_some_and(|t| t > Duration::from_secs(1));
     let deep = ["depth", "levels"].iter().any(|key| spec.get_u64(key).ok().flatten().is_some_and(|d| d > 6));
-    longer || deep
+    // The top level thinks up to two seconds a move in some games.
+    let top_level =
+        spec.settings.get("level").and_then(|l| tabletop::levels::parse_level(l).ok()).is_some_and(|n| n >= 10);
+    longer || deep || top_level
 }
 
 /// [`schedule`] after an action of the client at `client`: the computer's thinking (now and

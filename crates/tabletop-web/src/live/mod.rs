@@ -904,24 +904,25 @@ impl LiveGame {
             };
         }
         let who = winners.iter().map(|&s| names[s].clone()).collect::<Vec<_>>().join(" and ");
-        let mut text = match winners.len() {
-            0 => "Draw".to_string(),
-            1 => format!("{who} wins"),
-            _ => format!("{who} share the win"),
-        };
-        if let Some(scores) = &scores {
-            // Named, so the order cannot mislead: "Black 30, White 34 discs".
+        // Named, so the order cannot mislead: "Black 30, White 34 discs".
+        let listed = scores.as_ref().map_or_else(String::new, |scores| {
             let listed = scores.iter().zip(&names).map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ");
-            let unit = self.session.score_unit();
-            text = format!("{text} ({listed} {unit})");
-        }
+            format!("{listed} {}", self.session.score_unit())
+        });
         let reason = match &self.row.ended {
             Some(reason) => reason.clone(),
             None => status["reason"].as_str().unwrap_or("").to_string(),
         };
-        if !reason.is_empty() {
-            text = format!("{text}: {reason}.");
-        }
+        // The library's one sentence shape, as the terminal prints it.
+        let text = match winners.len() {
+            0 => tabletop::value::result_sentence(None, &listed, &reason),
+            1 => tabletop::value::result_sentence(Some(&who), &listed, &reason),
+            _ => tabletop::value::result_sentence(Some(&who), &listed, &reason).replacen(
+                &format!("{who} wins"),
+                &format!("{who} share the win"),
+                1,
+            ),
+        };
         json!({"winners": winners, "text": text, "scores": scores, "reason": reason})
     }
 

@@ -62,7 +62,7 @@ pub fn paint(text: &str, code: u8, color: bool) -> String {
 /// The options every `tabletop match GAME` takes.
 #[derive(Args, Clone, Debug)]
 pub struct MatchOptions {
-    /// Player A then player B (repeat twice), e.g. `engine:time=100ms`, `classic:levels=4` or
+    /// Player A then player B (repeat twice), e.g. `engine:time=100ms`, `engine:level=club`, `classic:depth=5` or
     /// `external:cmd="python3 my_bot.py"` (a program speaking docs/PROTOCOL.md).
     #[arg(long = "player", value_name = "SPEC", num_args = 1)]
     pub players: Vec<PlayerSpec>,

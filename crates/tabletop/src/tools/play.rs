@@ -500,7 +500,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     }
 }
 
-/// The best move by [`Analyze`] within `budget`, in words: `5 (win in 3 plies)`.
+/// The best move by [`Analyze`] within `budget`, in words: `5 (wins in 2 moves)`.
 pub fn analysis_hint<G: Analyze>(record: &Record<G>, budget: Duration) -> String {
     let analysis = G::analyze(record, budget);
     match analysis.moves.first() {

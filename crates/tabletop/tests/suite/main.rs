@@ -10,6 +10,7 @@ mod mathable_conformance;
 mod mathable_engine;
 mod mathable_rules;
 mod parsing_props;
+mod player_vocabulary;
 mod registry;
 mod reversi_accuracy;
 mod reversi_ffo;

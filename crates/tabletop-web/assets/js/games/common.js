@@ -8,9 +8,8 @@
 //     name,             the game's name in the API (`POST /api/games {"game": name}`)
 //     title, blurb,     what its card on the start page says
 //     picture,          the card's picture: an SVG string (attributes only, no styles)
-//     computers,        [[spec, label], ...]: the computer players offered by name, best first
-//                       (the start page offers those whose kind the catalog lists)
-//     defaultComputer?, the spec chosen at first (else the first of `computers`)
+//     (the computer players offered, their labels and the default come from the catalog:
+//     the same ten levels in every game, tabletop::levels::offered_computers)
 //   }
 //   options(values = {}) -> { fields: [Element], read: () => options }
 //                     the start page's board options (with a label each) and the options object

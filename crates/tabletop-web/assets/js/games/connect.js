@@ -9,7 +9,6 @@ export const info = {
   picture: `<svg viewBox="0 0 60 60" aria-hidden="true"><rect width="60" height="60" rx="8" fill="#0072b2"/>
     ${[0, 1, 2, 3].map((r) => [0, 1, 2, 3].map((c) => `<circle cx="${9 + c * 14}" cy="${9 + r * 14}" r="5.5" fill="${
       (r === 3 && c < 3) || (r === 2 && c === 1) ? "#d55e00" : (r === 3 && c === 3) || (r === 2 && c === 0) || (r === 1 && c === 1) ? "#f0e442" : "#fff"}"/>`).join("")).join("")}</svg>`,
-  computers: [["engine", "Perfect"], ["connect:level=3", "Level 3"], ["connect:level=1", "Level 1"], ["random", "Random"]],
 };
 
 export function options(values = {}) {

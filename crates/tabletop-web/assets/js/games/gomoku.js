@@ -15,7 +15,6 @@ export const info = {
     ${[[10, 50], [20, 40], [30, 30], [40, 20]].map(([x, y]) => `<circle cx="${x}" cy="${y}" r="4.6" fill="#111"/>`).join("")}
     ${[[20, 30], [30, 40], [40, 30], [30, 20]].map(([x, y]) => `<circle cx="${x}" cy="${y}" r="4.6" fill="#f8f8f4" stroke="#555" stroke-width=".8"/>`).join("")}
     <circle cx="50" cy="10" r="4.6" fill="#111" opacity=".35"/></svg>`,
-  computers: [["engine", "Strong"], ["greedy", "Greedy"], ["random", "Random"]],
 };
 
 const MIN = 7;

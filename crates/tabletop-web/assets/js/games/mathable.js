@@ -13,7 +13,6 @@ export const info = {
     <rect x="22" y="22" width="16" height="16" rx="2" fill="#fff3c4" stroke="#888"/><text x="30" y="35">4</text>
     <rect x="38" y="22" width="16" height="16" rx="2" fill="#fff3c4" stroke="#888" stroke-width="2"/><text x="46" y="35">7</text>
     <text x="30" y="16" font-size="11" fill="#0072b2">+ − × ÷</text></g></svg>`,
-  computers: [["engine", "Strong"], ["greedy", "Greedy"], ["random", "Random"]],
 };
 
 export function options(values = {}) {

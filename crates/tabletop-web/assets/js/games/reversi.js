@@ -2,8 +2,6 @@
 import { el, cell, grid } from "../board.js";
 import { shortValue, FILES, titled, twoSeats, cellsKey } from "./common.js";
 
-const LEVELS = ["Beginner", "Novice", "Casual", "Intermediate", "Club", "Advanced", "Expert", "Master", "Grandmaster", "Maximum"];
-
 export const info = {
   name: "reversi",
   title: "Reversi",
@@ -11,9 +9,6 @@ export const info = {
   picture: `<svg viewBox="0 0 60 60" aria-hidden="true"><rect width="60" height="60" rx="8" fill="#2e7d4f"/>
     <g stroke="#1e5c3a" stroke-width="1.5"><line x1="20" y1="0" x2="20" y2="60"/><line x1="40" y1="0" x2="40" y2="60"/><line x1="0" y1="20" x2="60" y2="20"/><line x1="0" y1="40" x2="60" y2="40"/></g>
     <circle cx="30" cy="30" r="7.5" fill="#111"/><circle cx="10" cy="30" r="7.5" fill="#f4f4f4"/><circle cx="30" cy="10" r="7.5" fill="#f4f4f4"/><circle cx="50" cy="50" r="7.5" fill="#111"/><circle cx="30" cy="50" r="7.5" fill="#111"/></svg>`,
-  // The ten levels of the engine (levels.rs), weakest first; a person starts at "Casual".
-  computers: [...LEVELS.map((name, i) => [`engine:level=${i + 1}`, `${name} (level ${i + 1})`]), ["random", "Random moves"]],
-  defaultComputer: "engine:level=3",
 };
 
 export function options() {

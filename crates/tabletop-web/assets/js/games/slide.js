@@ -10,7 +10,6 @@ export const info = {
     <g stroke="#888" stroke-width="2"><line x1="20" y1="4" x2="20" y2="56"/><line x1="40" y1="4" x2="40" y2="56"/><line x1="4" y1="20" x2="56" y2="20"/><line x1="4" y1="40" x2="56" y2="40"/></g>
     <rect x="5" y="5" width="12" height="12" rx="2" fill="#0072b2"/><rect x="24" y="24" width="12" height="12" rx="2" fill="#0072b2"/>
     <circle cx="50" cy="10" r="6" fill="#e69f00"/><circle cx="10" cy="50" r="6" fill="#e69f00"/><rect x="43" y="43" width="12" height="12" rx="2" fill="#0072b2" opacity=".35"/></svg>`,
-  computers: [["engine", "Strong (exact)"], ["classic:levels=2", "Easy"], ["random", "Random"]],
 };
 
 const TILE = { b: "blue tile", o: "orange tile", g: "empty" };

@@ -33,11 +33,17 @@ use crate::search::{Limits, MoveOrder, Options, Search};
 pub const PLAYER_KINDS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "table"],
-        help: "perfect when the solve (or the book) answers within `time` (default 1s), else heuristic",
+        settings: &["time", "table", "level", "seed"],
+        help: "perfect when the solve (or the book) answers within `time` (default 1s), else heuristic; \
+               or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, \
+               6 advanced, 7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the levels' choices)",
     },
-    PlayerKind { name: "connect", settings: &["level", "seed"], help: "weaker play on purpose: level=1..5" },
-    PlayerKind { name: "level", settings: &["level", "seed"], help: "same as connect:level=N" },
+    PlayerKind {
+        name: "connect",
+        settings: &["level", "seed"],
+        help: "the older spelling of engine:level=N for N = 1..5 (still accepted)",
+    },
+    PlayerKind { name: "level", settings: &["level", "seed"], help: "the older spelling of engine:level=N (still accepted)" },
     PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
     PlayerKind { name: "human", settings: &[], help: "a person at the keyboard" },
 ];
@@ -92,14 +98,13 @@ pub fn heuristic_search() -> Heuristic {
 pub fn describe_score(p: &Connect, score: i32) -> String {
     let cells = p.connect_variant().cells() as i32;
     let played = p.moves_played() as i32;
-    let plural = |n: i32| if n == 1 { "" } else { "s" };
     if score > 0 {
         // A win on the mover's j-th move from now scores (cells + 1 - played) / 2 - (j - 1).
         let j = (cells + 1 - played) / 2 - score + 1;
-        format!("wins in {j} move{}", plural(j))
+        crate::value::wins_in(j.max(1) as u32)
     } else if score < 0 {
         let j = (cells - played) / 2 + score + 1;
-        format!("loses in {j} move{}", plural(j))
+        crate::value::loses_in(j.max(1) as u32)
     } else {
         "draw".to_string()
     }
@@ -210,8 +215,9 @@ impl Player<Connect> for Engine {
     }
 }
 
-/// A deliberately weaker player: level 1 (almost random) to 5 (a fair heuristic search).
-/// From level 2 it always takes a win in one and blocks a loss in one.
+/// A deliberately weaker player, the lower five of Connect's ten levels: level 1 (almost
+/// random) to 5 (a fair heuristic search). From level 2 it always takes a win in one and blocks
+/// a loss in one. Levels 6 to 10 ([`LEVELS_ABOVE_FIVE`]) mix level 5 with the engine.
 pub struct LevelPlayer {
     level: u8,
     seed: u64,
@@ -233,7 +239,7 @@ impl LevelPlayer {
 
 impl Player<Connect> for LevelPlayer {
     fn describe(&self) -> String {
-        format!("connect:level={},seed={}", self.level, self.seed)
+        format!("engine:level={},seed={}", self.level, self.seed)
     }
 
     fn choose_move(&mut self, record: &Record<Connect>) -> Column {
@@ -297,6 +303,16 @@ pub fn make_player(
     let kind = spec.check(PLAYER_KINDS)?;
     let seed = spec.get_u64("seed")?.unwrap_or(default_seed);
     Ok(match kind.name {
+        "engine" if spec.settings.contains_key("level") || spec.settings.contains_key("seed") => {
+            let Some(level) = crate::levels::level_setting(spec)? else {
+                return Err(SpecError::BadValue {
+                    key: "seed".to_string(),
+                    value: spec.settings["seed"].clone(),
+                    expected: "a seed only with a level (engine:level=2,seed=7)".to_string(),
+                });
+            };
+            level_player(spec, level, variant, seed)?
+        }
         "engine" => {
             let time = spec.get_duration("time")?.unwrap_or(Duration::from_secs(1));
             let table = spec.get_in_range("table", 1 << 16..=1 << 30)?.unwrap_or(1 << 23);
@@ -307,6 +323,7 @@ pub fn make_player(
             }
         }
         "connect" | "level" => {
+            // The older spellings: connect:level=N and level:level=N, N = 1..5.
             let level = spec.get_in_range("level", 1..=5)?.unwrap_or(3);
             Box::new(LevelPlayer::new(level as u8, seed))
         }
@@ -315,6 +332,30 @@ pub fn make_player(
             return Err(SpecError::UnknownName { name: other.to_string(), valid: "engine, connect, random".into() })
         }
     })
+}
+
+/// The engine's share of the moves (in percent) at levels 6 to 10, the others played as level 5;
+/// level 10 is the engine itself. Calibrated with `scripts/levels-ladder connect`
+/// (docs/CONNECT.md, "Levels").
+pub const LEVELS_ABOVE_FIVE: [u32; 5] = [20, 40, 60, 80, 100];
+
+/// The player of `level` (1..=10) for `variant`, seeded with `seed`.
+fn level_player(
+    spec: &PlayerSpec,
+    level: u8,
+    variant: ConnectVariant,
+    seed: u64,
+) -> Result<Box<dyn Player<Connect>>, SpecError> {
+    if level <= 5 {
+        return Ok(Box::new(LevelPlayer::new(level, seed)));
+    }
+    let table = 1 << 21;
+    crate::memory::ensure_available(Solver::memory_bytes(variant, table))?;
+    let strong = Box::new(Engine::try_with_table(variant, Duration::from_secs(1), table)?);
+    let weak = Box::new(LevelPlayer::new(5, seed.wrapping_add(1)));
+    let percent = LEVELS_ABOVE_FIVE[level as usize - 6];
+    let description = crate::levels::describe_level(spec, level);
+    Ok(Box::new(crate::levels::MixedPlayer::new(strong, weak, percent, seed, description)))
 }
 
 /// The result of [`first_player_match`].

@@ -752,6 +752,8 @@ impl Game for Connect {
     fn end_reason(&self) -> Option<String> {
         match self.status() {
             Status::Over(Outcome::Win(_)) => Some(format!("{} in a row", self.variant.line())),
+            // With forfeited turns the game is drawn after as many turns as cells, board full or not.
+            Status::Over(_) if self.passes > 0 => Some("as many turns as cells without a line".to_string()),
             Status::Over(_) => Some("the board is full".to_string()),
             Status::ToMove(_) => None,
         }

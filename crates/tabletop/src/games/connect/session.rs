@@ -120,7 +120,7 @@ impl Adapter<Connect> for ConnectAdapter {
         caps: &Caps,
     ) -> Result<Column, SessionError> {
         let variant = record.current().connect_variant();
-        if spec.name == "engine" {
+        if spec.name == "engine" && !is_level(spec) {
             let time = spec.get_duration("time").map_err(SessionError::player)?.unwrap_or(Duration::from_secs(1));
             let table = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(SessionError::player)?;
             let table = table.unwrap_or_else(|| connect_default_table(variant, caps.engine_memory));
@@ -133,7 +133,7 @@ impl Adapter<Connect> for ConnectAdapter {
     }
 
     fn check_spec(record: &Record<Connect>, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError> {
-        if spec.name == "engine" {
+        if spec.name == "engine" && !is_level(spec) {
             // Checked without building an engine: its table is what the caps bound.
             spec.get_duration("time").map_err(SessionError::player)?;
             if let Some(table) = spec.get_in_range("table", 1 << 16..=1 << 30).map_err(SessionError::player)? {
@@ -154,6 +154,12 @@ impl Adapter<Connect> for ConnectAdapter {
 
 /// Connect for the server's registry entry.
 pub static SESSIONS: Served<Connect, ConnectAdapter> = Served::new();
+
+/// An `engine` spec that names a level (or a seed, which only a level takes): built by
+/// [`connect_player`] like the other players, not from the slot's engine.
+fn is_level(spec: &PlayerSpec) -> bool {
+    spec.settings.contains_key("level") || spec.settings.contains_key("seed")
+}
 
 #[cfg(test)]
 mod tests {

@@ -21,8 +21,8 @@ pub struct PlayArgs {
     /// The board size.
     pub size: SizeArgs,
     /// Who plays a side: `SEAT=SPEC` with the seat x (1, moves first) or o (2), and SPEC
-    /// `human`, `engine`, `engine:time=2s`, `connect:level=3`, `random` or `external:cmd="COMMAND"` (a program speaking
-    /// docs/PROTOCOL.md). A bare SPEC is for o.
+    /// `human`, `engine`, `engine:time=2s`, `engine:level=casual`, `random` or `external:cmd="COMMAND"` (a program
+    /// speaking docs/PROTOCOL.md). A bare SPEC is for o.
     /// Default: x=human, o=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     pub players: Vec<String>,
@@ -62,7 +62,8 @@ pub struct MatchArgs {
 struct ConnectPresenter {
     variant: ConnectVariant,
     forfeit_invalid: bool,
-    /// The document's program: a forfeit is silent (the next board shows it).
+    /// `--document`: the document's program; a forfeit is silent (the next board shows it) and
+    /// the results are its own sentences ("Player X won!").
     document: bool,
     hint_time: Duration,
 }
@@ -136,9 +137,14 @@ impl Presenter<Connect> for ConnectPresenter {
     }
 
     fn result(&self, record: &Record<Connect>) -> String {
+        let reason = crate::game::Game::end_reason(record.current()).unwrap_or_default();
         match record.status() {
-            Status::Over(Outcome::Win(seat)) => format!("Player {} won!", Side::from_seat(seat).letter()),
-            _ => "There was a draw!".to_string(),
+            Status::Over(Outcome::Win(seat)) if self.document => format!("Player {} won!", Side::from_seat(seat).letter()),
+            Status::Over(_) if self.document => "There was a draw!".to_string(),
+            Status::Over(Outcome::Win(seat)) => {
+                crate::value::result_sentence(Some(&format!("Player {}", Side::from_seat(seat).letter())), "", &reason)
+            }
+            _ => crate::value::result_sentence(None, "", &reason),
         }
     }
 
@@ -161,7 +167,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let forfeit_invalid = args.forfeit_invalid || args.document;
     let mut presenter =
         ConnectPresenter { variant: v, forfeit_invalid, document: args.document, hint_time: args.hint_time };
-    let o = if args.document { "human" } else { "engine" };
+    let o = if args.document { "human" } else { crate::levels::DEFAULT_COMPUTER };
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named(o)];
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;

@@ -45,21 +45,14 @@ impl Analyze for Gomoku {
             child.play_unchecked(mv);
             let value = -engine.value(&child, depth - 1);
             let (exact, text) = match verdict(value) {
-                Verdict::Win(p) => (true, format!("wins in {}", moves_text(p))),
-                Verdict::Loss(p) => (true, format!("loses in {}", moves_text(p))),
                 Verdict::Score(s) => (false, format!("{s:+} (depth {depth})")),
+                forced => (true, crate::value::forced_result(forced).unwrap_or_default()),
             };
             out.push(MoveValue { notation: mv.to_string(), score: value, exact, text });
         }
         let all_exact = out.iter().all(|m| m.exact);
         sorted(out, if all_exact { None } else { Some(depth) })
     }
-}
-
-/// A distance in plies as the player's own moves: `1 move`, `3 moves`.
-fn moves_text(plies_away: u32) -> String {
-    let own = plies_away.div_ceil(2).max(1);
-    format!("{own} move{}", if own == 1 { "" } else { "s" })
 }
 
 #[cfg(test)]

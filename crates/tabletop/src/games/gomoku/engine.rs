@@ -23,8 +23,10 @@ use crate::value::WIN;
 pub const PLAYER_KINDS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "depth"],
-        help: "alpha-beta over the moves near the stones, to `depth` plies or for `time` (default 1s)",
+        settings: &["time", "depth", "level", "seed"],
+        help: "alpha-beta over the moves near the stones, to `depth` plies or for `time` (default 1s); \
+               or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, \
+               6 advanced, 7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the levels' choices)",
     },
     PlayerKind { name: "greedy", settings: &["seed"], help: "the best single move by line patterns (wins, blocks)" },
     PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
@@ -405,6 +407,25 @@ impl Player<Gomoku> for GreedyPlayer {
 pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Gomoku>>, SpecError> {
     let kind = spec.check(PLAYER_KINDS)?;
     Ok(match kind.name {
+        "engine" if spec.settings.contains_key("level") || spec.settings.contains_key("seed") => {
+            let Some(level) = crate::levels::level_setting(spec)? else {
+                return Err(SpecError::BadValue {
+                    key: "seed".to_string(),
+                    value: spec.settings["seed"].clone(),
+                    expected: "a seed only with a level (engine:level=2,seed=7)".to_string(),
+                });
+            };
+            let seed = spec.get_u64("seed")?.unwrap_or(seed);
+            let (weak, strong, percent) = LEVELS[level as usize - 1];
+            let description = crate::levels::describe_level(spec, level);
+            Box::new(crate::levels::MixedPlayer::new(
+                strong.player(seed),
+                weak.player(seed.wrapping_add(1)),
+                percent,
+                seed,
+                description,
+            ))
+        }
         "engine" => {
             let time = spec.get_duration("time")?;
             let depth = spec.get_in_range("depth", 1..=12)?.map(|d| d as u32);
@@ -415,6 +436,44 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Gomoku
         _ => Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(seed))),
     })
 }
+
+/// One part of a Gomoku level.
+#[derive(Clone, Copy, Debug)]
+enum LevelPart {
+    /// Uniformly random legal moves.
+    Random,
+    /// The greedy player.
+    Greedy,
+    /// The engine to this depth, within a second a move.
+    Depth(u32),
+}
+
+impl LevelPart {
+    fn player(self, seed: u64) -> Box<dyn Player<Gomoku>> {
+        match self {
+            LevelPart::Random => Box::new(RandomPlayer::new(seed)),
+            LevelPart::Greedy => Box::new(GreedyPlayer::new(seed)),
+            LevelPart::Depth(depth) => {
+                Box::new(EnginePlayer::new(Some(Duration::from_secs(1)), Some(depth), format!("engine:depth={depth}")))
+            }
+        }
+    }
+}
+
+/// Gomoku's ten levels: (weak part, strong part, the strong part's share of the moves in
+/// percent). Calibrated with `scripts/levels-ladder gomoku` (docs/GOMOKU.md, "Levels").
+const LEVELS: [(LevelPart, LevelPart, u32); 10] = [
+    (LevelPart::Random, LevelPart::Greedy, 20),
+    (LevelPart::Random, LevelPart::Greedy, 50),
+    (LevelPart::Random, LevelPart::Greedy, 85),
+    (LevelPart::Greedy, LevelPart::Depth(1), 50),
+    (LevelPart::Greedy, LevelPart::Depth(1), 100),
+    (LevelPart::Greedy, LevelPart::Depth(2), 100),
+    (LevelPart::Greedy, LevelPart::Depth(3), 100),
+    (LevelPart::Greedy, LevelPart::Depth(4), 100),
+    (LevelPart::Greedy, LevelPart::Depth(5), 100),
+    (LevelPart::Greedy, LevelPart::Depth(6), 100),
+];
 
 impl crate::players::Players for Gomoku {
     const PLAYER_KINDS: &'static [PlayerKind] = PLAYER_KINDS;

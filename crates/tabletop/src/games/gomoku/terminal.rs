@@ -110,8 +110,10 @@ impl Presenter<Gomoku> for GomokuPresenter {
             None => String::new(),
         };
         match record.status() {
-            Status::Over(Outcome::Win(seat)) => format!("{} wins: {reason}.", side_name(Stone::from_seat(seat))),
-            _ => format!("Draw: {reason}."),
+            Status::Over(Outcome::Win(seat)) => {
+                crate::value::result_sentence(Some(side_name(Stone::from_seat(seat))), "", &reason)
+            }
+            _ => crate::value::result_sentence(None, "", &reason),
         }
     }
 }
@@ -120,7 +122,7 @@ impl Presenter<Gomoku> for GomokuPresenter {
 pub fn play(args: PlayArgs) -> Result<()> {
     let start = Gomoku::start(&args.size.variant()?);
     let mut presenter = GomokuPresenter;
-    let defaults = [PlayerSpec::named("human"), PlayerSpec::named("engine")];
+    let defaults = [PlayerSpec::named("human"), PlayerSpec::named(crate::levels::DEFAULT_COMPUTER)];
     let specs = seat_specs(&presenter, &defaults, &args.players)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
     let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color));

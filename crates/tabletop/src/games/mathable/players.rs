@@ -15,8 +15,10 @@ pub use super::engine::EnginePlayer;
 pub const PLAYER_KINDS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "samples", "seed"],
-        help: "plans whole turns and samples the opponents' racks (default; time=1s per turn)",
+        settings: &["time", "samples", "seed", "level"],
+        help: "plans whole turns and samples the opponents' racks (default; time=1s per turn); \
+               or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, \
+               6 advanced, 7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the levels' choices)",
     },
     PlayerKind { name: "greedy", settings: &[], help: "places the highest-scoring token again and again" },
     PlayerKind { name: "random", settings: &["seed"], help: "random valid placements" },
@@ -26,6 +28,19 @@ pub const PLAYER_KINDS: &[PlayerKind] = &[
 pub fn from_spec(spec: &PlayerSpec, default_seed: u64) -> Result<Box<dyn Player<Mathable>>, SpecError> {
     spec.check(PLAYER_KINDS)?;
     let seed = spec.get_u64("seed")?.unwrap_or(default_seed);
+    if spec.name == "engine" {
+        if let Some(level) = crate::levels::level_setting(spec)? {
+            let (weak, strong, percent) = LEVELS[level as usize - 1];
+            let description = crate::levels::describe_level(spec, level);
+            return Ok(Box::new(crate::levels::MixedPlayer::new(
+                strong.player(seed),
+                weak.player(seed.wrapping_add(1)),
+                percent,
+                seed,
+                description,
+            )));
+        }
+    }
     Ok(match spec.name.as_str() {
         "greedy" => Box::new(GreedyPlayer),
         "random" => Box::new(MathableRandomPlayer::new(seed)),
@@ -41,6 +56,49 @@ pub fn from_spec(spec: &PlayerSpec, default_seed: u64) -> Result<Box<dyn Player<
         }
     })
 }
+
+/// One part of a Mathable level.
+#[derive(Clone, Copy, Debug)]
+enum LevelPart {
+    /// Random valid placements.
+    Random,
+    /// The greedy player.
+    Greedy,
+    /// The engine with this time per turn (milliseconds) and number of sampled racks.
+    Engine(u64, usize),
+}
+
+impl LevelPart {
+    fn player(self, seed: u64) -> Box<dyn Player<Mathable>> {
+        match self {
+            LevelPart::Random => Box::new(MathableRandomPlayer::new(seed)),
+            LevelPart::Greedy => Box::new(GreedyPlayer),
+            LevelPart::Engine(millis, samples) => {
+                let mut engine = EnginePlayer::new(seed);
+                engine.time = std::time::Duration::from_millis(millis);
+                engine.samples = samples;
+                Box::new(engine)
+            }
+        }
+    }
+}
+
+/// Mathable's ten levels: (weak part, strong part, the strong part's share of the moves in
+/// percent; a turn is several moves). Level 1 is random, 5 greedy, 8 the default engine; 9 and
+/// 10 sample more racks and think longer. See docs/MATHABLE.md, "Levels", for the measured
+/// ladder.
+const LEVELS: [(LevelPart, LevelPart, u32); 10] = [
+    (LevelPart::Random, LevelPart::Greedy, 0),
+    (LevelPart::Random, LevelPart::Greedy, 25),
+    (LevelPart::Random, LevelPart::Greedy, 50),
+    (LevelPart::Random, LevelPart::Greedy, 75),
+    (LevelPart::Random, LevelPart::Greedy, 100),
+    (LevelPart::Greedy, LevelPart::Engine(1000, 40), 33),
+    (LevelPart::Greedy, LevelPart::Engine(1000, 40), 67),
+    (LevelPart::Greedy, LevelPart::Engine(1000, 40), 100),
+    (LevelPart::Greedy, LevelPart::Engine(1500, 80), 100),
+    (LevelPart::Greedy, LevelPart::Engine(2000, 120), 100),
+];
 
 /// The move the greedy player makes in a position: the extra draw when allowed, else the
 /// highest-scoring placement (first in board order on ties), else (at the start of a turn) an

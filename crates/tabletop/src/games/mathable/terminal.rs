@@ -438,7 +438,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         }
     };
     let players = game.settings().players as usize;
-    let mut defaults = vec![PlayerSpec::named(if args.document { "human" } else { "engine" }); players];
+    let mut defaults = vec![PlayerSpec::named(if args.document { "human" } else { crate::levels::DEFAULT_COMPUTER }); players];
     defaults[0] = PlayerSpec::named("human");
     let mut presenter = MathablePresenter {
         names: Vec::new(),

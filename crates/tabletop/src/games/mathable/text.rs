@@ -244,12 +244,12 @@ pub fn result_text(game: &Mathable, names: &[String]) -> String {
         lines.push(format!("  {name}: {}", game.score(Seat(s as u8))));
     }
     lines.push(match game.status() {
-        Status::Over(Outcome::Win(w)) => format!("{} wins.", names[w.index()]),
+        Status::Over(Outcome::Win(w)) => crate::value::result_sentence(Some(&names[w.index()]), "", ""),
         Status::Over(Outcome::SharedWin(set)) => {
             let who: Vec<&str> = set.seats().map(|s| names[s.index()].as_str()).collect();
             format!("Shared win: {}.", who.join(" and "))
         }
-        _ => "Draw: every player has the same score.".to_string(),
+        _ => crate::value::result_sentence(None, "", "every player has the same score"),
     });
     lines.join("\n")
 }

@@ -96,9 +96,9 @@ fn value_text(value: i32, depth: u32) -> (i32, bool, String) {
     if value.abs() >= WON {
         let d = value.abs() - WON;
         let text = format!(
-            "{} by {d} disc{} (proved)",
+            "{} by {} (proved)",
             if value > 0 { "wins" } else { "loses" },
-            if d == 1 { "" } else { "s" }
+            crate::value::count(d as u64, "disc", "discs")
         );
         (value.signum() * (6500 + d), false, text)
     } else {

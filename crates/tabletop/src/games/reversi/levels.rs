@@ -83,14 +83,8 @@ impl Level {
     /// assert!(Level::parse("11").unwrap_err().to_string().contains("beginner"));
     /// ```
     pub fn parse(text: &str) -> Result<&'static Level, SpecError> {
-        let word = text.trim().to_ascii_lowercase();
-        LEVELS.iter().find(|l| l.name == word || word.parse::<u8>().is_ok_and(|n| n == l.number)).ok_or_else(|| {
-            SpecError::BadValue {
-                key: "level".to_string(),
-                value: text.to_string(),
-                expected: format!("a level from 1 to 10 or its name: {}", Level::names()),
-            }
-        })
+        let number = crate::levels::parse_level(text)?;
+        Ok(&LEVELS[number as usize - 1])
     }
 
     /// The levels by number and name: `1 beginner, 2 novice, ..., 10 maximum`.
@@ -100,7 +94,7 @@ impl Level {
     /// assert!(Level::names().starts_with("1 beginner, 2 novice"));
     /// ```
     pub fn names() -> String {
-        LEVELS.iter().map(|l| format!("{} {}", l.number, l.name)).collect::<Vec<_>>().join(", ")
+        crate::levels::level_names()
     }
 
     /// The name for people: `Club (level 5)`.
@@ -242,5 +236,17 @@ pub fn describe_spec(spec: &PlayerSpec, level: &Level) -> String {
     match spec.get_u64("seed") {
         Ok(Some(seed)) => format!("engine:level={},seed={seed}", level.number),
         _ => format!("engine:level={}", level.number),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_levels_carry_the_names_every_game_shares() {
+        for (i, level) in LEVELS.iter().enumerate() {
+            assert_eq!((level.number as usize, level.name), (i + 1, crate::levels::LEVEL_NAMES[i]));
+        }
     }
 }

@@ -176,12 +176,12 @@ impl Presenter<Reversi> for ReversiPresenter {
         let (b, w) = (pos.discs(Color::Black), pos.discs(Color::White));
         let score = pos.final_score(Color::Black);
         let reason = pos.end_reason().unwrap_or_default();
-        let verdict = match score.cmp(&0) {
-            std::cmp::Ordering::Greater => format!("black wins by {score}"),
-            std::cmp::Ordering::Less => format!("white wins by {}", -score),
-            std::cmp::Ordering::Equal => "draw".to_string(),
+        let winner = match score.cmp(&0) {
+            std::cmp::Ordering::Greater => Some("Black"),
+            std::cmp::Ordering::Less => Some("White"),
+            std::cmp::Ordering::Equal => None,
         };
-        format!("Game over ({reason}): black {b}, white {w}: {verdict}.")
+        crate::value::result_sentence(winner, &format!("Black {b}, White {w} discs"), &reason)
     }
 }
 
@@ -205,7 +205,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
             other => bail!("--depth {other}: the document's program searches to depth 6 or 8"),
         }
     } else {
-        PlayerSpec::named("engine")
+        PlayerSpec::named(crate::levels::DEFAULT_COMPUTER)
     };
     let defaults: Vec<PlayerSpec> =
         humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::analysis::{plies, search_moves, sorted, Analysis, Analyze, MoveValue};
+use crate::analysis::{search_moves, sorted, Analysis, Analyze, MoveValue};
 use crate::game::Game;
 use crate::record::Record;
 use crate::search::{NoOrdering, Options, Search};
@@ -22,7 +22,7 @@ impl Analyze for Slide {
     /// let board = Slide::from_configuration(3, 1, "obbbogbog").unwrap();
     /// let analysis = Slide::analyze(&Record::new(board), Duration::from_secs(1));
     /// assert_eq!(analysis.depth, None);
-    /// assert_eq!(analysis.moves[0].text, "win in 1 ply");
+    /// assert_eq!(analysis.moves[0].text, "wins in 1 move");
     /// ```
     fn analyze(record: &Record<Slide>, budget: Duration) -> Analysis {
         let start = Instant::now();
@@ -56,9 +56,9 @@ impl Analyze for Slide {
 /// A Slide value in words, with the right plural.
 fn slide_text(value: SlideValue) -> String {
     match value {
-        SlideValue::Win(d) => format!("win in {}", plies(d)),
+        SlideValue::Win(d) => crate::value::wins_in(crate::value::own_moves(d)),
         SlideValue::Draw => "draw".to_string(),
-        SlideValue::Loss(d) => format!("loss in {}", plies(d)),
+        SlideValue::Loss(d) => crate::value::loses_in(crate::value::own_moves(d)),
     }
 }
 

@@ -1,7 +1,9 @@
 //! Slide's computer players: the document's classic minimax and the engine's player.
 //!
-//! Player specs: `engine` (default; settings `time`, `depth`), `classic` (setting `levels`,
-//! default 4), `random` (setting `seed`), `human` (front ends only).
+//! Player specs: `engine` (default; settings `time`, `depth`, or `level=1..10` by number or
+//! name, see docs/SLIDE.md, "Levels"), `classic` (setting `depth`, plies, default 5; `levels=N`, the
+//! document's `max_levels`, is still read as `depth=N+1`), `random` (setting `seed`), `human`
+//! (front ends only).
 
 use std::time::Duration;
 
@@ -19,13 +21,16 @@ use crate::search::{verdict, Evaluator, Limits, NoOrdering, Options, Search, Sea
 pub const PLAYER_KINDS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "depth"],
-        help: "perfect play where the solver reaches (3x3, 4x4), else search to `time` (default 1s) or `depth`",
+        settings: &["time", "depth", "level", "seed"],
+        help: "perfect play where the solver reaches (3x3, 4x4), else search to `time` (default 1s) or `depth`; \
+               or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, \
+               6 advanced, 7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the lower levels)",
     },
     PlayerKind {
         name: "classic",
-        settings: &["levels"],
-        help: "a classic minimax with a four-valued evaluation, levels+1 plies (default 4)",
+        settings: &["depth", "levels"],
+        help: "the document's minimax with its four-valued evaluation, depth plies (default 5); \
+               the older spelling levels=N (the document's max_levels) still works and means depth=N+1",
     },
     PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
     PlayerKind { name: "human", settings: &[], help: "a person at the keyboard" },
@@ -35,15 +40,50 @@ pub const PLAYER_KINDS: &[PlayerKind] = &[
 ///
 /// ```
 /// use tabletop::games::slide::players::player_from_spec;
-/// assert!(player_from_spec(&"classic:levels=2".parse().unwrap()).is_ok());
-/// assert!(player_from_spec(&"classic:depth=2".parse().unwrap()).is_err());
+/// assert_eq!(player_from_spec(&"classic:depth=3".parse().unwrap()).unwrap().describe(), "classic:depth=3");
+/// // The older spelling: the document's max_levels, one ply less than the depth.
+/// assert_eq!(player_from_spec(&"classic:levels=2".parse().unwrap()).unwrap().describe(), "classic:depth=3");
+/// assert_eq!(player_from_spec(&"engine:level=casual".parse().unwrap()).unwrap().describe(), "engine:level=3");
+/// assert!(player_from_spec(&"classic:time=2s".parse().unwrap()).is_err());
 /// ```
 pub fn player_from_spec(spec: &PlayerSpec) -> Result<Box<dyn Player<Slide>>, SpecError> {
+    seeded_player_from_spec(spec, 0)
+}
+
+/// [`player_from_spec`], with `default_seed` for the random choices of players whose spec sets
+/// no seed (`random`, the levels).
+pub fn seeded_player_from_spec(spec: &PlayerSpec, default_seed: u64) -> Result<Box<dyn Player<Slide>>, SpecError> {
     let kind = spec.check(PLAYER_KINDS)?;
     match kind.name {
-        "engine" => Ok(Box::new(EnginePlayer::new(spec.get_duration("time")?, spec.get_in_range("depth", 1..=64)?))),
-        "classic" => Ok(Box::new(ClassicPlayer::new(spec.get_in_range("levels", 0..=12)?.unwrap_or(4) as u32))),
-        "random" => Ok(Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(0)))),
+        "engine" => {
+            if let Some(level) = crate::levels::level_setting(spec)? {
+                return Ok(level_player(spec, level, spec.get_u64("seed")?.unwrap_or(default_seed)));
+            }
+            if spec.settings.contains_key("seed") {
+                return Err(SpecError::BadValue {
+                    key: "seed".to_string(),
+                    value: spec.settings["seed"].clone(),
+                    expected: "a seed only with a level (engine:level=2,seed=7)".to_string(),
+                });
+            }
+            Ok(Box::new(EnginePlayer::new(spec.get_duration("time")?, spec.get_in_range("depth", 1..=64)?)))
+        }
+        "classic" => {
+            let depth = match (spec.get_in_range("depth", 1..=13)?, spec.get_in_range("levels", 0..=12)?) {
+                (Some(_), Some(_)) => {
+                    return Err(SpecError::BadValue {
+                        key: "levels".to_string(),
+                        value: spec.settings["levels"].clone(),
+                        expected: "nothing next to depth= (levels=N is the older spelling of depth=N+1)".to_string(),
+                    })
+                }
+                (Some(depth), None) => depth,
+                (None, Some(levels)) => levels + 1,
+                (None, None) => 5,
+            };
+            Ok(Box::new(ClassicPlayer::new(depth as u32 - 1)))
+        }
+        "random" => Ok(Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(default_seed)))),
         _ => Err(SpecError::UnknownName {
             name: spec.name.clone(),
             valid: "engine, classic, random (human is played at the keyboard)".to_string(),
@@ -149,11 +189,91 @@ impl ClassicPlayer {
 
 impl Player<Slide> for ClassicPlayer {
     fn describe(&self) -> String {
-        format!("classic:levels={}", self.levels)
+        format!("classic:depth={}", self.levels + 1)
     }
 
     fn choose_move(&mut self, record: &Record<Slide>) -> SlideMove {
         self.choose(record.current()).expect("choose_move is only called while the game goes on")
+    }
+}
+
+/// One part of a Slide level.
+#[derive(Clone, Copy, Debug)]
+enum LevelPart {
+    /// The move the solver values worst (random where no solver reaches): the bottom levels
+    /// are weaker than random moves, or a perfect engine would leave too little room for ten
+    /// levels on the small boards (it wins 98.5% against random moves on 3x3).
+    Worst,
+    /// Uniformly random legal moves.
+    Random,
+    /// The engine.
+    Engine,
+}
+
+impl LevelPart {
+    fn player(self, seed: u64) -> Box<dyn Player<Slide>> {
+        match self {
+            LevelPart::Worst => Box::new(WorstPlayer { solver: None, random: RandomPlayer::new(seed) }),
+            LevelPart::Random => Box::new(RandomPlayer::new(seed)),
+            LevelPart::Engine => Box::new(EnginePlayer::new(None, None)),
+        }
+    }
+}
+
+/// Slide's ten levels: (weak part, strong part, the strong part's share of the moves in
+/// percent). Level 10 is the engine. Calibrated with `scripts/levels-ladder slide`
+/// (docs/SLIDE.md, "Levels").
+const LEVELS: [(LevelPart, LevelPart, u32); 10] = [
+    (LevelPart::Worst, LevelPart::Random, 0),
+    (LevelPart::Worst, LevelPart::Random, 35),
+    (LevelPart::Worst, LevelPart::Random, 70),
+    (LevelPart::Worst, LevelPart::Random, 100),
+    (LevelPart::Random, LevelPart::Engine, 25),
+    (LevelPart::Random, LevelPart::Engine, 50),
+    (LevelPart::Random, LevelPart::Engine, 70),
+    (LevelPart::Random, LevelPart::Engine, 85),
+    (LevelPart::Random, LevelPart::Engine, 95),
+    (LevelPart::Random, LevelPart::Engine, 100),
+];
+
+/// The player of `level` (1..=10) drawing its random choices from `seed`.
+fn level_player(spec: &PlayerSpec, level: u8, seed: u64) -> Box<dyn Player<Slide>> {
+    let (weak, strong, percent) = LEVELS[level.clamp(1, 10) as usize - 1];
+    let description = crate::levels::describe_level(spec, level);
+    Box::new(crate::levels::MixedPlayer::new(
+        strong.player(seed.wrapping_add(2)),
+        weak.player(seed.wrapping_add(1)),
+        percent,
+        seed,
+        description,
+    ))
+}
+
+/// The move the solver values worst for the side to move (the quickest loss), for the lowest
+/// levels; random moves where no solver reaches.
+struct WorstPlayer {
+    solver: Option<SlideSolver>,
+    random: RandomPlayer,
+}
+
+impl Player<Slide> for WorstPlayer {
+    fn describe(&self) -> String {
+        "worst".to_string()
+    }
+
+    fn choose_move(&mut self, record: &Record<Slide>) -> SlideMove {
+        let position = record.current();
+        let variant = position.slide_variant();
+        if self.solver.as_ref().is_none_or(|s| s.variant() != variant) {
+            self.solver = SlideSolver::new(variant);
+        }
+        let worst = self.solver.as_mut().and_then(|solver| {
+            solver.try_move_values(position)?.into_iter().min_by_key(|(_, value)| value.rank()).map(|(mv, _)| mv)
+        });
+        match worst {
+            Some(mv) => mv,
+            None => self.random.choose_move(record),
+        }
     }
 }
 
@@ -229,10 +349,9 @@ impl EnginePlayer {
         let timed = search.search(position, &earlier, limits);
         let result: SearchResult<SlideMove> = if timed.complete && timed.depth >= 2 { timed } else { safe };
         let value = match verdict(result.value) {
-            Verdict::Win(p) => format!("win in {p} plies"),
-            Verdict::Loss(p) => format!("loss in {p} plies"),
             Verdict::Score(s) if result.exact => format!("draw (exact, score {s})"),
             Verdict::Score(s) => format!("score {s} at depth {}", result.depth),
+            forced => crate::value::forced_result(forced).unwrap_or_default(),
         };
         Some(EngineAdvice { best: result.best_move?, value })
     }
@@ -267,10 +386,6 @@ impl crate::players::Players for Slide {
     const PLAYER_KINDS: &'static [PlayerKind] = PLAYER_KINDS;
 
     fn make_player(spec: &PlayerSpec, _start: &Slide, seed: u64) -> Result<Box<dyn Player<Slide>>, SpecError> {
-        let mut spec = spec.clone();
-        if spec.name == "random" && !spec.settings.contains_key("seed") {
-            spec.settings.insert("seed".into(), seed.to_string());
-        }
-        player_from_spec(&spec)
+        seeded_player_from_spec(spec, seed)
     }
 }

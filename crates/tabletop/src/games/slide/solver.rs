@@ -97,9 +97,9 @@ impl SlideValue {
 impl fmt::Display for SlideValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SlideValue::Win(d) => write!(f, "win in {d} plies"),
+            SlideValue::Win(d) => f.write_str(&crate::value::wins_in(crate::value::own_moves(*d))),
             SlideValue::Draw => write!(f, "draw"),
-            SlideValue::Loss(d) => write!(f, "loss in {d} plies"),
+            SlideValue::Loss(d) => f.write_str(&crate::value::loses_in(crate::value::own_moves(*d))),
         }
     }
 }

@@ -18,11 +18,11 @@ pub struct PlayArgs {
     #[command(flatten)]
     variant: VariantArgs,
     /// Who plays a side: `SEAT=SPEC` with the seat b (blue, 1, moves first) or o (orange, 2),
-    /// and SPEC `human`, `engine`, `engine:time=200ms`, `classic:levels=4`, `random` or
+    /// and SPEC `human`, `engine`, `engine:time=200ms`, `classic:depth=5`, `engine:level=casual`, `random` or
     /// `external:cmd="COMMAND"` (a program speaking docs/PROTOCOL.md). A bare SPEC is for o. Default: b=human, o=engine.
     #[arg(long = "player", value_name = "SEAT=SPEC")]
     players: Vec<String>,
-    /// Short for --player o=classic:levels=N (the classic minimax player, N + 1 plies deep).
+    /// Short for --player o=classic:depth=N+1 (the document's classic minimax with max_levels N).
     #[arg(long)]
     levels: Option<u32>,
     /// The origin document's program `PlayGame SIZE EMPTY MAX_LEVELS`: a person (b) against the
@@ -82,8 +82,8 @@ fn describe_state(record: &Record<Slide>) -> String {
                 None => String::new(),
             };
             match outcome {
-                Outcome::Win(seat) => format!("{} wins: {reason}.", side_name(Side::from_seat(seat))),
-                _ => format!("Draw: {reason}."),
+                Outcome::Win(seat) => crate::value::result_sentence(Some(side_name(Side::from_seat(seat))), "", &reason),
+                _ => crate::value::result_sentence(None, "", &reason),
             }
         }
     }
@@ -175,9 +175,10 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let mut presenter = SlidePresenter { document: args.document.is_some() };
     let mut options = args.players.clone();
     if let Some(levels) = levels {
+        // The document's max_levels, read as depth = levels + 1 (its errors name `levels`).
         options.insert(0, format!("o=classic:levels={levels}"));
     }
-    let defaults = [PlayerSpec::named("human"), PlayerSpec::named("engine")];
+    let defaults = [PlayerSpec::named("human"), PlayerSpec::named(crate::levels::DEFAULT_COMPUTER)];
     let specs = seat_specs(&presenter, &defaults, &options)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
     let mut table =
@@ -187,6 +188,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
 
 /// Computer-vs-computer match.
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, _| Ok(local_player(spec, player_from_spec)?))?;
+    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, i| {
+        Ok(local_player(spec, |spec| super::players::seeded_player_from_spec(spec, args.options.seed + i))?)
+    })?;
     Ok(())
 }
