@@ -140,7 +140,7 @@ def test_engines_choose_legal_moves(game_name, spec):
 
 def test_engine_levels_and_errors():
     state = tabletop.load_game("connect").new_initial_state()
-    assert tabletop.Engine("connect", "level:level=5").choose(state) in state.legal_actions()
+    assert tabletop.Engine("connect", "engine:level=5").choose(state) in state.legal_actions()
     with pytest.raises(ValueError):
         tabletop.Engine("connect", "chess-engine")
     with pytest.raises(ValueError):
@@ -151,7 +151,7 @@ def test_engine_levels_and_errors():
 
 def test_engine_wins_against_random_at_connect_four():
     game = tabletop.load_game("connect")
-    engine = tabletop.Engine("connect", "level:level=5")
+    engine = tabletop.Engine("connect", "engine:level=5")
     rng = random.Random(5)
     state = game.new_initial_state()
     while not state.is_terminal():
