@@ -160,7 +160,10 @@ Player X won!
 fn terminal_boards_mark_the_last_move_and_the_winning_line() {
     let out = run(&["play", "connect", "--preset", "connect3", "--player", "o=human", "--no-color"], "1\n2\n1\n2\n1\n");
     assert!(out.contains("\n|       |\n|X[O]   |\n|X O    |\n---------\n"), "{out}");
-    assert!(out.contains("\n[x]     |\n|x O    |\n|x O    |\n---------\n 1 2 3 4\nPlayer X won!\n"), "{out}");
+    assert!(
+        out.contains("\n[x]     |\n|x O    |\n|x O    |\n---------\n 1 2 3 4\nPlayer X wins: 3 in a row.\n"),
+        "{out}"
+    );
     let document = run(&["play", "connect", "--preset", "connect3", "--document"], "1\n2\n1\n2\n1\n");
     assert!(!document.contains('[') && !document.contains('x'), "{document}");
 }

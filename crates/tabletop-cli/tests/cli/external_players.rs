@@ -162,7 +162,7 @@ fn play_shows_a_bot_winning_and_a_bot_forfeiting() {
     let winner = bot("prefer 4");
     let run = common::tabletop(&["play", "connect", "--player", &format!("x={winner}"), "--player", "o=random"], "");
     assert!(run.ok, "{}", run.stderr);
-    assert!(run.stdout.contains("Player X won!"), "{}", run.stdout);
+    assert!(run.stdout.contains("Player X wins: 4 in a row."), "{}", run.stdout);
 
     let crash = bot("crash");
     let run = common::tabletop(&["play", "connect", "--player", &format!("x={crash}"), "--player", "o=random"], "");
