@@ -228,7 +228,7 @@ test("reversi: the computer's levels are offered by name; a level picked by name
   const labels = await select.locator("option").allTextContents();
   assert.deepEqual(labels.slice(0, 10), ["Beginner (level 1)", "Novice (level 2)", "Casual (level 3)", "Intermediate (level 4)",
     "Club (level 5)", "Advanced (level 6)", "Expert (level 7)", "Master (level 8)", "Grandmaster (level 9)", "Maximum (level 10)"]);
-  assert.deepEqual(labels.slice(10), ["Full strength (engine, a second a move)", "Random moves"]);
+  assert.deepEqual(labels.slice(10), ["Full strength (engine)", "Random moves"]);
   // The first choice is the server's default, the terminal's too (tabletop::levels::DEFAULT_COMPUTER).
   const catalog = await (await fetch(base + "api/catalog")).json();
   assert.equal(await select.inputValue(), catalog.games.find((g) => g.name === "reversi").default_computer);
@@ -843,7 +843,7 @@ test("start page: a listed game without a page module is reported, the others of
   await page.click("label:has(#game-gomoku)");
   // Only the computers the server lists for the game are offered.
   const offered = await page.getByLabel("Computer strength").locator("option").allTextContents();
-  assert.deepEqual([offered[0], offered[4], ...offered.slice(10)], ["Beginner (level 1)", "Club (level 5)", "Full strength (engine, a second a move)", "Random moves"]);
+  assert.deepEqual([offered[0], offered[4], ...offered.slice(10)], ["Beginner (level 1)", "Club (level 5)", "Full strength (engine)", "Random moves"]);
   await page.click("#options-box summary");
   assert.equal(await page.inputValue("#gomoku-size"), "15");
   assert.deepEqual(await unnamedControls(page), [], "every control on the start page has a name");

@@ -185,7 +185,7 @@ pub fn offered_computers(kinds: &[crate::player_spec::PlayerKind]) -> Vec<(Strin
         offered.extend((1..=10u8).map(|n| (format!("engine:level={n}"), level_label(n))));
     }
     if has(DEFAULT_COMPUTER).is_some() {
-        offered.push((DEFAULT_COMPUTER.to_string(), "Full strength (engine, a second a move)".to_string()));
+        offered.push((DEFAULT_COMPUTER.to_string(), "Full strength (engine)".to_string()));
     }
     if has("random").is_some() {
         offered.push(("random".to_string(), "Random moves".to_string()));
