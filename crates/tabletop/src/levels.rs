@@ -101,6 +101,21 @@ pub fn level_setting(spec: &PlayerSpec) -> Result<Option<u8>, SpecError> {
     Ok(Some(level))
 }
 
+/// The error for `engine:seed=S` without a level: only a level's choices take a seed.
+///
+/// ```
+/// use tabletop::levels::seed_without_level;
+/// let error = seed_without_level(&"engine:seed=3".parse().unwrap());
+/// assert!(error.to_string().contains("a seed only with a level"));
+/// ```
+pub fn seed_without_level(spec: &PlayerSpec) -> SpecError {
+    SpecError::BadValue {
+        key: "seed".to_string(),
+        value: spec.settings.get("seed").cloned().unwrap_or_default(),
+        expected: "a seed only with a level (engine:level=2,seed=7)".to_string(),
+    }
+}
+
 /// The canonical description of a level: `engine:level=5`, with `,seed=S` when the spec sets a
 /// seed.
 ///

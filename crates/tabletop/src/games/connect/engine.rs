@@ -305,11 +305,7 @@ pub fn make_player(
     Ok(match kind.name {
         "engine" if spec.settings.contains_key("level") || spec.settings.contains_key("seed") => {
             let Some(level) = crate::levels::level_setting(spec)? else {
-                return Err(SpecError::BadValue {
-                    key: "seed".to_string(),
-                    value: spec.settings["seed"].clone(),
-                    expected: "a seed only with a level (engine:level=2,seed=7)".to_string(),
-                });
+                return Err(crate::levels::seed_without_level(spec));
             };
             level_player(spec, level, variant, seed)?
         }

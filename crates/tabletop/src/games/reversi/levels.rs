@@ -207,11 +207,7 @@ impl Player<Reversi> for LevelPlayer {
 /// ```
 pub fn level_from_spec(spec: &PlayerSpec) -> Result<&'static Level, SpecError> {
     let Some(text) = spec.settings.get("level") else {
-        return Err(SpecError::BadValue {
-            key: "seed".to_string(),
-            value: spec.settings.get("seed").cloned().unwrap_or_default(),
-            expected: "a seed only with a level (engine:level=2,seed=7)".to_string(),
-        });
+        return Err(crate::levels::seed_without_level(spec));
     };
     let level = Level::parse(text)?;
     if let Some(key) = ["time", "depth", "clock"].into_iter().find(|k| spec.settings.contains_key(*k)) {

@@ -60,11 +60,7 @@ pub fn seeded_player_from_spec(spec: &PlayerSpec, default_seed: u64) -> Result<B
                 return Ok(level_player(spec, level, spec.get_u64("seed")?.unwrap_or(default_seed)));
             }
             if spec.settings.contains_key("seed") {
-                return Err(SpecError::BadValue {
-                    key: "seed".to_string(),
-                    value: spec.settings["seed"].clone(),
-                    expected: "a seed only with a level (engine:level=2,seed=7)".to_string(),
-                });
+                return Err(crate::levels::seed_without_level(spec));
             }
             Ok(Box::new(EnginePlayer::new(spec.get_duration("time")?, spec.get_in_range("depth", 1..=64)?)))
         }
