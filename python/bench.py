@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Random-play throughput on one core: tabletop's VecEnv against OpenSpiel's Python loop.
 
-    python python/bench.py [--seconds 1] [--rounds 5] [--envs 4096]
+    python python/bench.py --game connect=connect_four --game reversi=othello [--seconds 1] [--rounds 5] [--envs 4096]
 
-For Connect Four (7x6) and Othello it measures steps per second of uniformly random legal play:
+For each ``--game TABLETOP_NAME=OPENSPIEL_NAME`` (the game with its default options on both
+sides; the figures in docs/PYTHON.md are Connect Four 7x6 and Othello) it measures steps per second of uniformly random legal play:
 
 - tabletop: ``tabletop.vector.VecEnv`` with ``--envs`` games, random legal actions chosen from
   the legal mask with numpy (seeded), games restarting as they end;
@@ -26,12 +27,6 @@ import time
 # Import the installed package, not its sources beside this script (they lack the native module).
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != _HERE]
-
-GAMES = [
-    # (title, tabletop name, tabletop options, OpenSpiel name)
-    ("Connect Four 7x6", "connect", {}, "connect_four"),
-    ("Othello", "reversi", {}, "othello"),
-]
 
 OPENSPIEL_LOOP = r"""
 import json, random, sys, time
@@ -107,7 +102,20 @@ def main() -> int:
         default=sys.executable,
         help="a python that can import pyspiel (default: this one)",
     )
+    parser.add_argument(
+        "--game",
+        action="append",
+        required=True,
+        metavar="TABLETOP=OPENSPIEL",
+        help="a game to measure: its name here and in OpenSpiel (repeat for more)",
+    )
     args = parser.parse_args()
+    games = []
+    for pair in args.game:
+        name, sep, spiel_name = pair.partition("=")
+        if not sep or not name or not spiel_name:
+            parser.error(f"--game {pair!r}: expected TABLETOP=OPENSPIEL, e.g. reversi=othello")
+        games.append((name, name, {}, spiel_name))
     pin_one_core()
     openspiel = has_openspiel(args.openspiel_python)
     if not openspiel:
@@ -121,7 +129,7 @@ def main() -> int:
         f"VecEnv of {args.envs} games"
     )
     print(f"{'game':<18} {'tabletop VecEnv':>18} {'OpenSpiel loop':>18} {'ratio':>8}")
-    for title, name, options, spiel_name in GAMES:
+    for title, name, options, spiel_name in games:
         ours = theirs = 0.0
         for _ in range(max(1, args.rounds)):
             ours = max(ours, tabletop_steps_per_second(name, options, args.envs, args.seconds))

@@ -16,9 +16,9 @@ Every game of tabletop's registry (``GAMES``) is reached the same way:
 Chance (Mathable's bag) comes from the ``seed`` option, so every game is reproducible.
 
 >>> import tabletop
->>> game = tabletop.load_game("connect")
->>> state = game.new_initial_state()
->>> state.apply_action(state.string_to_action("4"))
+>>> name = tabletop.GAMES[0]                   # any game of tabletop.GAMES
+>>> state = tabletop.load_game(name).new_initial_state()
+>>> state.apply_action(state.legal_actions()[0])
 >>> state.current_player()
 1
 """

@@ -2,8 +2,9 @@
 
 >>> import numpy as np
 >>> from tabletop.vector import VecEnv
->>> envs = VecEnv("connect", 4, seed=1)
->>> mask = envs.legal_mask()            # bool (4, 7)
+>>> import tabletop
+>>> envs = VecEnv(tabletop.GAMES[0], 4, seed=1)   # any game of tabletop.GAMES
+>>> mask = envs.legal_mask()            # bool (4, number of distinct actions)
 >>> rng = np.random.default_rng(1)
 >>> actions = random_actions(mask, rng)
 >>> rewards, terminated = envs.step(actions)
