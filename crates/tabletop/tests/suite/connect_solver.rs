@@ -131,3 +131,61 @@ fn seven_by_six_only_the_centre_wins() {
         assert_eq!(value > 0, m.0 == 3, "column {m}: {value}");
     }
 }
+
+/// A seeded random sample of every Pons set (40 lines each, beyond the stepped ones above):
+/// the exact scores, with the forced chains, the four-ply bound and the threat ordering.
+#[test]
+fn seeded_sample_of_every_set() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(27);
+    let v = ConnectVariant::connect4();
+    let mut solver = Solver::new(v, 1 << 22);
+    for name in ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2"] {
+        let path = format!("{}/../../../shared/data/connect/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        for _ in 0..40 {
+            let line = lines[rng.gen_range(0..lines.len())];
+            let (seq, score) = line.split_once(' ').unwrap();
+            let p = Connect::from_notation(&v, seq).unwrap();
+            assert_eq!(solver.solve(&p), score.trim().parse::<i32>().unwrap(), "{name}: {seq}");
+        }
+    }
+}
+
+/// Every null-window test (is the score above v?) agrees with plain negamax, for every v, on
+/// random positions of small boards: the bounds of the static pruning (forced chains played
+/// without a node, no win within two of one's own moves, claimeven) must hold in every window,
+/// not only give the right final score. One table for all positions, so stored bounds are
+/// reused across them.
+#[test]
+fn null_window_tests_match_plain_negamax() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let mut forced = 0;
+    for (w, h, n, empties, positions) in [(5, 4, 4, 11, 40), (4, 4, 3, 11, 40), (6, 4, 4, 10, 40), (7, 6, 4, 9, 20)] {
+        let v = ConnectVariant::new(w, h, n).unwrap();
+        let mut solver = Solver::new(v, 1 << 17);
+        let mut tested = 0;
+        while tested < positions {
+            let mut p = Connect::start(&v);
+            let mut moves = Vec::new();
+            while p.status().to_move().is_some() && v.cells() - p.moves_played() > empties {
+                p.legal_moves(&mut moves);
+                p.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+            }
+            if p.status().to_move().is_none() {
+                continue;
+            }
+            let exact = naive(&p);
+            let bound = (v.cells() as i32 + 1) / 2;
+            solver.reset_nodes();
+            for value in -bound..=bound {
+                assert_eq!(solver.score_above(&p, value), exact > value, "{w}x{h}/{n} {} > {value}", p.notation());
+            }
+            forced += solver.forced_moves();
+            tested += 1;
+        }
+    }
+    assert!(forced > 0, "no forced chain was exercised");
+}

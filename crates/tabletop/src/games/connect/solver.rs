@@ -11,10 +11,15 @@
 //! threads and kept across positions (every entry is a true bound of an absolute score, so it
 //! stays valid), with huge pages, and a small table private to each thread for the nodes near
 //! the end (it stays in the core's cache); mirror symmetry (a position and its mirror share
-//! one entry); moves that lose at once are never explored (forced blocks, never under an
-//! opponent threat); the stored best move first, then by the number of threats a move
-//! creates, moves under one's own threat last, ties broken centre first (early on, by the
-//! lines through the cell); enhanced transposition cut-offs; claimeven bounds both ways (all
+//! one entry); moves that lose at once are never explored (never under an opponent threat);
+//! forced blocks are played out without a node of their own (no table probe, no ordering:
+//! chains of forced moves, as in Steininger's c4); the bound "no win within two of one's own
+//! moves" (a move that makes two playable or stacked threats, or leaves the opponent only
+//! moves under one's threats, wins at once; otherwise the best is a win with the third
+//! stone); the stored best move first, then by the useful threats a move creates (not
+//! directly above an opponent's threat; playable ones weigh 12, one stone higher 5, any 3),
+//! moves under one's own threat last, ties broken centre first (early on, by the lines
+//! through the cell); enhanced transposition cut-offs; claimeven bounds both ways (all
 //! columns even: the side to move gets at most the odd cells; one column odd: it plays there
 //! and takes the even ones); and parallel solves that split a node's moves between threads
 //! once its first move has not cut.
@@ -333,6 +338,19 @@ impl Geometry {
         Some(if self.has_line(cur | odd | (self.board & !self.claim_rows & !after), self.variant) { 1 } else { 0 })
     }
 
+    /// The mirror image of a single cell.
+    #[inline]
+    fn mirror_bit(&self, bit: u64) -> u64 {
+        let s = self.height + 1;
+        let col = bit.trailing_zeros() as usize / s;
+        let shift = ((self.width - 1) as isize - 2 * col as isize) * s as isize;
+        if shift >= 0 {
+            bit << shift
+        } else {
+            bit >> -shift
+        }
+    }
+
     #[inline]
     fn mirror(&self, key: u64) -> u64 {
         let s = self.height + 1;
@@ -437,6 +455,8 @@ pub struct Solver {
     small: Arc<Table>,
     small_max_empty: i32,
     nodes: u64,
+    /// Forced moves played without a node of their own (no table entry, no ordering).
+    forced: u64,
     deadline: Option<Instant>,
     /// The search stops when any of these is set (parallel solves: a sibling's cut-off at a
     /// split node above).
@@ -540,6 +560,7 @@ impl Solver {
             small: Arc::new(Table::sized(SMALL_ENTRIES, 10, Solver::key_bits(variant))),
             small_max_empty: SMALL_MAX_EMPTY,
             nodes: 0,
+            forced: 0,
             deadline: None,
             stops: Vec::new(),
             aborted: false,
@@ -575,9 +596,16 @@ impl Solver {
         self.nodes
     }
 
-    /// Resets the node counter.
+    /// Resets the node counter (and that of forced moves).
     pub fn reset_nodes(&mut self) {
         self.nodes = 0;
+        self.forced = 0;
+    }
+
+    /// Forced moves played out without a node of their own since the last reset (not
+    /// counted in [`Solver::nodes`]; one thread only).
+    pub fn forced_moves(&self) -> u64 {
+        self.forced
     }
 
     /// Prints the node count and time of every null-window test to standard error.
@@ -657,9 +685,10 @@ impl Solver {
             };
             if self.trace {
                 eprintln!(
-                    "  score > {med}? {}  ({} nodes, {:.2} s)",
+                    "  score > {med}? {}  ({} nodes, {} forced moves in all, {:.2} s)",
                     r > med,
                     self.nodes - before,
+                    self.forced,
                     t0.elapsed().as_secs_f64()
                 );
             }
@@ -783,6 +812,7 @@ impl Solver {
             small: par.small(),
             small_max_empty: self.small_max_empty,
             nodes: 0,
+            forced: 0,
             deadline: self.deadline,
             stops,
             aborted: false,
@@ -839,6 +869,10 @@ impl Solver {
         if let Some(score) = self.prepare(n, alpha, beta, &mut e) {
             return score;
         }
+        if e.forced {
+            let (_, bit, mbit, _) = e.list[0];
+            return -self.negamax(n.play(bit, mbit), -e.beta, -e.alpha);
+        }
         let mut best = i32::MIN;
         for i in 0..e.len {
             let (_, bit, mbit, col) = e.list[i];
@@ -866,6 +900,10 @@ impl Solver {
         let mut e = Moves::default();
         if let Some(score) = self.prepare(n, alpha, beta, &mut e) {
             return score;
+        }
+        if e.forced {
+            let (_, bit, mbit, _) = e.list[0];
+            return -self.split_negamax(n.play(bit, mbit), -e.beta, -e.alpha, par);
         }
         let (_, bit, mbit, col) = e.list[0];
         let first = -self.split_negamax(n.play(bit, mbit), -e.beta, -e.alpha, par);
@@ -970,6 +1008,23 @@ impl Solver {
         if n.moves >= g.cells - 2 {
             return Some(0);
         }
+        if forced != 0 {
+            // The only move blocks the opponent's threat: play it without a node of its own
+            // (no table entry, no ordering), as Steininger's c4 does with chains of forced moves.
+            self.nodes -= 1;
+            self.forced += 1;
+            let min = -(g.cells - 2 - n.moves) / 2;
+            let max = (g.cells - 1 - n.moves) / 2;
+            let (alpha, beta) = (alpha.max(min), beta.min(max));
+            if alpha >= beta {
+                return Some(alpha);
+            }
+            e.forced = true;
+            e.list[0] = (0, next, g.mirror_bit(next), 0);
+            e.len = 1;
+            (e.alpha, e.beta) = (alpha, beta);
+            return None;
+        }
         if alpha >= -1 {
             if let Some(upper) = g.claimeven_upper(n.cur, n.mask, possible) {
                 if upper <= alpha {
@@ -1053,15 +1108,26 @@ impl Solver {
             // Two threats the opponent can reach at once, or two stacked ones: the opponent
             // (who cannot win at once after a non-losing move) blocks one, we win with the
             // other at our next move, the best this node can score.
-            let playable = ((n.mask | bit) + g.bottom) & g.board & threats;
+            let after = ((n.mask | bit) + g.bottom) & g.board;
+            let playable = after & threats;
             if playable & playable.wrapping_sub(1) != 0 || playable & (threats >> 1) != 0 {
                 return Some((g.cells - 1 - n.moves) / 2);
             }
-            let mut score = threats.count_ones() as i32 * 2;
+            // Every move of the opponent under one of our winning cells: we win next time too.
+            if playable == 0 && after != 0 && after & !(threats >> 1) == 0 {
+                return Some((g.cells - 1 - n.moves) / 2);
+            }
+            // Only threats not directly above an opponent's threat can ever win; those
+            // playable at once (the opponent must block: a forced chain) and those one stone
+            // higher count more (c4's weights, in integers).
+            let useful = threats & !((opp_win & !(n.mask | bit)) << 1);
+            let mut score = (useful & after).count_ones() as i32 * 12
+                + (useful & (after << 1)).count_ones() as i32 * 5
+                + useful.count_ones() as i32 * 3;
             // Playing under one's own threat lets the opponent block it: such moves last
             // (a quarter fewer nodes on the large solves, 15% on Test_L2_R2).
             if (bit << 1) & my_win != 0 {
-                score -= 100;
+                score -= 1000;
             }
             // Early on, among moves with as many threats, those on cells that lie on more lines
             // (on an empty board) first, instead of by column only.
@@ -1069,7 +1135,7 @@ impl Solver {
                 score = score * 16 + g.cell_value[bit.trailing_zeros() as usize];
             }
             if col == tt_col {
-                score = 1000;
+                score = 100_000;
             }
 
             // Insertion, stable for equal scores (keeps centre-first order).
@@ -1080,6 +1146,16 @@ impl Solver {
             }
             list[j] = (score, bit, mbit, col as u8);
             len += 1;
+        }
+
+        // No move wins at our next turn (the loop above returned otherwise), nor at the one
+        // after: the best is a win with our third stone from now.
+        let max4 = (g.cells - 3 - n.moves) / 2;
+        if beta > max4 {
+            beta = max4;
+            if alpha >= beta {
+                return Some(beta);
+            }
         }
 
         // Enhanced transposition cut-off: a child whose stored upper bound already refutes it.
@@ -1114,6 +1190,8 @@ struct Moves {
     mirrored: bool,
     empty: i32,
     start_nodes: u64,
+    /// The only move is a forced block, played without a node of its own.
+    forced: bool,
 }
 
 /// Solves a position given as a column sequence (convenience for tests and tools).

@@ -84,6 +84,22 @@ pub struct BenchArgs {
     /// level 3 (20 games), timing every move.
     #[arg(long)]
     pub matches: bool,
+    /// Time the exact analysis of every move (book, then solver, one thread) of seeded random
+    /// positions of plies 0 to --max-ply instead (p50, p95, max per ply bucket).
+    #[arg(long)]
+    pub analysis: bool,
+    /// Positions per ply for --analysis.
+    #[arg(long, default_value_t = 4)]
+    pub samples: usize,
+    /// Seed of the --analysis positions.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The deepest ply of the --analysis positions.
+    #[arg(long, default_value_t = 20)]
+    pub max_ply: usize,
+    /// Seconds after which an --analysis position is given up (counted as over 1 s).
+    #[arg(long, default_value_t = 30.0)]
+    pub limit: f64,
 }
 
 /// Runs `tabletop bench connect`: the benchmark sets (every score checked), the acceptance
@@ -91,6 +107,9 @@ pub struct BenchArgs {
 pub fn bench(args: BenchArgs) -> ToolResult {
     use crate::games::connect::bench::{default_data_dir, pons_ms, solve_set, SETS};
     let v = ConnectVariant::connect4();
+    if args.analysis {
+        return bench_analysis(&args);
+    }
     if !args.no_sets {
         let dir = args
             .data
@@ -175,6 +194,78 @@ pub fn bench(args: BenchArgs) -> ToolResult {
             t.as_secs_f64()
         );
     }
+    Ok(())
+}
+
+/// `tabletop bench connect --analysis`: the exact analysis of every move of seeded random
+/// positions, timed one by one, with statistics per bucket of three plies and overall.
+fn bench_analysis(args: &BenchArgs) -> ToolResult {
+    use crate::games::connect::bench::{analysis_sample, TimeStats};
+    if !(args.limit.is_finite() && args.limit > 0.0) {
+        bail!("--limit must be a positive number of seconds");
+    }
+    let limit = Duration::from_secs_f64(args.limit);
+    let table = 1 << 21;
+    println!(
+        "7x6 exact analysis of every move (shipped book, then a fresh {} MB solver table per position, one thread); \
+         {} positions per ply 0..={}, seed {}, limit {:.0} s",
+        (table * 8) >> 20,
+        args.samples,
+        args.max_ply,
+        args.seed,
+        args.limit
+    );
+    println!("{:>4} {:<24} {:>10} {:>10} {:>5} {:>6}", "ply", "position", "wall ms", "cpu ms", "book", "solved");
+    let mut all = Vec::new();
+    for ply in 0..=args.max_ply.min(41) {
+        for i in 0..args.samples {
+            let seed = args.seed.wrapping_mul(1_000_003).wrapping_add((ply * 1000 + i) as u64);
+            let Some(s) = analysis_sample(ply, seed, table, limit) else { continue };
+            println!(
+                "{:>4} {:<24} {:>10.1} {:>10.1} {:>5} {:>6}{}",
+                s.ply,
+                s.notation,
+                s.elapsed.as_secs_f64() * 1000.0,
+                s.cpu.as_secs_f64() * 1000.0,
+                s.from_book,
+                s.solved,
+                if s.complete { "" } else { "  (limit reached: not exact)" }
+            );
+            all.push(s);
+        }
+    }
+    println!();
+    println!(
+        "{:<8} {:>5} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10} {:>7}",
+        "plies", "n", "p50 ms", "p95 ms", "max ms", ">1s", "cpu p50", "cpu p95", "cpu max", "cpu>1s"
+    );
+    let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1000.0);
+    let row = |label: String, samples: Vec<&crate::games::connect::bench::AnalysisSample>| {
+        let wall: Vec<Duration> =
+            samples.iter().map(|s| if s.complete { s.elapsed } else { s.elapsed.max(limit) }).collect();
+        let cpu: Vec<Duration> = samples.iter().map(|s| if s.complete { s.cpu } else { s.cpu.max(limit) }).collect();
+        let (w, c) = (TimeStats::of(&wall), TimeStats::of(&cpu));
+        let open = samples.iter().filter(|s| !s.complete).count();
+        println!(
+            "{:<8} {:>5} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10} {:>7}{}",
+            label,
+            w.count,
+            ms(w.p50),
+            ms(w.p95),
+            ms(w.max),
+            w.over_1s,
+            ms(c.p50),
+            ms(c.p95),
+            ms(c.max),
+            c.over_1s,
+            if open > 0 { format!("  ({open} not finished within the limit)") } else { String::new() }
+        );
+    };
+    for first in (0..=args.max_ply).step_by(3) {
+        let last = (first + 2).min(args.max_ply);
+        row(format!("{first}-{last}"), all.iter().filter(|s| (first..=last).contains(&s.ply)).collect());
+    }
+    row("all".into(), all.iter().collect());
     Ok(())
 }
 
