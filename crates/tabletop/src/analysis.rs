@@ -103,6 +103,13 @@ impl AnalysisSettings {
         AnalysisSettings { depth: None, time }
     }
 
+    /// The time the calibrations plan with, in seconds: [`AnalysisSettings::time`], times
+    /// [`BUILD_SPEED`] (a build with debug assertions, the unoptimised one the browser tests
+    /// serve, plans for a twentieth of the work so that it answers in about the same time).
+    pub fn planning_seconds(&self) -> f64 {
+        self.time.as_secs_f64() * BUILD_SPEED
+    }
+
     /// The estimates' depth: the fixed one, else the deepest `d` in `1..=max` whose predicted
     /// cost `cost(d)` (seconds on the calibration machine) fits [`AnalysisSettings::time`].
     ///
@@ -110,7 +117,8 @@ impl AnalysisSettings {
     /// use std::time::Duration;
     /// use tabletop::AnalysisSettings;
     /// let cost = |d: u32| 0.001 * 4f64.powi(d as i32); // 4 ms, 16 ms, 64 ms, ...
-    /// assert_eq!(AnalysisSettings::time(Duration::from_millis(100)).pick_depth(10, cost), 3);
+    /// let time = Duration::from_secs_f64(0.1 / tabletop::analysis::BUILD_SPEED);
+    /// assert_eq!(AnalysisSettings::time(time).pick_depth(10, cost), 3);
     /// assert_eq!(AnalysisSettings::time(Duration::ZERO).pick_depth(10, cost), 1);
     /// assert_eq!(AnalysisSettings::depth(7).pick_depth(10, cost), 7);
     /// ```
@@ -118,10 +126,15 @@ impl AnalysisSettings {
         if let Some(d) = self.depth {
             return d.clamp(1, max.max(1));
         }
-        let budget = self.time.as_secs_f64();
+        let budget = self.planning_seconds();
         (1..=max.max(1)).take_while(|&d| d == 1 || cost(d) <= budget).last().unwrap_or(1)
     }
 }
+
+/// How much of a release build's work the calibrations plan for in this build: 1, or 1/20 with
+/// debug assertions (the debug build runs the searches roughly 20 times slower). Values are
+/// reproducible within one build; a debug and a release build may differ.
+pub const BUILD_SPEED: f64 = if cfg!(debug_assertions) { 0.05 } else { 1.0 };
 
 /// The value of one legal move. In JSON: `{"move", "score", "exact", "depth", "value"}` (the
 /// notation and the words are `move` and `value`; `depth` is `null` for an exact value).

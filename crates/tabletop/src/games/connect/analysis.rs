@@ -27,17 +27,19 @@ pub const SOLVER_NODES_PER_SECOND: f64 = 8.0e6;
 const SOLVER_SHARE: f64 = 0.7;
 
 /// The node budget of the exact solves of one analysis with `settings`: 70% of the time at
-/// [`SOLVER_NODES_PER_SECOND`]. The moves the book does not answer are solved in column order,
+/// [`SOLVER_NODES_PER_SECOND`] (see [`AnalysisSettings::planning_seconds`]). The moves the book does not answer are solved in column order,
 /// each with an equal share of what the earlier ones left.
 ///
 /// ```
 /// use std::time::Duration;
 /// use tabletop::games::connect::analysis::solver_nodes;
 /// use tabletop::AnalysisSettings;
-/// assert_eq!(solver_nodes(AnalysisSettings::time(Duration::from_secs(1))), 5_600_000);
+/// let second = solver_nodes(AnalysisSettings::time(Duration::from_secs(1)));
+/// assert_eq!(second as f64, 5_600_000.0 * tabletop::analysis::BUILD_SPEED); // 70% of 8 M
+/// assert_eq!(solver_nodes(AnalysisSettings::time(Duration::from_secs(2))), 2 * second);
 /// ```
 pub fn solver_nodes(settings: AnalysisSettings) -> u64 {
-    (settings.time.as_secs_f64() * SOLVER_SHARE * SOLVER_NODES_PER_SECOND) as u64
+    (settings.planning_seconds() * SOLVER_SHARE * SOLVER_NODES_PER_SECOND) as u64
 }
 
 /// The calibration of the heuristic search (`cargo test --release -p tabletop --lib
@@ -197,7 +199,7 @@ mod tests {
         // column is exact and equal to the solver's value.
         let v = ConnectVariant::connect4();
         let p = Connect::from_notation(&v, "4453").unwrap();
-        let analysis = Connect::analyze(&Record::new(p.clone()), AnalysisSettings::time(Duration::from_secs(20)));
+        let analysis = Connect::analyze(&Record::new(p.clone()), AnalysisSettings::time(Duration::from_secs(600)));
         assert!(analysis.open.is_empty(), "{analysis:?}");
         let mut solver = ConnectSolver::new(v, 1 << 22);
         let by_solver = solver.solve_moves(&p);

@@ -42,7 +42,7 @@ const EXACT_COST: [f64; 23] = [
 /// assert!(12 <= short && short < long);
 /// ```
 pub fn exact_empties(settings: AnalysisSettings) -> u32 {
-    let time = settings.time.as_secs_f64();
+    let time = settings.planning_seconds();
     (12..EXACT_COST.len()).take_while(|&e| e == 12 || EXACT_COST[e] <= time).last().unwrap_or(12) as u32
 }
 
