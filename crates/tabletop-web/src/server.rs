@@ -1064,7 +1064,8 @@ async fn hint(
         may_think_for(&game, request.token.as_deref())?;
         (game.session.boxed_clone(), game.cancel.clone())
     };
-    let budget = state.config.max_think.min(Duration::from_millis(800));
+    // The analysis' settings, so that the hint is the analysis' best move.
+    let budget = analysis_budget(&state);
     let name = snapshot.game();
     let caps = state.caps();
     let key = crate::engines::JobKey::Address(client.ip());
@@ -1076,6 +1077,14 @@ async fn hint(
             },
         )?;
     Ok(Json(advice.unwrap_or(Value::Null)))
+}
+
+/// The time setting of the page's analysis and hint (the same, so that the hint is the
+/// analysis' best move): 1.5 s, or the server's longest thinking time if shorter. It picks the
+/// depth and the solvers' budgets from each game's calibration before searching (see
+/// `tabletop::analysis`), so the values do not depend on how busy the server is.
+fn analysis_budget(state: &AppState) -> Duration {
+    state.config.max_think.min(Duration::from_millis(1500))
 }
 
 async fn analysis(
@@ -1103,7 +1112,7 @@ async fn analysis(
             (game.session.boxed_clone(), game.cancel.clone(), None)
         }
     };
-    let budget = state.config.max_think.min(Duration::from_millis(1500));
+    let budget = analysis_budget(&state);
     let key = crate::engines::JobKey::Address(client.ip());
     let answer =
         state.pool.run(key, true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {

@@ -486,7 +486,7 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> EnvState for StateOf<G, A, E> {
     }
 
     fn analyze(&self, budget: Duration) -> Vec<(usize, crate::analysis::MoveValue)> {
-        let Analysis { moves, .. } = G::analyze(&self.record, budget);
+        let Analysis { moves, .. } = G::analyze(&self.record, budget.into());
         let position = self.record.current();
         moves
             .into_iter()

@@ -50,7 +50,7 @@ pub mod value;
 #[doc = include_str!("../../../docs/ORIGINS.md")]
 pub struct OriginsDoc;
 
-pub use analysis::{Analysis, Analyze, MoveValue};
+pub use analysis::{Analysis, AnalysisSettings, Analyze, MoveValue};
 pub use game::{Game, Outcome, Seat, SeatSet, Status, TwoPlayer};
 pub use perft::perft;
 pub use player_spec::{PlayerKind, PlayerSpec, SpecError};

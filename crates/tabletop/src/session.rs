@@ -111,9 +111,12 @@ pub trait Session: Send {
     fn view(&self, viewer: Option<usize>) -> Value;
     /// The public board after `ply` moves (what a watcher saw then), for stepping through a game.
     fn board_at(&self, ply: usize) -> Result<Value, SessionError>;
-    /// The engine's best move and its value, within `budget`.
+    /// The hint: the best move of [`Session::analyze`] with the same budget (the analysis with
+    /// `AnalysisSettings::time(budget)`), as `{"move", "value"}`; `None` when the game is over.
     fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
-    /// The value of every legal move at `ply` (the current position when `None`), within `budget`.
+    /// The value of every legal move at `ply` (the current position when `None`): the game's
+    /// [`Analyze`] with `AnalysisSettings::time(budget)`, as `{"ply", "moves": [{"move",
+    /// "value", "score", "exact", "depth"}], "depth", "open"}` (see [`crate::analysis`]).
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, SessionError>;
     /// A computer player's move for the side to move, in notation.
     fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError>;
@@ -141,8 +144,6 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     fn start(options: &Value, secret: &Value) -> Result<G, SessionError>;
     /// The board as JSON.
     fn board(record: &Record<G>, viewer: Option<usize>) -> Value;
-    /// The engine's advice.
-    fn hint(record: &Record<G>, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
     /// A move chosen by the player a spec names.
     fn choose(
         record: &Record<G>,
@@ -342,8 +343,11 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         })
     }
 
-    fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value> {
-        A::hint(&self.record, slot, budget, caps)
+    fn hint(&self, _slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
+        // The analysis' best move, so that the hint and the analysis never disagree.
+        let analysis = G::analyze(&self.record, budget.into());
+        let best = analysis.best()?;
+        Some(json!({"move": best.notation, "value": best.text}))
     }
 
     fn board_at(&self, ply: usize) -> Result<Value, SessionError> {
@@ -353,13 +357,13 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, SessionError> {
         let ply = ply.unwrap_or(self.record.moves().len());
         let record = self.record_at(ply)?;
-        let analysis = G::analyze(&record, budget);
+        let analysis = G::analyze(&record, budget.into());
         let moves: Vec<Value> = analysis
             .moves
             .iter()
-            .map(|m| json!({"move": m.notation, "value": m.text, "score": m.score, "exact": m.exact}))
+            .map(|m| json!({"move": m.notation, "value": m.text, "score": m.score, "exact": m.exact, "depth": m.depth}))
             .collect();
-        Ok(json!({"ply": ply, "moves": moves, "depth": analysis.depth}))
+        Ok(json!({"ply": ply, "moves": moves, "depth": analysis.depth, "open": analysis.open}))
     }
 
     fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError> {

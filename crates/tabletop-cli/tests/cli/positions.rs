@@ -132,3 +132,43 @@ fn analyze_values_every_move_of_every_game() {
     assert_eq!(moves.len(), game.placements().len() + 1);
     assert!(moves.windows(2).all(|w| w[0].1 >= w[1].1));
 }
+
+#[test]
+fn reversi_images_analysed_in_separate_processes_agree() {
+    // Each analysis in its own process, with the same settings (the depth picked from --time by
+    // the calibration, not from the clock): a position and its 8 images get the same values on
+    // mapped moves, and the start position's four moves one value.
+    use tabletop::games::reversi::symmetry::transform;
+    use tabletop::games::reversi::{Color, Square};
+    let (start_moves, _) = analysis(&["reversi", "--time", "300ms"]);
+    assert!(start_moves.iter().all(|m| m.1 == start_moves[0].1), "{start_moves:?}");
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    for plies in [9, 17, 26] {
+        let (position, _) = random_position(&Reversi::new(), plies, &mut rng);
+        let (black, white) = (position.bitboard(Color::Black), position.bitboard(Color::White));
+        let mut seen: Option<Vec<(String, i64, bool)>> = None;
+        for s in 0..8 {
+            let image = Reversi::from_bitboards(transform(black, s), transform(white, s), position.side_to_move());
+            let (moves, _) = analysis(&["reversi", "--position", &image.notation(), "--time", "300ms"]);
+            // Back to the position's own squares.
+            let mut back: Vec<(String, i64, bool)> = moves
+                .into_iter()
+                .map(|(name, score, exact)| {
+                    let name = (0..64)
+                        .filter_map(Square::from_index)
+                        .find(|q| {
+                            Square::from_index(transform(q.bit(), s).trailing_zeros() as usize)
+                                .is_some_and(|i| i.to_string() == name)
+                        })
+                        .map_or(name, |q| q.to_string());
+                    (name, score, exact)
+                })
+                .collect();
+            back.sort();
+            match &seen {
+                None => seen = Some(back),
+                Some(first) => assert_eq!(&back, first, "plies {plies}, image {s}"),
+            }
+        }
+    }
+}

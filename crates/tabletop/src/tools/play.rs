@@ -502,7 +502,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
 
 /// The best move by [`Analyze`] within `budget`, in words: `5 (wins in 2 moves)`.
 pub fn analysis_hint<G: Analyze>(record: &Record<G>, budget: Duration) -> String {
-    let analysis = G::analyze(record, budget);
+    let analysis = G::analyze(record, budget.into());
     match analysis.moves.first() {
         Some(best) => format!("{} ({})", best.notation, best.text),
         None => "no move to suggest".to_string(),

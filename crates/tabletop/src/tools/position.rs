@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{parse_duration_arg, ToolResult};
-use crate::{Analyze, Game, Record, Status};
+use crate::{AnalysisSettings, Analyze, Game, Record, Status};
 
 /// Options every position command takes.
 #[derive(Args, Clone, Debug)]
@@ -15,9 +15,21 @@ pub struct Output {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// `analyze`: the time the analysis may take (e.g. 500ms, 2s).
+    /// `analyze`: the time the analysis is meant to take (e.g. 500ms, 2s): picks the depth and
+    /// the exact solvers' budgets from the game's calibration before searching, so the same
+    /// position gets the same values on any machine, however busy.
     #[arg(long, default_value = "2s", value_parser = parse_duration_arg)]
     pub time: Duration,
+    /// `analyze`: the depth of the estimates in plies, fixed (instead of the one `--time` picks).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60))]
+    pub depth: Option<u32>,
+}
+
+impl Output {
+    /// The analysis settings of `--time` and `--depth`.
+    pub fn settings(&self) -> AnalysisSettings {
+        AnalysisSettings { depth: self.depth, time: self.time }
+    }
 }
 
 /// Whose turn it is, as a 1-based seat number (`None` when the game is over).
@@ -46,9 +58,9 @@ pub fn list_moves<G: Game>(position: &G, out: &Output) -> ToolResult {
 }
 
 /// Prints every legal move's value, best first: a table, or JSON
-/// `{"game", "to_move", "moves": [{"move", "score", "exact", "value"}], "depth"}`.
+/// `{"game", "to_move", "moves": [{"move", "score", "exact", "depth", "value"}], "depth", "open"}`.
 pub fn print_analysis<G: Analyze>(position: &G, out: &Output) -> ToolResult {
-    let analysis = G::analyze(&Record::new(position.clone()), out.time);
+    let analysis = G::analyze(&Record::new(position.clone()), out.settings());
     if out.json {
         let mut json = serde_json::to_value(&analysis).map_err(super::invalid)?;
         json["game"] = G::NAME.into();
@@ -64,10 +76,13 @@ pub fn print_analysis<G: Analyze>(position: &G, out: &Output) -> ToolResult {
     for m in &analysis.moves {
         println!("{:<width$}  {}", m.notation, m.text);
     }
-    match analysis.depth {
-        Some(d) => println!("(engine evaluation, depth {d})"),
-        None if analysis.moves.iter().all(|m| m.exact) => println!("(exact)"),
-        None => {}
+    if analysis.open.is_empty() {
+        println!("(exact)");
+    } else if analysis.open.len() < analysis.moves.len() {
+        let depth = analysis.depth.map(|d| format!(", estimated at depth {d}")).unwrap_or_default();
+        println!("(exact except {}{depth})", analysis.open.join(" "));
+    } else if let Some(d) = analysis.depth {
+        println!("(estimates, depth {d})");
     }
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! The library's integration tests, one module per topic, in one test binary (one link instead of
 //! one per file: the suite builds faster on two cores).
 
+mod analysis_hint;
 mod cancel;
 mod connect_engine;
 mod connect_rules;

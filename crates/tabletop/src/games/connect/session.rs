@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::session::{SessionError, option_str, option_usize, slot_player, Adapter, Caps, EngineSlot, Served};
 use crate::{Player, PlayerKind, PlayerSpec, Record};
-use super::engine::{describe_score, make_player as connect_player, Engine as ConnectEngine};
+use super::engine::{make_player as connect_player, Engine as ConnectEngine};
 use super::solver::Solver as ConnectSolver;
 use super::{Column, Connect, ConnectVariant, Side as ConnectSide};
 
@@ -91,26 +91,6 @@ impl Adapter<Connect> for ConnectAdapter {
             "winning_line": line,
             "last_move": record.moves().last().map(|m| m.to_string()),
         })
-    }
-
-    fn hint(record: &Record<Connect>, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value> {
-        let position = record.current();
-        let variant = position.connect_variant();
-        let engine = Self::engine(slot, variant, connect_default_table(variant, caps.engine_memory)).ok()?;
-        let deadline = std::time::Instant::now() + budget;
-        let side = position.side_to_move();
-        match engine.best_exact(position, Some(deadline)) {
-            Ok((column, score, _)) => Some(json!({
-                "move": column.to_string(),
-                "value": format!("{} {}", side.letter(), describe_score(position, score)),
-            })),
-            Err(_) => {
-                // Not solved in time: the engine's own choice, with what it was based on.
-                engine.set_time(budget);
-                let mv = engine.choose_move(record);
-                Some(json!({"move": mv.to_string(), "value": engine.last_note()}))
-            }
-        }
     }
 
     fn choose(

@@ -458,6 +458,9 @@ pub struct Solver {
     /// Forced moves played without a node of their own (no table entry, no ordering).
     forced: u64,
     deadline: Option<Instant>,
+    /// [`Solver::try_solve`] gives up once [`Solver::nodes`] reaches this (checked every 4096
+    /// nodes, so a single-threaded solve stops at the same node on every run).
+    node_limit: Option<u64>,
     /// The search stops when any of these is set (parallel solves: a sibling's cut-off at a
     /// split node above).
     stops: Vec<Arc<AtomicBool>>,
@@ -562,6 +565,7 @@ impl Solver {
             nodes: 0,
             forced: 0,
             deadline: None,
+            node_limit: None,
             stops: Vec::new(),
             aborted: false,
             etc_min_empty: 14,
@@ -631,6 +635,13 @@ impl Solver {
             mmask: self.geo.mirror(p.mask()),
             moves: p.moves_played() as i32,
         }
+    }
+
+    /// Sets (or clears) a node budget: [`Solver::try_solve`] gives up once [`Solver::nodes`]
+    /// (counted since [`Solver::reset_nodes`]) reaches `limit`. Unlike a deadline, a node
+    /// budget stops a single-threaded solve at the same point on any machine.
+    pub fn set_node_limit(&mut self, limit: Option<u64>) {
+        self.node_limit = limit;
     }
 
     /// The exact score of `p` (see the module documentation for the convention).
@@ -814,6 +825,7 @@ impl Solver {
             nodes: 0,
             forced: 0,
             deadline: self.deadline,
+            node_limit: None,
             stops,
             aborted: false,
             etc_min_empty: self.etc_min_empty,
@@ -853,6 +865,9 @@ impl Solver {
     }
 
     fn check_time(&mut self) {
+        if self.node_limit.is_some_and(|limit| self.nodes >= limit) {
+            self.aborted = true;
+        }
         if let Some(d) = self.deadline {
             if Instant::now() >= d {
                 self.aborted = true;

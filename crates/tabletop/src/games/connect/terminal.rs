@@ -1,10 +1,10 @@
 //! `tabletop ... connect`: terminal play, matches, perft, the solver, benchmarks and the book.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::tools::ToolResult as Result;
 use clap::Args;
-use crate::games::connect::engine::{describe_score, make_player, Engine};
+use crate::games::connect::engine::make_player;
 use crate::games::connect::rules::render_board_marked;
 use crate::games::connect::{Column, Connect, ConnectVariant, Side};
 use crate::games::connect::tools::SizeArgs;
@@ -148,16 +148,10 @@ impl Presenter<Connect> for ConnectPresenter {
         }
     }
 
-    /// The book or the solver within the hint time (exact), else the analysis's best move.
+    /// The analysis' best move with the hint time (exact where the book or the solver's node
+    /// budget reaches).
     fn hint(&mut self, record: &Record<Connect>) -> String {
-        let p = record.current();
-        let started = Instant::now();
-        if let Ok(mut engine) = Engine::try_with_table(self.variant, self.hint_time, 1 << 21) {
-            if let Ok((col, score, _)) = engine.best_exact(p, Some(started + self.hint_time.mul_f64(0.7))) {
-                return format!("{col} ({})", describe_score(p, score));
-            }
-        }
-        crate::tools::play::analysis_hint(record, self.hint_time.saturating_sub(started.elapsed()))
+        crate::tools::play::analysis_hint(record, self.hint_time)
     }
 }
 

@@ -4,13 +4,11 @@
 //! `{"size": 15, "cells": ["x", "o", "", ...], "last_move": "h8", "winning_line": ["d4", ...]}`,
 //! the cells row by row from the top, `""` empty.
 
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::engine::make_player;
 use super::rules::{Gomoku, GomokuMove, GomokuVariant};
-use crate::analysis::Analyze;
 use crate::session::{option_usize, Adapter, Caps, EngineSlot, Served, SessionError};
 use crate::{PlayerKind, PlayerSpec, Record};
 
@@ -49,13 +47,6 @@ impl Adapter<Gomoku> for GomokuAdapter {
             "last_move": record.moves().last().map(|m| m.to_string()),
             "winning_line": line,
         })
-    }
-
-    fn hint(record: &Record<Gomoku>, _slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
-        // The hint is the analysis' best move, with its value.
-        let analysis = Gomoku::analyze(record, budget);
-        let best = analysis.moves.first()?;
-        Some(json!({"move": best.notation, "value": best.text}))
     }
 
     fn choose(

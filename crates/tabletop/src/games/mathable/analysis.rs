@@ -1,44 +1,33 @@
 //! Mathable's analysis: every placement's points and what the rest of the turn adds.
 
-use std::time::Duration;
-
-use crate::analysis::{sorted, Analysis, Analyze, MoveValue};
+use crate::analysis::{sorted, Analysis, AnalysisSettings, Analyze, MoveValue};
 use crate::game::Game;
 use crate::record::Record;
 
 use super::engine::greedy_turn_points;
-use super::{EnginePlayer as MathableEngine, Mathable, MathableMove};
+use super::{Mathable, MathableMove};
 
 impl Analyze for Mathable {
     /// Every placement with its points plus what the rest of the turn adds greedily, the
-    /// extra draw and ending the turn (with the bonus it earns); the engine's planned turn is
-    /// named on its first placement. Exchanges and terminating are not valued.
+    /// extra draw and ending the turn (with the bonus it earns). Exchanges and terminating are
+    /// not valued. No search and no clock: the settings do not change the values (none is
+    /// exact, so every move is listed in [`Analysis::open`]).
     ///
     /// ```
-    /// use std::time::Duration;
     /// use tabletop::games::mathable::{Mathable, Settings};
-    /// use tabletop::{Analyze, Game, Record};
+    /// use tabletop::{AnalysisSettings, Analyze, Game, Record};
     /// let game = Mathable::start(&Settings::default());
-    /// let analysis = Mathable::analyze(&Record::new(game.clone()), Duration::from_secs(1));
+    /// let analysis = Mathable::analyze(&Record::new(game.clone()), AnalysisSettings::default());
     /// let placements = game.placements();
     /// assert_eq!(analysis.moves.len(), placements.len() + 1); // and "end"
     /// assert!(analysis.moves.windows(2).all(|w| w[0].score >= w[1].score));
     /// ```
-    fn analyze(record: &Record<Mathable>, budget: Duration) -> Analysis {
+    fn analyze(record: &Record<Mathable>, _settings: AnalysisSettings) -> Analysis {
         let game = record.current();
         if game.status().to_move().is_none() {
             return Analysis::default();
         }
         let mover = game.turn();
-        let mut plan = None;
-        if budget >= Duration::from_millis(20) {
-            let mut engine = MathableEngine::new(game.hash());
-            engine.time = budget / 2;
-            let p = engine.plan_turn(game);
-            if !p.placements.is_empty() {
-                plan = Some(p);
-            }
-        }
         let mut out = Vec::new();
         let mut buf = Vec::new();
         for placement in game.placements() {
@@ -52,18 +41,15 @@ impl Analyze for Mathable {
             if more > 0 {
                 text.push_str(&format!(", {points} with the rest of the turn"));
             }
-            if let Some(p) = plan.as_ref().filter(|p| p.placements[0] == placement) {
-                let cells: Vec<String> = p.placements.iter().map(|q| format!("{}={}", q.cell, q.token)).collect();
-                text.push_str(&format!("; the engine plans {} ({} points)", cells.join(" "), p.points + p.bonus));
-            }
             let mv = MathableMove::Place { cell: placement.cell, token: placement.token };
-            out.push(MoveValue { notation: mv.to_string(), score: points as i32, exact: false, text });
+            out.push(MoveValue { notation: mv.to_string(), score: points as i32, exact: false, depth: None, text });
         }
         if game.is_legal(MathableMove::Draw) {
             out.push(MoveValue {
                 notation: MathableMove::Draw.to_string(),
                 score: 0,
                 exact: false,
+                depth: None,
                 text: "take the extra token".to_string(),
             });
         }
@@ -73,8 +59,8 @@ impl Analyze for Mathable {
             (_, 0) => "pass".to_string(),
             _ => "end the turn".to_string(),
         };
-        out.push(MoveValue { notation: MathableMove::EndTurn.to_string(), score: bonus as i32, exact: false, text });
-        sorted(out, None)
+        out.push(MoveValue { notation: MathableMove::EndTurn.to_string(), score: bonus as i32, exact: false, depth: None, text });
+        sorted(out)
     }
 }
 
@@ -85,14 +71,13 @@ mod tests {
     #[test]
     fn mathable_values_are_the_placements_points() {
         let game = Mathable::start(&crate::games::mathable::Settings::default());
-        let analysis = Mathable::analyze(&Record::new(game.clone()), Duration::from_millis(200));
+        let analysis = Mathable::analyze(&Record::new(game.clone()), AnalysisSettings::default());
         for p in game.placements() {
             let mv = MathableMove::Place { cell: p.cell, token: p.token }.to_string();
             let m = analysis.moves.iter().find(|m| m.notation == mv).unwrap();
             assert!(m.score >= p.points as i32);
             assert!(m.text.starts_with(&format!("{} point", p.points)), "{}", m.text);
         }
-        assert!(analysis.moves.iter().any(|m| m.text.contains("the engine plans")));
         assert_eq!(analysis.moves.last().unwrap().notation, "end");
     }
 
@@ -100,6 +85,6 @@ mod tests {
     fn finished_games_have_no_moves() {
         let mut game = Mathable::start(&crate::games::mathable::Settings::default());
         game.play(MathableMove::Terminate).unwrap();
-        assert_eq!(Mathable::analyze(&Record::new(game), Duration::from_millis(10)), Analysis::default());
+        assert_eq!(Mathable::analyze(&Record::new(game), AnalysisSettings::default()), Analysis::default());
     }
 }

@@ -1,6 +1,5 @@
 //! Mathable on the server: racks and the bag are hidden information.
 
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -127,12 +126,6 @@ impl Adapter<Mathable> for MathableAdapter {
             "extra_draw": mover_views && game.extra_draw_pending(),
             "recent": recent,
         })
-    }
-
-    fn hint(record: &Record<Mathable>, _slot: &mut EngineSlot, _budget: Duration, _caps: &Caps) -> Option<Value> {
-        let game = record.current();
-        let best = game.placements().into_iter().max_by_key(|p| p.points)?;
-        Some(json!({"move": format!("{}={}", best.cell, best.token), "value": format!("{} points", best.points)}))
     }
 
     fn choose(

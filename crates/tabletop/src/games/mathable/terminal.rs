@@ -2,11 +2,9 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use crate::tools::{bail, tool_error, ToolResult as Result};
 use clap::Args;
-use crate::games::mathable::engine::EnginePlayer;
 use crate::games::mathable::players::from_spec;
 use crate::games::mathable::text::{self, Grid, Shade};
 use crate::games::mathable::{Mathable, MathableMove, Preset, SaveState, Tokens};
@@ -378,20 +376,6 @@ impl Presenter<Mathable> for MathablePresenter {
         text::result_text(record.current(), &self.names)
     }
 
-    fn hint(&mut self, record: &Record<Mathable>) -> String {
-        let mut engine = EnginePlayer::new(7);
-        engine.time = Duration::from_millis(500);
-        let (moves, plan) = engine.best_turn(record.current());
-        match moves.first() {
-            Some(MathableMove::Place { cell, token }) => {
-                let pts = plan.placements.first().map_or(0, |p| p.points);
-                let turn: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
-                format!("P {cell} {token} (+{pts} points). The engine's whole turn: {}", turn.join(" "))
-            }
-            Some(MathableMove::Exchange(t)) => format!("swap {t} (S)."),
-            _ => "no useful placement; end the turn (E).".to_string(),
-        }
-    }
 
     fn save_text(&self, record: &Record<Mathable>) -> Option<String> {
         let mut history = match &self.earlier_history {

@@ -796,6 +796,32 @@ impl Engine {
         deadline: Instant,
         max_depth: u32,
     ) -> (Vec<(ReversiMove, i32)>, u32) {
+        self.move_values_deepening(position, Some(deadline), max_depth)
+    }
+
+    /// [`Engine::move_values_until`] without a clock: every move searched to exactly `depth`
+    /// plies (fewer only where the game ends sooner or every value is proved), so the values
+    /// depend on the position and `depth` alone (the analysis' reproducible values). Moves
+    /// leading to images of one position share one value.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let (values, depth) = Engine::new(None, None).move_values_to(&Reversi::new(), 4);
+    /// assert_eq!(depth, 4);
+    /// assert!(values.iter().all(|v| v.1 == values[0].1));
+    /// ```
+    pub fn move_values_to(&mut self, position: &Reversi, depth: u32) -> (Vec<(ReversiMove, i32)>, u32) {
+        self.move_values_deepening(position, None, depth)
+    }
+
+    /// Iterative deepening over every move (see [`Engine::move_values_until`]), to `max_depth`
+    /// or until `deadline` if there is one.
+    fn move_values_deepening(
+        &mut self,
+        position: &Reversi,
+        deadline: Option<Instant>,
+        max_depth: u32,
+    ) -> (Vec<(ReversiMove, i32)>, u32) {
         let (p, o) = position.player_opponent();
         let children: Vec<(usize, u64, u64)> = Bits(moves(p, o))
             .map(|sq| {
@@ -809,7 +835,7 @@ impl Engine {
         self.age = self.age.wrapping_add(1);
         self.nodes = 0;
         self.stopped = false;
-        self.deadline = Some(deadline);
+        self.deadline = deadline;
         let mut best: Vec<(ReversiMove, i32)> = Vec::new();
         let mut completed = 0;
         let mut last = Duration::ZERO;
@@ -840,6 +866,7 @@ impl Engine {
             if depth >= empties || values.iter().all(|v| v.abs() >= WON) {
                 break;
             }
+            let Some(deadline) = deadline else { continue };
             let before = std::mem::replace(&mut last, iteration_start.elapsed());
             let remaining = deadline.saturating_duration_since(Instant::now());
             // A depth cut short is thrown away, so one is started only if all of it should fit.

@@ -69,13 +69,6 @@ impl Adapter<Reversi> for ReversiAdapter {
         })
     }
 
-    fn hint(record: &Record<Reversi>, _slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
-        // The analysis' best move, so that the hint and the analysis never disagree.
-        let analysis = <Reversi as crate::Analyze>::analyze(record, budget);
-        let best = analysis.moves.first()?;
-        Some(json!({"move": best.notation, "value": best.text}))
-    }
-
     fn choose(
         record: &Record<Reversi>,
         spec: &PlayerSpec,
@@ -148,19 +141,5 @@ mod tests {
         assert_eq!(session.score_unit(), "discs");
         assert_eq!(session.check_move("f5").as_deref(), Ok("f5"));
         assert!(session.check_move("a1").is_err());
-    }
-
-    #[test]
-    fn the_hint_is_a_best_move_of_the_analysis() {
-        use super::{Adapter, Caps, ReversiAdapter};
-        use crate::{Analyze, Record};
-        use std::time::Duration;
-        let caps = Caps { max_think: Duration::from_secs(1), engine_memory: 1 << 30 };
-        let record = Record::new(crate::games::reversi::Reversi::new());
-        let hint = ReversiAdapter::hint(&record, &mut None, Duration::from_millis(100), &caps).unwrap();
-        // Every first move is an image of the others: the analysis values them alike, best first.
-        let analysis = crate::games::reversi::Reversi::analyze(&record, Duration::from_millis(100));
-        assert!(analysis.moves.iter().all(|m| m.score == analysis.moves[0].score));
-        assert_eq!(hint["move"], analysis.moves[0].notation.as_str());
     }
 }

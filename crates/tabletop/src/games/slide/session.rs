@@ -1,12 +1,11 @@
 //! Slide on the server: its options, its board as JSON, hints and computer moves.
 
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use crate::session::{SessionError, option_usize, slot_player, Adapter, Caps, EngineSlot, Served};
 use crate::{Game, PlayerKind, PlayerSpec, Record};
-use super::players::{player_from_spec as slide_player, EnginePlayer, PLAYER_KINDS as SLIDE_KINDS};
+use super::players::{player_from_spec as slide_player, PLAYER_KINDS as SLIDE_KINDS};
 use super::{Cell, Slide, SlideMove, SlideVariant};
 
 /// Slide on the web.
@@ -65,13 +64,6 @@ impl Adapter<Slide> for SlideAdapter {
             "last_move": record.moves().last().map(|m| m.to_string()),
             "winning_line": position.winning_squares(),
         })
-    }
-
-    fn hint(record: &Record<Slide>, slot: &mut EngineSlot, budget: Duration, _caps: &Caps) -> Option<Value> {
-        let key = format!("hint:{}", budget.as_millis());
-        let engine = slot_player(slot, key, || Ok(EnginePlayer::new(Some(budget), None))).ok()?;
-        let advice = engine.advise(record)?;
-        Some(json!({"move": advice.best.to_string(), "value": advice.value}))
     }
 
     fn choose(
