@@ -215,22 +215,60 @@ impl Player<Connect> for Engine {
     }
 }
 
-/// A deliberately weaker player, the lower five of Connect's ten levels: level 1 (almost
-/// random) to 5 (a fair heuristic search). From level 2 it always takes a win in one and blocks
-/// a loss in one. Levels 6 to 10 ([`LEVELS_ABOVE_FIVE`]) mix level 5 with the engine.
+/// A deliberately weaker player of a given [`Style`]: random moves, wins in one taken and
+/// losses in one blocked some or all of the time, or a heuristic search with noise. The lower
+/// levels of [`LEVELS`] are such players; [`LevelPlayer::new`] builds the five styles of the
+/// earlier five-level scale ([`Style::of_old_level`]).
 pub struct LevelPlayer {
-    level: u8,
-    seed: u64,
+    style: Style,
+    description: String,
     rng: ChaCha8Rng,
     heuristic: Heuristic,
+}
+
+/// How a [`LevelPlayer`] plays: the chance (in percent) that it takes a win in one, whether it
+/// blocks a loss in one, and the depth of its heuristic search (0: random moves) with the
+/// noise added to each move's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Style {
+    /// The chance in percent that it takes a win in one.
+    pub win: u32,
+    /// Whether it blocks the opponent's win in one.
+    pub block: bool,
+    /// The depth of the heuristic search; 0 plays random moves.
+    pub depth: u32,
+    /// The largest random amount added to each move's searched value.
+    pub noise: i32,
+}
+
+impl Style {
+    /// The styles of the earlier five-level scale (1..=5): random moves taking half of the wins
+    /// in one, then random moves taking wins and blocking losses in one, then searches of depth
+    /// 2 (noise 60), 4 (noise 20) and 7.
+    pub fn of_old_level(level: u8) -> Style {
+        match level {
+            1 => Style { win: 50, block: false, depth: 0, noise: 0 },
+            2 => Style { win: 100, block: true, depth: 0, noise: 0 },
+            3 => Style { win: 100, block: true, depth: 2, noise: 60 },
+            4 => Style { win: 100, block: true, depth: 4, noise: 20 },
+            _ => Style { win: 100, block: true, depth: 7, noise: 0 },
+        }
+    }
 }
 
 impl LevelPlayer {
     /// A player of `level` (1..=5) seeded with `seed`.
     pub fn new(level: u8, seed: u64) -> Self {
+        let level = level.clamp(1, 5);
+        let description = format!("engine:level={level},seed={seed}");
+        LevelPlayer::with_style(Style::of_old_level(level), seed, description)
+    }
+
+    /// A player of `style`, seeded with `seed`, described as `description`.
+    pub fn with_style(style: Style, seed: u64, description: String) -> Self {
         LevelPlayer {
-            level: level.clamp(1, 5),
-            seed,
+            style,
+            description,
             rng: ChaCha8Rng::seed_from_u64(seed),
             heuristic: heuristic_search(),
         }
@@ -239,7 +277,7 @@ impl LevelPlayer {
 
 impl Player<Connect> for LevelPlayer {
     fn describe(&self) -> String {
-        format!("engine:level={},seed={}", self.level, self.seed)
+        self.description.clone()
     }
 
     fn choose_move(&mut self, record: &Record<Connect>) -> Column {
@@ -248,29 +286,24 @@ impl Player<Connect> for LevelPlayer {
         let mut moves = Vec::new();
         p.legal_moves(&mut moves);
         let wins: Vec<Column> = moves.iter().copied().filter(|c| p.is_winning_move(c.0 as usize)).collect();
-        let take_win = self.level >= 2 || self.rng.gen_bool(0.5);
+        let take_win = self.style.win >= 100 || self.rng.gen_bool(f64::from(self.style.win) / 100.0);
         if take_win && !wins.is_empty() {
             return wins[0];
         }
-        if self.level == 1 {
+        if self.style.block {
+            // Block the opponent's win in one.
+            let opp = p.current_stones() ^ p.mask();
+            let opp_win = winning_cells(opp, v) & v.board_mask() & !p.mask();
+            let possible = (p.mask() + v.bottom_mask()) & v.board_mask();
+            if let Some(c) = moves.iter().copied().find(|c| opp_win & possible & v.column_mask(c.0 as usize) != 0) {
+                return c;
+            }
+        }
+        if self.style.depth == 0 {
             return moves[self.rng.gen_range(0..moves.len())];
         }
-        // Block the opponent's win in one.
-        let opp = p.current_stones() ^ p.mask();
-        let opp_win = winning_cells(opp, v) & v.board_mask() & !p.mask();
-        let possible = (p.mask() + v.bottom_mask()) & v.board_mask();
-        if let Some(c) = moves.iter().copied().find(|c| opp_win & possible & v.column_mask(c.0 as usize) != 0) {
-            return c;
-        }
-        if self.level == 2 {
-            return moves[self.rng.gen_range(0..moves.len())];
-        }
-        // Levels 3-5: a heuristic search with noise that shrinks as the level rises.
-        let (depth, noise) = match self.level {
-            3 => (2, 60),
-            4 => (4, 20),
-            _ => (7, 0),
-        };
+        // A heuristic search with noise.
+        let (depth, noise) = (self.style.depth, self.style.noise);
         let scored = self.heuristic.analyse_moves(p, &[], Limits::depth(depth));
         let mut best = (i32::MIN, moves[0]);
         for (mv, value) in scored {
@@ -319,9 +352,9 @@ pub fn make_player(
             }
         }
         "connect" | "level" => {
-            // The older spellings: connect:level=N and level:level=N, N = 1..5.
+            // The older spellings: connect:level=N and level:level=N, N = 1..5, now engine:level=N.
             let level = spec.get_in_range("level", 1..=5)?.unwrap_or(3);
-            Box::new(LevelPlayer::new(level as u8, seed))
+            level_player(spec, level as u8, variant, seed)?
         }
         "random" => Box::new(RandomPlayer::new(seed)),
         other => {
@@ -330,10 +363,24 @@ pub fn make_player(
     })
 }
 
-/// The engine's share of the moves (in percent) at levels 6 to 10, the others played as level 5;
-/// level 10 is the engine itself. Calibrated with `scripts/levels-ladder connect`
+/// Connect's ten levels: the [`Style`] of a level's own moves and the engine's share of the
+/// moves (in percent; the engine at a second a move with a 2^21-entry table). Level 1 plays
+/// random moves, 2 and 3 take wins (and 3 blocks losses) in one, 4 to 6 search one ply with
+/// less and less noise, 7 and 8 search six and seven plies, 9 lets the engine choose 60% of the
+/// moves (level 8 the others), 10 is the engine. Calibrated with `scripts/levels-ladder connect`
 /// (docs/CONNECT.md, "Levels").
-pub const LEVELS_ABOVE_FIVE: [u32; 5] = [20, 40, 60, 80, 100];
+pub const LEVELS: [(Style, u32); 10] = [
+    (Style { win: 0, block: false, depth: 0, noise: 0 }, 0),
+    (Style { win: 50, block: false, depth: 0, noise: 0 }, 0),
+    (Style { win: 50, block: true, depth: 0, noise: 0 }, 0),
+    (Style { win: 100, block: true, depth: 1, noise: 200 }, 0),
+    (Style { win: 100, block: true, depth: 1, noise: 50 }, 0),
+    (Style { win: 100, block: true, depth: 1, noise: 4 }, 0),
+    (Style { win: 100, block: true, depth: 6, noise: 4 }, 0),
+    (Style { win: 100, block: true, depth: 7, noise: 0 }, 0),
+    (Style { win: 100, block: true, depth: 7, noise: 0 }, 60),
+    (Style { win: 100, block: true, depth: 7, noise: 0 }, 100),
+];
 
 /// The player of `level` (1..=10) for `variant`, seeded with `seed`.
 fn level_player(
@@ -342,16 +389,16 @@ fn level_player(
     variant: ConnectVariant,
     seed: u64,
 ) -> Result<Box<dyn Player<Connect>>, SpecError> {
-    if level <= 5 {
-        return Ok(Box::new(LevelPlayer::new(level, seed)));
+    let (style, percent) = LEVELS[level.clamp(1, 10) as usize - 1];
+    let description = crate::levels::describe_level(spec, level);
+    let weak = LevelPlayer::with_style(style, seed.wrapping_add(1), description.clone());
+    if percent == 0 {
+        return Ok(Box::new(weak));
     }
     let table = 1 << 21;
     crate::memory::ensure_available(Solver::memory_bytes(variant, table))?;
     let strong = Box::new(Engine::try_with_table(variant, Duration::from_secs(1), table)?);
-    let weak = Box::new(LevelPlayer::new(5, seed.wrapping_add(1)));
-    let percent = LEVELS_ABOVE_FIVE[level as usize - 6];
-    let description = crate::levels::describe_level(spec, level);
-    Ok(Box::new(crate::levels::MixedPlayer::new(strong, weak, percent, seed, description)))
+    Ok(Box::new(crate::levels::MixedPlayer::new(strong, Box::new(weak), percent, seed, description)))
 }
 
 /// The result of [`first_player_match`].

@@ -64,6 +64,8 @@ enum LevelPart {
     Random,
     /// The greedy player.
     Greedy,
+    /// The lowest-scoring placement, one a turn ([`WorstPlayer`]).
+    Worst,
     /// The engine with this time per turn (milliseconds) and number of sampled racks.
     Engine(u64, usize),
 }
@@ -73,6 +75,7 @@ impl LevelPart {
         match self {
             LevelPart::Random => Box::new(MathableRandomPlayer::new(seed)),
             LevelPart::Greedy => Box::new(GreedyPlayer),
+            LevelPart::Worst => Box::new(WorstPlayer),
             LevelPart::Engine(millis, samples) => {
                 let mut engine = EnginePlayer::new(seed);
                 engine.time = std::time::Duration::from_millis(millis);
@@ -84,20 +87,20 @@ impl LevelPart {
 }
 
 /// Mathable's ten levels: (weak part, strong part, the strong part's share of the moves in
-/// percent; a turn is several moves). Level 1 is random, 5 greedy, 8 the default engine; 9 and
-/// 10 sample more racks and think longer. See docs/MATHABLE.md, "Levels", for the measured
-/// ladder.
+/// percent; a turn is several moves). Level 1 places its lowest-scoring token once a turn, 6 is
+/// random, 8 greedy, 10 the default engine (more time or sampled racks make it no stronger: it
+/// decides in milliseconds). See docs/MATHABLE.md, "Levels", for the measured ladder.
 const LEVELS: [(LevelPart, LevelPart, u32); 10] = [
-    (LevelPart::Random, LevelPart::Greedy, 0),
-    (LevelPart::Random, LevelPart::Greedy, 25),
+    (LevelPart::Worst, LevelPart::Worst, 0),
+    (LevelPart::Worst, LevelPart::Random, 20),
+    (LevelPart::Worst, LevelPart::Random, 40),
+    (LevelPart::Worst, LevelPart::Random, 60),
+    (LevelPart::Worst, LevelPart::Random, 80),
+    (LevelPart::Random, LevelPart::Random, 0),
     (LevelPart::Random, LevelPart::Greedy, 50),
-    (LevelPart::Random, LevelPart::Greedy, 75),
-    (LevelPart::Random, LevelPart::Greedy, 100),
-    (LevelPart::Greedy, LevelPart::Engine(1000, 40), 33),
-    (LevelPart::Greedy, LevelPart::Engine(1000, 40), 67),
+    (LevelPart::Greedy, LevelPart::Greedy, 0),
+    (LevelPart::Greedy, LevelPart::Engine(1000, 40), 40),
     (LevelPart::Greedy, LevelPart::Engine(1000, 40), 100),
-    (LevelPart::Greedy, LevelPart::Engine(1500, 80), 100),
-    (LevelPart::Greedy, LevelPart::Engine(2000, 120), 100),
 ];
 
 /// The move the greedy player makes in a position: the extra draw when allowed, else the
@@ -140,6 +143,32 @@ pub fn greedy_move(game: &Mathable) -> MathableMove {
         }
     }
     MathableMove::EndTurn
+}
+
+/// The weakest player, Mathable's level 1: at the start of a turn its lowest-scoring placement
+/// (or, when it cannot place, the greedy player's exchange or end of turn), then the end of the
+/// turn; never an extra draw.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WorstPlayer;
+
+impl Player<Mathable> for WorstPlayer {
+    fn describe(&self) -> String {
+        "worst".to_string()
+    }
+
+    fn choose_move(&mut self, record: &Record<Mathable>) -> MathableMove {
+        let game = record.current();
+        if game.placed_this_turn() == 0 {
+            if let Some(p) = game.placements().into_iter().min_by_key(|p| p.points) {
+                return MathableMove::Place { cell: p.cell, token: p.token };
+            }
+            let mv = greedy_move(game);
+            if !matches!(mv, MathableMove::Draw) {
+                return mv;
+            }
+        }
+        MathableMove::EndTurn
+    }
 }
 
 /// The greedy player: see [`greedy_move`].
@@ -212,5 +241,27 @@ impl crate::players::Players for Mathable {
 
     fn make_player(spec: &PlayerSpec, _start: &Mathable, seed: u64) -> Result<Box<dyn Player<Mathable>>, SpecError> {
         from_spec(spec, seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Game;
+    use crate::games::mathable::{Preset, Settings};
+
+    /// Level 1's player: the lowest-scoring placement at the start of a turn, then the end of
+    /// the turn.
+    #[test]
+    fn the_worst_player_places_its_lowest_scoring_token_once_a_turn() {
+        let game = Mathable::start(&Settings::preset(Preset::Classic).with_seed(1));
+        let placements = game.placements();
+        let lowest = placements.iter().map(|p| p.points).min().expect("the first turn can place");
+        let mut record = Record::new(game.clone());
+        let mv = WorstPlayer.choose_move(&record);
+        let MathableMove::Place { cell, token } = mv else { panic!("not a placement: {mv:?}") };
+        assert!(placements.iter().any(|p| p.cell == cell && p.token == token && p.points == lowest), "{mv:?}");
+        record.play(mv).expect("a legal placement");
+        assert_eq!(WorstPlayer.choose_move(&record), MathableMove::EndTurn);
     }
 }

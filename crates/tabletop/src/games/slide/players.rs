@@ -196,14 +196,20 @@ impl Player<Slide> for ClassicPlayer {
 /// One part of a Slide level.
 #[derive(Clone, Copy, Debug)]
 enum LevelPart {
-    /// The move the solver values worst (random where no solver reaches): the bottom levels
-    /// are weaker than random moves, or a perfect engine would leave too little room for ten
+    /// The move the solver values worst (random where no solver reaches): the lowest level is
+    /// weaker than random moves, or a perfect engine would leave too little room for ten
     /// levels on the small boards (it wins 98.5% against random moves on 3x3).
     Worst,
     /// Uniformly random legal moves.
     Random,
     /// The engine.
     Engine,
+    /// Perfect play where the game is decided within this many plies, a random choice among
+    /// the other moves ([`HorizonPlayer`]).
+    Horizon(u32),
+    /// The worst move where the game is decided within this many plies, a random choice
+    /// among the other moves ([`HorizonPlayer`]).
+    Anti(u32),
 }
 
 impl LevelPart {
@@ -212,23 +218,26 @@ impl LevelPart {
             LevelPart::Worst => Box::new(WorstPlayer { solver: None, random: RandomPlayer::new(seed) }),
             LevelPart::Random => Box::new(RandomPlayer::new(seed)),
             LevelPart::Engine => Box::new(EnginePlayer::new(None, None)),
+            LevelPart::Horizon(plies) => Box::new(HorizonPlayer::new(plies, true, seed)),
+            LevelPart::Anti(plies) => Box::new(HorizonPlayer::new(plies, false, seed)),
         }
     }
 }
 
 /// Slide's ten levels: (weak part, strong part, the strong part's share of the moves in
-/// percent). Level 10 is the engine. Calibrated with `scripts/levels-ladder slide`
+/// percent). Level 1 plays the worst move, 3 random moves, 4 to 9 see the game's outcome 1 to 6
+/// plies ahead, 10 is the engine. Calibrated with `scripts/levels-ladder slide`
 /// (docs/SLIDE.md, "Levels").
 const LEVELS: [(LevelPart, LevelPart, u32); 10] = [
     (LevelPart::Worst, LevelPart::Random, 0),
-    (LevelPart::Worst, LevelPart::Random, 35),
-    (LevelPart::Worst, LevelPart::Random, 70),
-    (LevelPart::Worst, LevelPart::Random, 100),
-    (LevelPart::Random, LevelPart::Engine, 25),
-    (LevelPart::Random, LevelPart::Engine, 50),
-    (LevelPart::Random, LevelPart::Engine, 70),
-    (LevelPart::Random, LevelPart::Engine, 85),
-    (LevelPart::Random, LevelPart::Engine, 95),
+    (LevelPart::Random, LevelPart::Anti(1), 100),
+    (LevelPart::Random, LevelPart::Random, 100),
+    (LevelPart::Random, LevelPart::Horizon(1), 100),
+    (LevelPart::Horizon(1), LevelPart::Horizon(2), 50),
+    (LevelPart::Random, LevelPart::Horizon(2), 100),
+    (LevelPart::Random, LevelPart::Horizon(4), 100),
+    (LevelPart::Random, LevelPart::Horizon(5), 100),
+    (LevelPart::Random, LevelPart::Horizon(6), 100),
     (LevelPart::Random, LevelPart::Engine, 100),
 ];
 
@@ -243,6 +252,71 @@ fn level_player(spec: &PlayerSpec, level: u8, seed: u64) -> Box<dyn Player<Slide
         seed,
         description,
     ))
+}
+
+/// A level's player that sees the game's outcome a few plies ahead: where the solver reaches
+/// (3x3, 4x4), each move whose game is decided within `horizon` plies is valued exactly, the
+/// others alike (as a draw), and the player takes the best of these values (the worst, with
+/// `best` false), a random one among equals. Where no solver reaches, it is the engine's
+/// search to `horizon` plies (random moves for the worst).
+struct HorizonPlayer {
+    horizon: u32,
+    best: bool,
+    solver: Option<SlideSolver>,
+    search: Option<EnginePlayer>,
+    random: RandomPlayer,
+    rng: rand_chacha::ChaCha8Rng,
+}
+
+impl HorizonPlayer {
+    fn new(horizon: u32, best: bool, seed: u64) -> Self {
+        use rand::SeedableRng;
+        HorizonPlayer {
+            horizon,
+            best,
+            solver: None,
+            search: None,
+            random: RandomPlayer::new(seed),
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed),
+        }
+    }
+}
+
+impl Player<Slide> for HorizonPlayer {
+    fn describe(&self) -> String {
+        format!("horizon:{}", self.horizon)
+    }
+
+    fn choose_move(&mut self, record: &Record<Slide>) -> SlideMove {
+        use rand::seq::SliceRandom;
+        let position = record.current();
+        let variant = position.slide_variant();
+        if self.solver.as_ref().is_none_or(|s| s.variant() != variant) {
+            self.solver = SlideSolver::new(variant);
+        }
+        let Some(values) = self.solver.as_mut().and_then(|solver| solver.try_move_values(position)) else {
+            if self.best {
+                let horizon = u64::from(self.horizon);
+                return self.search.get_or_insert_with(|| EnginePlayer::new(None, Some(horizon))).choose_move(record);
+            }
+            return self.random.choose_move(record);
+        };
+        let (horizon, best) = (self.horizon, self.best);
+        let seen = |value: SlideValue| {
+            let rank = match value {
+                SlideValue::Win(plies) | SlideValue::Loss(plies) if plies <= horizon => value.rank(),
+                _ => 0,
+            };
+            if best {
+                rank
+            } else {
+                -rank
+            }
+        };
+        let top = values.iter().map(|&(_, value)| seen(value)).max().expect("the game goes on");
+        let choices: Vec<SlideMove> = values.iter().filter(|&&(_, v)| seen(v) == top).map(|&(mv, _)| mv).collect();
+        *choices.choose(&mut self.rng).expect("the game goes on")
+    }
 }
 
 /// The move the solver values worst for the side to move (the quickest loss), for the lowest
@@ -383,5 +457,37 @@ impl crate::players::Players for Slide {
 
     fn make_player(spec: &PlayerSpec, _start: &Slide, seed: u64) -> Result<Box<dyn Player<Slide>>, SpecError> {
         seeded_player_from_spec(spec, seed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Horizon 1 takes a win in one whenever there is one; anti 1 never does while it has
+    /// another move (levels 4 and 2), checked in the positions of random 3x3 games.
+    #[test]
+    fn horizon_one_takes_every_win_in_one_and_anti_one_none() {
+        let start = Slide::new(3, 1).expect("a valid variant");
+        let mut solver = SlideSolver::new(start.slide_variant()).expect("3x3 is solved");
+        let mut random = RandomPlayer::new(3);
+        let (mut best, mut worst) = (HorizonPlayer::new(1, true, 1), HorizonPlayer::new(1, false, 1));
+        let mut checked = 0;
+        for _ in 0..100 {
+            let mut record = Record::new(start);
+            while record.status().to_move().is_some() {
+                let values = solver.try_move_values(record.current()).expect("3x3 is solved");
+                let value = |mv: SlideMove| values.iter().find(|(m, _)| *m == mv).expect("a legal move").1;
+                let wins = values.iter().filter(|(_, v)| *v == SlideValue::Win(1)).count();
+                if wins > 0 && wins < values.len() {
+                    checked += 1;
+                    assert_eq!(value(best.choose_move(&record)), SlideValue::Win(1));
+                    assert_ne!(value(worst.choose_move(&record)), SlideValue::Win(1));
+                }
+                let mv = random.choose_move(&record);
+                record.play(mv).expect("a legal move");
+            }
+        }
+        assert!(checked >= 10, "only {checked} positions with a choice of winning");
     }
 }
