@@ -339,6 +339,9 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 if self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
                     return Ok(());
                 }
+                if show && !self.record.moves().is_empty() {
+                    println!("To review every move: save FILE, then tabletop review {} --load FILE.", G::NAME);
+                }
             }
             let prompt = match status {
                 Status::ToMove(_) => self.presenter.prompt(&self.record),
