@@ -13,6 +13,7 @@ mod random_input;
 mod reversi_levels;
 mod reversi_play;
 mod reversi_time;
+mod review;
 #[cfg(feature = "tune")]
 mod reversi_tune;
 mod shared_loop;
