@@ -13,9 +13,9 @@ mod random_input;
 mod reversi_levels;
 mod reversi_play;
 mod reversi_time;
-mod review;
 #[cfg(feature = "tune")]
 mod reversi_tune;
+mod review;
 mod shared_loop;
 mod sharp_edges;
 mod slide_cli;
