@@ -14,7 +14,9 @@ fn a_played_and_saved_connect_three_game_is_reviewed_with_its_blunders() {
     let run = common::tabletop(&["play", "connect", "--preset", "connect3", "--player", "o=human"], &input);
     assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
     assert!(
-        run.stdout.contains("To review every move: save FILE, then tabletop review connect --load FILE."),
+        run.stdout.contains(
+            "Game over: new, undo, save FILE (then tabletop review connect --load FILE), load FILE or quit> "
+        ),
         "{}",
         run.stdout
     );

@@ -339,13 +339,14 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 if self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
                     return Ok(());
                 }
-                if show && !self.record.moves().is_empty() {
-                    println!("To review every move: save FILE, then tabletop review {} --load FILE.", G::NAME);
-                }
             }
             let prompt = match status {
                 Status::ToMove(_) => self.presenter.prompt(&self.record),
-                Status::Over(_) => "Game over: new, undo, save FILE, load FILE or quit> ".to_string(),
+                // The one-line way to a review (`tabletop review`) of the game just played.
+                Status::Over(_) => format!(
+                    "Game over: new, undo, save FILE (then tabletop review {} --load FILE), load FILE or quit> ",
+                    G::NAME
+                ),
             };
             let Some(line) = input.ask(&prompt) else {
                 if status.to_move().is_some() && !self.document {
