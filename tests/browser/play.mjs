@@ -276,6 +276,67 @@ test("resign against the computer is shown as a loss", async ({ browser, base })
 });
 
 
+test("review: a Connect Three game against the computer played to the end, reviewed: marks in the move list, the graph steps the board (desktop and phone)", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#game-connect)");
+  await page.click("#options-box summary");
+  await page.selectOption("#connect-preset", "connect3");
+  await Promise.all([page.waitForURL(/\/game\/[0-9a-f]+$/), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  // No Review button while the game goes on.
+  assert.equal(await page.locator("#review").isVisible(), false, "no Review during the game");
+  // The person's columns in a fixed order against the exact computer, to the end.
+  await playOutAgainstComputer(page, "connect", { maxTurns: 20 });
+  await page.locator("#result:not([hidden])").waitFor();
+  const plies = await ply(page);
+  await page.getByRole("button", { name: "Review" }).click();
+  await page.waitForFunction(() => window.tabletop.review && typeof window.tabletop.review === "object", null, { timeout: 60000 });
+  const review = await page.evaluate(() => window.tabletop.review);
+  assert.equal(review.moves.length, plies);
+  assert.equal(review.values.length, plies + 1);
+  // The server's marks are in the move list, each with its words for screen readers.
+  const marked = review.moves.filter((m) => m.mark);
+  assert.ok(marked.length > 0, "the person's moves against an exact engine earn marks: " + JSON.stringify(review.moves));
+  assert.equal(await page.locator("#moves .mark").count(), marked.length);
+  const symbol = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  for (const m of marked) {
+    const item = page.locator("#moves li").nth(m.ply);
+    assert.equal(await item.locator(".mark").textContent(), symbol[m.mark]);
+    assert.match(await item.locator(".mark").getAttribute("aria-label"), new RegExp(`^${m.mark}`));
+    assert.equal(await page.getByRole("button", { name: new RegExp(`after move ${m.ply + 1}, .*${m.mark} \\(`) }).count(), 1, "the move's button names its mark");
+  }
+  assert.match(await page.textContent("#review-summary"), /X: \d+ \?! inaccurac(y|ies), \d+ \? mistakes?, \d+ \?\? blunders?/);
+  // The graph: one point per position, marked moves' points named by their mark.
+  const points = page.locator("#review-graph circle");
+  assert.equal(await points.count(), plies + 1);
+  assert.equal(await page.locator("#review-graph circle.mark-blunder").count(), review.moves.filter((m) => m.mark === "blunder").length);
+  await shot(page, "review-connect3-desktop");
+  // A point steps the board to that position: the board shown is the server's board after 2 moves.
+  await page.getByRole("button", { name: /^After move 2, / }).click();
+  await page.waitForFunction(() => window.tabletop.step === 2);
+  assert.equal(await page.textContent("#step-pos"), `Move 2 of ${plies}`);
+  assert.equal(await page.textContent("#help"), `Showing the position after move 2 of ${plies}.`);
+  const board = await page.evaluate(() => JSON.stringify(window.tabletop.boards.get(2)));
+  assert.ok(board && board !== "undefined", "the board after move 2 came from the server");
+  assert.match(await page.locator("#review-graph circle.current").getAttribute("aria-label"), /^After move 2, /);
+  await shot(page, "review-connect3-stepped");
+  // The start point steps back to the empty board.
+  await page.getByRole("button", { name: /^Start: / }).click();
+  await page.waitForFunction(() => window.tabletop.step === 0);
+  // A phone: the same review, as a watcher of the finished game, without sideways scrolling.
+  const phone = await person(browser, PHONE);
+  await phone.goto(page.url().replace(/#.*$/, ""));
+  await phone.waitForFunction(() => window.tabletop.state && window.tabletop.state.status.over);
+  await phone.getByRole("button", { name: "Review" }).click();
+  await phone.locator("#review-graph circle").first().waitFor();
+  assert.equal(await phone.locator("#moves .mark").count(), marked.length, "the same marks (the server's cached review)");
+  await noSidewaysScroll(phone, "the review on a phone");
+  await phone.getByRole("button", { name: /^After move 1, / }).tap().catch(() => phone.getByRole("button", { name: /^After move 1, / }).click());
+  await phone.waitForFunction(() => window.tabletop.step === 1);
+  await shot(phone, "review-connect3-phone");
+});
+
 // ---- between people: invite links, live, with a watcher ----
 
 // The creator starts a game against "A friend"; the friend opens the invite link in another

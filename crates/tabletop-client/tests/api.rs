@@ -397,6 +397,70 @@ async fn analysis_for_the_mover_and_after_the_game() {
     assert_eq!(analysis(None, Some(99)).await.0, 400);
 }
 
+/// Review: refused while a game goes on (to the players and to watchers: a Mathable game's racks
+/// stay hidden), for anyone once it is over, with the solver's values and the same answer for
+/// every request (computed once).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn review_only_after_the_game_with_the_solvers_values() {
+    use tabletop::games::connect::{solver::Solver, Connect, ConnectVariant};
+    use tabletop::Game;
+    let dir = tempdir();
+    let addr = start(&dir.join("review.db")).await;
+    // A Mathable game in progress: nobody may review it (its positions hold every rack).
+    let body = json!({"game": "mathable", "seats": ["human", "human"]});
+    let (status, created) = request(addr, "POST", "/api/games", Some(&body.to_string())).await;
+    assert_eq!(status, 200, "{created}");
+    let mathable = created["id"].as_str().unwrap().to_string();
+    let (status, err) = request(addr, "GET", &format!("/api/games/{mathable}/review"), None).await;
+    assert_eq!(status, 409, "{err}");
+    assert!(err["error"].as_str().unwrap_or_default().contains("finished"), "{err}");
+    // Connect Three between two people, played to the end.
+    let body = json!({"game": "connect", "options": {"preset": "connect3"}, "seats": ["human", "human"]});
+    let (status, created) = request(addr, "POST", "/api/games", Some(&body.to_string())).await;
+    assert_eq!(status, 200);
+    let id = created["id"].as_str().unwrap().to_string();
+    let tokens: Vec<String> =
+        created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    let path = format!("/api/games/{id}/review");
+    let moves = ["2", "1", "2", "1", "2"];
+    for (ply, mv) in moves.iter().enumerate() {
+        let (status, _) = request(addr, "GET", &path, None).await;
+        assert_eq!(status, 409, "no review during the game (ply {ply})");
+        let (status, state) =
+            request(addr, "POST", &format!("/api/games/{id}/moves"), Some(&move_body(mv, &tokens[ply % 2], Some(ply))))
+                .await;
+        assert_eq!(status, 200, "{state}");
+    }
+    // A watcher (no token) gets the review of the finished game.
+    let (status, review) = request(addr, "GET", &path, None).await;
+    assert_eq!(status, 200, "{review}");
+    let reviewed = review["moves"].as_array().unwrap();
+    assert_eq!(reviewed.len(), moves.len());
+    assert_eq!(review["values"].as_array().unwrap().len(), moves.len() + 1);
+    assert_eq!(review["seats"], json!(["X", "O"]));
+    let variant = ConnectVariant::connect3();
+    let mut solver = Solver::new(variant, 1 << 16);
+    for (ply, entry) in reviewed.iter().enumerate() {
+        let position = Connect::from_notation(&variant, &moves[..ply].concat()).unwrap();
+        let scores = solver.solve_moves(&position);
+        let best = scores.iter().flatten().max().copied().unwrap();
+        let played = scores[moves[ply].parse::<usize>().unwrap() - 1].unwrap();
+        assert_eq!(entry["score_before"], best, "{entry}");
+        assert_eq!(entry["score_after"], played, "{entry}");
+        assert_eq!(entry["loss"].as_f64().unwrap(), f64::from(best - played), "{entry}");
+    }
+    // O was lost already; its second 1 (not blocking column 2) loses two moves sooner: below
+    // the inaccuracy threshold (3), no mark.
+    assert_eq!(reviewed[3]["loss_text"], "loss sooner", "{}", reviewed[3]);
+    assert_eq!(reviewed[3]["mark"], Value::Null, "{}", reviewed[3]);
+    // Asked again: the same review (the cached one).
+    let (status, again) = request(addr, "GET", &path, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(again, review);
+    let (status, _) = request(addr, "GET", "/api/games/nosuchgame/review", None).await;
+    assert_eq!(status, 404);
+}
+
 /// Past boards for stepping: the board after each move is the one the state showed then.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_boards_are_the_positions_played() {

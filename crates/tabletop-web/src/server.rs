@@ -294,6 +294,7 @@ pub fn router(state: Shared) -> Router {
     let thinking = Router::new()
         .route("/api/games/{id}/hint", post(hint))
         .route("/api/games/{id}/analysis", post(analysis))
+        .route("/api/games/{id}/review", get(review))
         .layer(per_minute(config.hint_rate));
     Router::new()
         .route("/", get(page))
@@ -1120,6 +1121,77 @@ async fn analysis(
             other => ApiError::Internal(other.to_string()),
         })?;
     answer.map(Json).map_err(|e| ApiError::Illegal(e.to_string()))
+}
+
+/// The time the analysis of each position of a review may take.
+pub const REVIEW_PER_POSITION: Duration = Duration::from_millis(250);
+
+/// Positions of a review per engine job: each job stays well within the wait an optional job
+/// is given ([`crate::engines::OPTIONAL_WAIT`]).
+pub const REVIEW_CHUNK: usize = 8;
+
+/// `GET /api/games/{id}/review`: every move of a finished game against the best move, for
+/// anyone who may see the game (a finished game hides nothing). Computed once per game through
+/// the engine pool, position after position in jobs of [`REVIEW_CHUNK`], as the analysis is;
+/// every other request for it waits for that one computation.
+async fn review(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    UrlPath(id): UrlPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let live = state.game(&id).await?;
+    let (snapshot, flag, cell) = {
+        let mut game = live.lock().await;
+        if game.to_move().is_some() {
+            return Err(ApiError::Conflict("only a finished game can be reviewed".into()));
+        }
+        let moves = game.session.moves();
+        let cell = match &game.review {
+            Some((of, cell)) if *of == moves => cell.clone(),
+            _ => {
+                let cell = Arc::new(tokio::sync::OnceCell::new());
+                game.review = Some((moves, cell.clone()));
+                cell
+            }
+        };
+        (game.session.boxed_clone(), game.cancel.clone(), cell)
+    };
+    let budget = state.config.max_think.min(REVIEW_PER_POSITION);
+    let settings = tabletop::review::ReviewSettings::time(budget);
+    let key = crate::engines::JobKey::Address(client.ip());
+    let value = cell
+        .get_or_try_init(|| async move {
+            let plies = snapshot.ply();
+            let mut whole: Option<Value> = None;
+            let mut from = 0;
+            while from < plies.max(1) {
+                let to = (from + REVIEW_CHUNK).min(plies);
+                let part = snapshot.boxed_clone();
+                let answer = state
+                    .pool
+                    .run(key.clone(), true, flag.clone(), move |_slots| part.review(from, to, settings))
+                    .await
+                    .map_err(|e| match e {
+                        crate::engines::PoolError::Busy => ApiError::Busy,
+                        other => ApiError::Internal(other.to_string()),
+                    })?
+                    .map_err(|e| ApiError::Internal(e.to_string()))?;
+                match &mut whole {
+                    None => whole = Some(answer),
+                    Some(w) => {
+                        for field in ["moves", "values"] {
+                            if let (Some(into), Some(more)) = (w[field].as_array_mut(), answer[field].as_array()) {
+                                into.extend(more.iter().cloned());
+                            }
+                        }
+                    }
+                }
+                from = to.max(from + 1);
+            }
+            whole.ok_or_else(|| ApiError::Internal("empty review".into()))
+        })
+        .await?;
+    Ok(Json(value.clone()))
 }
 
 /// The flag of a game's current thinking (used by tests to see that work is cancelled).

@@ -39,6 +39,7 @@ pub mod player_spec;
 pub mod players;
 pub mod record;
 pub mod registry;
+pub mod review;
 pub mod search;
 pub mod session;
 #[cfg(feature = "cli")]

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::analysis::Analyze;
 use crate::game::{Game, Outcome, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec};
 use crate::record::{EndReason, Record};
+use crate::review::{Review, ReviewSettings};
 
 /// Why a session refused something: the message is the one people read (the library's own
 /// reason: a move's, an option's, a player spec's), the variant what kind of refusal it is.
@@ -118,6 +118,11 @@ pub trait Session: Send {
     /// [`Analyze`] with `AnalysisSettings::time(budget)`, as `{"ply", "moves": [{"move",
     /// "value", "score", "exact", "depth"}], "depth", "open"}` (see [`crate::analysis`]).
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, SessionError>;
+    /// The review of the moves `from..to` (see [`crate::review::review_range`]) as JSON: a
+    /// [`GameReview`](crate::review::GameReview) and the seats' names (`seats`). It values the
+    /// position of every move with the movers' hidden information: the server asks it for
+    /// finished games only.
+    fn review(&self, from: usize, to: usize, settings: ReviewSettings) -> Result<Value, SessionError>;
     /// A computer player's move for the side to move, in notation.
     fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError>;
     /// The move that passes the turn of a seat that left (a resigned Mathable player), if any.
@@ -206,12 +211,12 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
 pub const DEFAULT_MOVE_LIMIT: usize = 1000;
 
 /// A [`Session`] for any game with an [`Adapter`].
-pub struct GenericSession<G: Analyze, A: Adapter<G>> {
+pub struct GenericSession<G: Review, A: Adapter<G>> {
     record: Record<G>,
     adapter: std::marker::PhantomData<A>,
 }
 
-impl<G: Analyze, A: Adapter<G>> GenericSession<G, A> {
+impl<G: Review, A: Adapter<G>> GenericSession<G, A> {
     /// The record as it was after `ply` moves.
     fn record_at(&self, ply: usize) -> Result<Record<G>, SessionError> {
         let played = self.record.moves().len();
@@ -260,7 +265,7 @@ pub fn status_json<G: Game>(record: &Record<G>, describe: impl Fn(String) -> Str
     }
 }
 
-impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
+impl<G: Review, A: Adapter<G>> Session for GenericSession<G, A> {
     fn game(&self) -> &'static str {
         A::NAME
     }
@@ -366,6 +371,13 @@ impl<G: Analyze, A: Adapter<G>> Session for GenericSession<G, A> {
         Ok(json!({"ply": ply, "moves": moves, "depth": analysis.depth, "open": analysis.open}))
     }
 
+    fn review(&self, from: usize, to: usize, settings: ReviewSettings) -> Result<Value, SessionError> {
+        let review = crate::review::review_range(&self.record, from, to, settings, &mut |_, _| {});
+        let mut json = serde_json::to_value(&review).map_err(|e| SessionError::Move(e.to_string()))?;
+        json["seats"] = self.seat_names().into();
+        Ok(json)
+    }
+
     fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError> {
         A::choose(&self.record, spec, slot, caps).map(|m| m.to_string())
     }
@@ -466,7 +478,7 @@ impl<G, A> Default for Served<G, A> {
     }
 }
 
-impl<G: Analyze, A: Adapter<G>> SessionFactory for Served<G, A> {
+impl<G: Review, A: Adapter<G>> SessionFactory for Served<G, A> {
     fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, SessionError> {
         Ok(Box::new(GenericSession::<G, A>::new(options, secret)?))
     }

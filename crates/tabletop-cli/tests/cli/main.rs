@@ -15,6 +15,7 @@ mod reversi_play;
 mod reversi_time;
 #[cfg(feature = "tune")]
 mod reversi_tune;
+mod review;
 mod shared_loop;
 mod sharp_edges;
 mod slide_cli;

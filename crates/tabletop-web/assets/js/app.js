@@ -12,6 +12,7 @@ import { api, held, tokensOf, keepToken, keepTokens, heldGames, forget } from ".
 import { follow } from "./events.js";
 import { el, restoreFocus } from "./board.js";
 import { REQUIRED } from "./games/common.js";
+import { drawReview, markOf, markWords } from "./review.js";
 
 const GAMES = {}; // name -> the game's module, once loaded
 const loading = new Map(); // name -> the promise of its module
@@ -284,6 +285,7 @@ const page = {
   hint: null,        // {move, value, ply}
   analysisOn: false,
   analysis: new Map(), // ply -> moves, or an error text
+  review: null,      // after the game: null, "loading", an error text, or the review (docs/API.md)
   step: null,        // after the game: the ply shown, or null for the end
   seen: new Map(),   // ply -> board received live (checks the stepping boards in tests)
   boards: new Map(), // ply -> past board from the server (history stepping)
@@ -356,6 +358,7 @@ function accept(state) {
     if (newest) $("announce").textContent = `${state.players[newest.seat] ? state.players[newest.seat].name : ""} played ${newest.move}.`;
     page.ui = { ...page.ui, selected: null, cell: null, token: null };
     page.hint = null;
+    page.review = null;
     $("message").textContent = "";
   }
   if (!state.status.over) page.step = null;
@@ -398,6 +401,19 @@ async function refresh() {
   const token = moverToken() || anyToken();
   try { accept(await api("GET", `/api/games/${page.id}`, undefined, token)); }
   catch (error) { $("message").textContent = error.message; }
+}
+
+// The review of the finished game, asked once (the server computes it once per game).
+async function loadReview() {
+  if (!page.state || !page.state.status.over || page.review === "loading") return;
+  page.review = "loading";
+  render();
+  try {
+    page.review = await api("GET", `/api/games/${page.id}/review`);
+  } catch (error) {
+    page.review = error.status === 503 || error.status === 429 ? "The server is busy: try Review again in a moment." : error.message;
+  }
+  render();
 }
 
 function analysisPly() {
@@ -587,11 +603,19 @@ function render() {
   list.replaceChildren(...s.history.map((h, i) => {
     const text = `${h.seat === null || h.seat === undefined ? "" : nameOf(h.seat) + ": "}${h.move}`;
     const li = el("li", { class: i === ply - 1 ? "current" : "" });
-    if (over) li.append(el("button", { type: "button", class: "move", text, "aria-label": `Show the position after move ${i + 1}, ${text}`, onclick: () => showStep(i + 1) }));
+    if (over) li.append(el("button", { type: "button", class: "move", text, "aria-label": `Show the position after move ${i + 1}, ${text}${markWords(page.review, i)}`, onclick: () => showStep(i + 1) }));
     else li.textContent = text;
+    const mark = over ? markOf(page.review, i) : null;
+    if (mark) li.append(mark);
     return li;
   }));
   if (atBottom) list.scrollTop = list.scrollHeight;
+
+  // The review of a finished game.
+  const reviewButton = $("review");
+  reviewButton.hidden = !over || s.moves.length === 0;
+  reviewButton.disabled = page.review === "loading" || (page.review !== null && typeof page.review === "object");
+  drawReview($("review-box"), over ? page.review : null, { ply, nameOf, step: showStep });
 
   renderInvites();
 }
@@ -716,6 +740,7 @@ async function showGame(id) {
     }
     render();
   });
+  $("review").addEventListener("click", loadReview);
   $("analysis").addEventListener("click", () => {
     page.analysisOn = !page.analysisOn;
     if (page.analysisOn) loadAnalysis();
@@ -750,7 +775,7 @@ async function showGame(id) {
   if (!page.state) {
     $("game-title").textContent = "No such game";
     $("status").textContent = "This link does not lead to a game on this server.";
-    for (const id of ["undo", "hint", "analysis", "resign"]) $(id).hidden = true;
+    for (const id of ["undo", "hint", "analysis", "review", "resign"]) $(id).hidden = true;
     return;
   }
   follow(id, page.streamToken, accept, (up) => {

@@ -257,6 +257,9 @@ pub struct LiveGame {
     notes: Arc<AtomicU64>,
     /// Event data rendered since the last note, shared by the streams that ask for the same.
     rendered: Rendered,
+    /// The review of the finished game, computed once for all who ask: the moves it is of and
+    /// the cell every request waits on.
+    pub review: Option<(Vec<String>, Arc<tokio::sync::OnceCell<serde_json::Value>>)>,
 }
 
 /// What the event streams of a game were last sent, for reuse: a hundred watchers of one game
@@ -300,6 +303,7 @@ impl LiveGame {
             paces: vec![pace; stored.row.seats.len()],
             notes: Arc::new(AtomicU64::new(0)),
             rendered: Rendered::default(),
+            review: None,
             proposal: stored.proposal.as_ref().and_then(Proposal::from_json),
             row: stored.row,
             session,

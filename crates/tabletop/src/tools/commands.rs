@@ -26,13 +26,15 @@ pub enum Verb {
     Moves,
     /// The value of every legal move.
     Analyze,
+    /// Every move of a saved game against the best move.
+    Review,
     /// Fit evaluation weights.
     Tune,
 }
 
 impl Verb {
     /// Every verb, in help order.
-    pub const ALL: [Verb; 9] = [
+    pub const ALL: [Verb; 10] = [
         Verb::Play,
         Verb::Match,
         Verb::Perft,
@@ -41,6 +43,7 @@ impl Verb {
         Verb::Book,
         Verb::Moves,
         Verb::Analyze,
+        Verb::Review,
         Verb::Tune,
     ];
 
@@ -59,6 +62,7 @@ impl Verb {
             Verb::Book => "book",
             Verb::Moves => "moves",
             Verb::Analyze => "analyze",
+            Verb::Review => "review",
             Verb::Tune => "tune",
         }
     }
@@ -74,6 +78,7 @@ impl Verb {
             Verb::Book => "Build an opening book with the solver",
             Verb::Moves => "The legal moves of a position, in the game's notation",
             Verb::Analyze => "The value of every legal move of a position (exact where a solver answers in time)",
+            Verb::Review => "Review a saved game: every move's loss against the best move, with inaccuracies, mistakes and blunders marked",
             Verb::Tune => "Fit evaluation weights to self-play positions labelled by exact solves",
         }
     }

@@ -7,6 +7,7 @@
 //! - [`play`]: the terminal play loop every game shares ([`play::Table`], [`play::Presenter`]).
 //! - [`common`]: line input, colour, and matches with a progress bar.
 //! - [`position`]: `moves` and `analyze` for every game.
+//! - [`review`]: `review` for every game (a saved game, move by move).
 //! - this module: [`ToolError`], capped file reads and option checks.
 
 use std::io::Read;
@@ -16,6 +17,7 @@ pub mod commands;
 pub mod common;
 pub mod play;
 pub mod position;
+pub mod review;
 
 pub use commands::{GameCommands, Tool, Verb};
 

@@ -342,7 +342,11 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             }
             let prompt = match status {
                 Status::ToMove(_) => self.presenter.prompt(&self.record),
-                Status::Over(_) => "Game over: new, undo, save FILE, load FILE or quit> ".to_string(),
+                // The one-line way to a review (`tabletop review`) of the game just played.
+                Status::Over(_) => format!(
+                    "Game over: new, undo, save FILE (then tabletop review {} --load FILE), load FILE or quit> ",
+                    G::NAME
+                ),
             };
             let Some(line) = input.ask(&prompt) else {
                 if status.to_move().is_some() && !self.document {

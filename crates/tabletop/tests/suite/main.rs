@@ -19,6 +19,7 @@ mod reversi_levels;
 mod reversi_rules;
 mod reversi_symmetry;
 mod reversi_time;
+mod review;
 mod search_options;
 mod slide_conformance;
 mod slide_dictionary;

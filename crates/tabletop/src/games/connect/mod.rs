@@ -7,6 +7,7 @@
 //! - [`build`]: building books with the solver; [`mod@bench`]: the solver benchmark on Pons' sets.
 
 pub mod analysis;
+pub mod review;
 pub mod session;
 pub mod environment;
 pub mod bench;

@@ -579,6 +579,27 @@ impl PositionArgs {
     }
 }
 
+/// Options of `tabletop review connect`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReviewArgs {
+    /// The board size the game was played on.
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// The saved game and the output.
+    #[command(flatten)]
+    pub options: crate::tools::review::ReviewOptions,
+}
+
+/// `tabletop review connect`: a game saved by `save FILE` reviewed move by move.
+fn review(args: ReviewArgs) -> ToolResult {
+    let v = args.size.variant()?;
+    let text = args.options.text()?;
+    let record = crate::Record::<Connect>::from_text(&v, &text)
+        .with_context(|| format!("cannot load {}", args.options.load.display()))?;
+    let seats = ["X".to_string(), "O".to_string()];
+    crate::tools::review::print_review(&record, &seats, &args.options)
+}
+
 /// Connect-N's commands for the `tabletop` binary.
 pub struct Commands;
 
@@ -608,6 +629,7 @@ impl crate::tools::GameCommands for Commands {
                 "A Connect-N position: the board options and the columns played (4453)",
                 |a: PositionArgs| print_analysis(&a.position()?, &a.out),
             ),
+            Tool::new(Verb::Review, "A Connect-N game saved by play's save FILE (with the board options it was played on)", review),
         ]
     }
 }

@@ -8,6 +8,7 @@
 //! - [`session`]: the server's adapter; `terminal` and `tools` (feature `cli`): the command line.
 
 pub mod analysis;
+pub mod review;
 pub mod conformance;
 pub mod engine;
 pub mod rules;

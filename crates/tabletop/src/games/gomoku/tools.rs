@@ -64,6 +64,27 @@ impl PositionArgs {
     }
 }
 
+/// Options of `tabletop review gomoku`.
+#[derive(Args, Clone, Debug)]
+pub struct ReviewArgs {
+    /// The board size the game was played on.
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// The saved game and the output.
+    #[command(flatten)]
+    pub options: crate::tools::review::ReviewOptions,
+}
+
+/// `tabletop review gomoku`: a game saved by `save FILE` reviewed move by move.
+fn review(args: ReviewArgs) -> ToolResult {
+    let v = args.size.variant()?;
+    let text = args.options.text()?;
+    let record = crate::Record::<Gomoku>::from_text(&v, &text)
+        .with_context(|| format!("cannot load {}", args.options.load.display()))?;
+    let seats = ["x (black)".to_string(), "o (white)".to_string()];
+    crate::tools::review::print_review(&record, &seats, &args.options)
+}
+
 /// Gomoku's commands for the `tabletop` binary.
 pub struct Commands;
 
@@ -84,6 +105,7 @@ impl crate::tools::GameCommands for Commands {
             Tool::new(Verb::Analyze, "A Gomoku position: --size and the rows from the top", |a: PositionArgs| {
                 print_analysis(&a.position()?, &a.out)
             }),
+            Tool::new(Verb::Review, "A Gomoku game saved by play's save FILE (with the --size it was played on)", review),
         ]
     }
 }

@@ -36,6 +36,7 @@
 //! ```
 
 pub mod analysis;
+pub mod review;
 pub mod session;
 pub mod environment;
 pub mod bench;

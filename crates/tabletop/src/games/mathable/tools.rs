@@ -315,6 +315,33 @@ fn moves(args: PositionArgs) -> ToolResult {
     }
 }
 
+/// Options of `tabletop review mathable`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReviewArgs {
+    /// The saved game (JSON, as `save FILE` writes it, with its history from the start).
+    #[command(flatten)]
+    pub options: crate::tools::review::ReviewOptions,
+}
+
+/// `tabletop review mathable`: a saved game replayed from its settings' start (the history must
+/// lead to the saved position) and reviewed move by move.
+fn review(args: ReviewArgs) -> ToolResult {
+    let text = args.options.text()?;
+    let file = args.options.load.display().to_string();
+    let (game, history) = SaveState::read(&text).with_context(|| format!("cannot load {file}"))?;
+    let start = Mathable::new(game.settings()).map_err(invalid)?;
+    let mut record = crate::Record::new(start);
+    for (i, text) in history.iter().enumerate() {
+        let mv = record.current().parse_move(text).with_context(|| format!("{file}: move {} {text:?}", i + 1))?;
+        record.play(mv).with_context(|| format!("{file}: move {} {text:?}", i + 1))?;
+    }
+    if record.current() != &game {
+        bail!("{file}: its history does not lead from the start of its settings to its position (a game loaded mid-way cannot be reviewed)");
+    }
+    let seats: Vec<String> = (1..=game.num_seats()).map(|i| format!("Player {i}")).collect();
+    crate::tools::review::print_review(&record, &seats, &args.options)
+}
+
 /// Mathable's commands for the `tabletop` binary.
 pub struct Commands;
 
@@ -336,6 +363,7 @@ impl crate::tools::GameCommands for Commands {
             Tool::new(Verb::Analyze, "A Mathable position: a saved game (JSON, as save writes it)", |a: PositionArgs| {
                 crate::tools::position::print_analysis(&a.game()?, &a.out)
             }),
+            Tool::new(Verb::Review, "A Mathable game saved by play's save FILE (JSON with its history)", review),
         ]
     }
 }

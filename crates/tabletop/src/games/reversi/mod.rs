@@ -38,6 +38,7 @@
 
 pub mod accuracy;
 pub mod analysis;
+pub mod review;
 pub mod session;
 pub mod environment;
 pub mod bench;

@@ -456,6 +456,30 @@ pub struct PositionArgs {
     pub out: crate::tools::position::Output,
 }
 
+/// Options of `tabletop review reversi`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReviewArgs {
+    /// The saved game (`save FILE`: tabletop's text, or GGF when the file starts with `(;`).
+    #[command(flatten)]
+    pub options: crate::tools::review::ReviewOptions,
+}
+
+/// `tabletop review reversi`: a game saved by `save FILE` (text or GGF) reviewed move by move.
+fn review(args: ReviewArgs) -> ToolResult {
+    let text = args.options.text()?;
+    let file = args.options.load.display().to_string();
+    let record = if text.trim_start().starts_with("(;") {
+        text.parse::<crate::games::reversi::ggf::GgfGame>()
+            .and_then(|g| g.to_record())
+            .with_context(|| format!("cannot load {file}"))?
+    } else {
+        crate::Record::<Reversi>::from_text(&(), &text)
+            .with_context(|| format!("cannot load {file}"))?
+    };
+    let seats = ["Black".to_string(), "White".to_string()];
+    crate::tools::review::print_review(&record, &seats, &args.options)
+}
+
 /// Reversi's commands for the `tabletop` binary.
 pub struct Commands;
 
@@ -480,6 +504,7 @@ impl crate::tools::GameCommands for Commands {
             Tool::new(Verb::Analyze, "A Reversi position: 64 squares (X, O, -) and the side to move", |a: PositionArgs| {
                 print_analysis(&parse_position(a.position.as_deref())?, &a.out)
             }),
+            Tool::new(Verb::Review, "A Reversi game saved by play's save FILE (text or GGF)", review),
             #[cfg(feature = "tune")]
             Tool::new(
                 Verb::Tune,

@@ -10,6 +10,7 @@
 //! - `terminal` and `tools` (feature `cli`): the terminal presenter and the command-line tools.
 
 pub mod analysis;
+pub mod review;
 pub mod session;
 pub mod environment;
 pub mod conformance;

@@ -186,6 +186,27 @@ pub struct PositionArgs {
     pub out: crate::tools::position::Output,
 }
 
+/// Options of `tabletop review slide`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReviewArgs {
+    /// The board size and empty squares the game was played with.
+    #[command(flatten)]
+    pub variant: VariantArgs,
+    /// The saved game and the output.
+    #[command(flatten)]
+    pub options: crate::tools::review::ReviewOptions,
+}
+
+/// `tabletop review slide`: a game saved by `save FILE` reviewed move by move.
+fn review(args: ReviewArgs) -> ToolResult {
+    let v = args.variant.variant()?;
+    let text = args.options.text()?;
+    let record = crate::Record::<Slide>::from_text(&v, &text)
+        .with_context(|| format!("cannot load {}", args.options.load.display()))?;
+    let seats = ["b (blue)".to_string(), "o (orange)".to_string()];
+    crate::tools::review::print_review(&record, &seats, &args.options)
+}
+
 /// Slide's commands for the `tabletop` binary.
 pub struct Commands;
 
@@ -209,6 +230,7 @@ impl crate::tools::GameCommands for Commands {
             Tool::new(Verb::Analyze, "A Slide position: --size, --empty and the configuration string", |a: PositionArgs| {
                 print_analysis(&a.variant.position(a.position.as_deref())?, &a.out)
             }),
+            Tool::new(Verb::Review, "A Slide game saved by play's save FILE (with the board options it was played with)", review),
         ]
     }
 }
