@@ -34,7 +34,7 @@
 
 use std::time::Duration;
 
-use crate::analysis::{Analysis, Analyze, MoveValue};
+use crate::analysis::{Analysis, AnalysisSettings, Analyze, MoveValue};
 use crate::game::Seat;
 use crate::record::Record;
 
@@ -63,10 +63,9 @@ impl Default for ReviewSettings {
 }
 
 /// The one call into the game's analysis: every legal move of the record's current position
-/// valued with `settings`. (When [`Analyze::analyze`] takes settings instead of a time, only
-/// this line changes.)
+/// valued with `settings` (the depth decided before searching, so a review is reproducible).
 pub fn analyze_position<G: Analyze>(record: &Record<G>, settings: ReviewSettings) -> Analysis {
-    G::analyze(record, settings.time)
+    G::analyze(record, AnalysisSettings { depth: settings.depth, time: settings.time })
 }
 
 /// How bad a move was, from the mildest.
