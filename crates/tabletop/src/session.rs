@@ -115,7 +115,7 @@ pub trait Session: Send {
     /// `AnalysisSettings::time(budget)`), as `{"move", "value"}`; `None` when the game is over.
     fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
     /// The value of every legal move at `ply` (the current position when `None`): the game's
-    /// [`Analyze`] with `AnalysisSettings::time(budget)`, as `{"ply", "moves": [{"move",
+    /// [`Analyze`](crate::Analyze) with `AnalysisSettings::time(budget)`, as `{"ply", "moves": [{"move",
     /// "value", "score", "exact", "depth"}], "depth", "open"}` (see [`crate::analysis`]).
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, SessionError>;
     /// The review of the moves `from..to` (see [`crate::review::review_range`]) as JSON: a

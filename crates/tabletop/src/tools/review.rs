@@ -44,6 +44,17 @@ impl ReviewOptions {
     }
 }
 
+/// Reads the game saved at `--load` (as `save FILE` writes it, on a board of `variant`) and
+/// reviews it with [`print_review`]: the whole `tabletop review GAME` of a game saved as a
+/// [`Record`]'s text.
+pub fn review_saved<G: Review>(variant: &G::Variant, seats: &[String], options: &ReviewOptions) -> ToolResult {
+    use super::Context as _;
+    let text = options.text()?;
+    let record =
+        Record::<G>::from_text(variant, &text).with_context(|| format!("cannot load {}", options.load.display()))?;
+    print_review(&record, seats, options)
+}
+
 /// Reviews `record` with a progress bar on standard error (unless `--quiet` or `--json` to a
 /// pipe) and prints the review: a table with the moves' marks and a summary per seat, or JSON
 /// (`{"game", "seats", ...}` and [`GameReview`]'s fields).

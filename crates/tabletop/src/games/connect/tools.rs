@@ -593,11 +593,8 @@ pub struct ReviewArgs {
 /// `tabletop review connect`: a game saved by `save FILE` reviewed move by move.
 fn review(args: ReviewArgs) -> ToolResult {
     let v = args.size.variant()?;
-    let text = args.options.text()?;
-    let record = crate::Record::<Connect>::from_text(&v, &text)
-        .with_context(|| format!("cannot load {}", args.options.load.display()))?;
     let seats = ["X".to_string(), "O".to_string()];
-    crate::tools::review::print_review(&record, &seats, &args.options)
+    crate::tools::review::review_saved::<Connect>(&v, &seats, &args.options)
 }
 
 /// Connect-N's commands for the `tabletop` binary.

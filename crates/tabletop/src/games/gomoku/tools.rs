@@ -78,11 +78,8 @@ pub struct ReviewArgs {
 /// `tabletop review gomoku`: a game saved by `save FILE` reviewed move by move.
 fn review(args: ReviewArgs) -> ToolResult {
     let v = args.size.variant()?;
-    let text = args.options.text()?;
-    let record = crate::Record::<Gomoku>::from_text(&v, &text)
-        .with_context(|| format!("cannot load {}", args.options.load.display()))?;
     let seats = ["x (black)".to_string(), "o (white)".to_string()];
-    crate::tools::review::print_review(&record, &seats, &args.options)
+    crate::tools::review::review_saved::<Gomoku>(&v, &seats, &args.options)
 }
 
 /// Gomoku's commands for the `tabletop` binary.

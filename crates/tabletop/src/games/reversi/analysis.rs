@@ -31,7 +31,7 @@ const EXACT_COST: [f64; 23] = [
 ];
 
 /// The most empties at which the analysis with `settings` solves exactly: the most whose
-/// calibrated cost ([`EXACT_COST`]) fits the settings' time (at least 12).
+/// calibrated cost (`EXACT_COST`) fits the settings' time (at least 12).
 ///
 /// ```
 /// use std::time::Duration;
@@ -48,7 +48,7 @@ pub fn exact_empties(settings: AnalysisSettings) -> u32 {
 
 /// The calibration of the midgame search: the predicted time in seconds to search `moves`
 /// distinct moves (moves to images of one position count once) to `depth` plies. Fit to
-/// `reversi_calibration` (as [`EXACT_COST`]): the median per move at plies 8 to 40 was about
+/// `reversi_calibration` (as `EXACT_COST`): the median per move at plies 8 to 40 was about
 /// 0.9 ms at depth 6, 2.3 ms at 7, 5 ms at 8, 11 ms at 9, 22 ms at 10, 50 ms at 11, nearly the
 /// same at every stage, so the cost is `MIDGAME_BASE * MIDGAME_GROWTH^depth` per move.
 ///

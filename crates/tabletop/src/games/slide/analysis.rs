@@ -49,7 +49,7 @@ fn image(s: usize, p: &Slide) -> Slide {
 }
 
 /// The depth of the estimates for a position with `moves` legal moves: the fixed one, or the
-/// deepest whose calibrated cost ([`SEARCH_BASE`]) fits the settings' time.
+/// deepest whose calibrated cost (`SEARCH_BASE`) fits the settings' time.
 pub fn search_depth(settings: AnalysisSettings, moves: u32) -> u32 {
     let growth = (moves as f64 / 5.0).max(2.0);
     settings.pick_depth(40, |d| SEARCH_BASE * growth.powi(d as i32) * moves.max(1) as f64)

@@ -200,11 +200,8 @@ pub struct ReviewArgs {
 /// `tabletop review slide`: a game saved by `save FILE` reviewed move by move.
 fn review(args: ReviewArgs) -> ToolResult {
     let v = args.variant.variant()?;
-    let text = args.options.text()?;
-    let record = crate::Record::<Slide>::from_text(&v, &text)
-        .with_context(|| format!("cannot load {}", args.options.load.display()))?;
     let seats = ["b (blue)".to_string(), "o (orange)".to_string()];
-    crate::tools::review::print_review(&record, &seats, &args.options)
+    crate::tools::review::review_saved::<Slide>(&v, &seats, &args.options)
 }
 
 /// Slide's commands for the `tabletop` binary.
