@@ -953,6 +953,55 @@ test("live: the page reconnects by itself after a server restart and shows the c
   }
 });
 
+test("live: a game's page module whose loading was cut off is asked for again; the board is drawn", async ({ browser, base }) => {
+  const page = await person(browser);
+  const asked = [];
+  // The connection drops while the game's module is on its way, once.
+  await page.route(/\/js\/games\/connect\.js(\?.*)?$/, (route) => {
+    asked.push(route.request().url());
+    return asked.length === 1 ? route.abort("connectionreset") : route.continue();
+  });
+  const created = await (await fetch(base + "api/games", { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ game: "connect", seats: ["human", "human"] }) })).json();
+  await page.goto(base + created.invites[1].path.slice(1));
+  await page.locator("#board .cell").first().waitFor({ timeout: 10000 });
+  assert.ok(asked.length >= 2, `the module was asked for again (${asked.join(", ")})`);
+  await page.waitForFunction(() => window.tabletop.linked === true);
+  assert.equal(await page.textContent("#message"), "");
+  // A move by the other person arrives and is drawn.
+  const move = await fetch(base + `api/games/${created.id}/moves`, { method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ move: "4", token: created.tokens[0] }) });
+  assert.equal(move.status, 200);
+  await page.waitForFunction(() => window.tabletop.state.moves.length === 1);
+  assert.match(await page.textContent("#status"), /Your move/);
+});
+
+test("live: the answer to a move, arriving after a newer live state, does not undo it: the friend who came back stays online", async ({ browser, base }) => {
+  const { a, b } = await inviteGame(browser, base, "connect");
+  const friendUrl = b.url();
+  await b.close();
+  await a.waitForFunction(() => window.tabletop.state.players[1].connected === false);
+  // The answer to the creator's move is held until the friend is back.
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await a.route(/\/api\/games\/[0-9a-f]+\/moves$/, async (route) => {
+    const response = await route.fetch();
+    await held;
+    await route.fulfill({ response });
+  });
+  const answers = await a.evaluate(() => window.tabletop.answers);
+  await clickMove(a);
+  await a.waitForFunction(() => window.tabletop.state.moves.length === 1);
+  const back = await b.context().newPage();
+  await back.goto(friendUrl);
+  await a.waitForFunction(() => window.tabletop.state.players[1].connected === true);
+  release();
+  await a.waitForFunction((n) => window.tabletop.answers > n, answers);
+  assert.equal(await a.evaluate(() => window.tabletop.state.players[1].connected), true, "the held answer (friend offline) replaced the live state");
+  assert.equal(await a.locator(".player .presence.online").count(), 1);
+  assert.equal(await a.evaluate(() => window.tabletop.state.moves.length), 1);
+});
+
 test("live: a move made while the server is down is sent when it is back; presence unknown meanwhile (creator, friend, watcher)", async ({ browser }) => {
   const first = await startServer();
   const { a, b, c } = await inviteGame(browser, first.base, "connect");

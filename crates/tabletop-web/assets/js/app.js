@@ -16,6 +16,7 @@ import { drawReview, markOf, markWords } from "./review.js";
 
 const GAMES = {}; // name -> the game's module, once loaded
 const loading = new Map(); // name -> the promise of its module
+const failedLoads = new Map(); // name -> how many times fetching its module failed
 const $ = (id) => document.getElementById(id);
 
 // The game's stylesheet, added once; resolves when it has loaded (or failed: the board is then
@@ -36,8 +37,14 @@ function loadStyle(name) {
 function loadGame(name) {
   if (!/^[a-z][a-z0-9_]*$/.test(name)) return Promise.reject(new Error(`no such game: ${name}`));
   if (!loading.has(name)) {
-    const imported = import(`./games/${name}.js`).catch((error) => {
+    // The browser remembers a failed module fetch under its URL, so a try after a failure (the
+    // connection dropped while the page was loading) asks under a new URL.
+    const failed = failedLoads.get(name) || 0;
+    const imported = import(`./games/${name}.js${failed ? `?attempt=${failed}` : ""}`).catch((error) => {
       console.warn(error);
+      // Forgotten, so that the next drawing (the connection coming back) tries again.
+      loading.delete(name);
+      failedLoads.set(name, failed + 1);
       throw new Error(`its page module js/games/${name}.js could not be loaded`);
     });
     loading.set(name, Promise.all([imported, loadStyle(name)]).then(([game]) => {
@@ -291,6 +298,9 @@ const page = {
   boards: new Map(), // ply -> past board from the server (history stepping)
   wantedStep: null,  // the step asked for while its board is on its way
   linked: null,      // the event stream: up (true), lost (false), not yet opened (null)
+  moduleError: null, // the message shown while the game's module could not be loaded
+  stateLive: false,  // whether `state` came from the event stream (or from an answer)
+  answers: 0,        // answers received to what the page sent (for the browser tests)
   busy: false,
 };
 window.tabletop = page; // for the browser tests and the curious
@@ -344,9 +354,15 @@ const people = () => page.state.players.filter((p) => p.kind !== "computer").len
 // Every person's seat held by this browser: a game at one screen, where nobody else answers.
 const atThisScreen = () => page.state.players.filter((p) => p.kind !== "computer").every((p) => !!page.tokens[p.seat]);
 
-function accept(state) {
+function accept(state, live = false) {
   if (!state || (page.state && state.id !== page.state.id)) return;
   if (page.state && state.version < page.state.version) return;
+  // States of one version differ only in what is not stored (presence, thinking), and the event
+  // stream brings every such change in order, while an answer to a request may have been made
+  // before the stream's latest state and arrive after it. So while the stream is up, an answer
+  // never replaces the stream's state of the same version seen from the same seat.
+  if (!live && page.linked === true && page.stateLive && page.state.version === state.version && page.state.your_seat === state.your_seat) return;
+  page.stateLive = live;
   const plyChanged = !page.state || page.state.moves.length !== state.moves.length;
   page.state = state;
   // Positions after a take-back point are gone.
@@ -380,8 +396,10 @@ async function send(path, body) {
   $("message").textContent = "";
   try {
     accept(await api("POST", `/api/games/${page.id}/${path}`, body));
+    page.answers += 1;
     return true;
   } catch (error) {
+    page.answers += 1;
     if (error.status === 0) {
       page.pending = { path, body };
       $("message").textContent = UNREACHABLE;
@@ -472,9 +490,23 @@ function render() {
   const s = page.state;
   if (!s) return;
   const game = module();
+  // Shown even before the game's module is here: its loading may be what the drop interrupted.
+  $("link-state").textContent = page.linked === false ? "Reconnecting…" : "";
   if (!game) {
     // The game's module comes by name the first time its state arrives; draw once it is here.
-    loadGame(s.game).then(render, (error) => { $("message").textContent = error.message; });
+    loadGame(s.game).then(
+      () => {
+        if (page.moduleError && $("message").textContent === page.moduleError) $("message").textContent = "";
+        page.moduleError = null;
+        render();
+      },
+      (error) => {
+        $("message").textContent = page.moduleError = error.message;
+        // A fetch that failed is tried again, less often each time (a module lacking part of the
+        // interface stays failed: it is still in `loading`).
+        const failed = failedLoads.get(s.game) || 0;
+        if (!loading.has(s.game) && failed < 8) setTimeout(render, 500 * 2 ** Math.min(failed, 4));
+      });
     return;
   }
   const over = s.status.over;
@@ -778,7 +810,7 @@ async function showGame(id) {
     for (const id of ["undo", "hint", "analysis", "review", "resign"]) $(id).hidden = true;
     return;
   }
-  follow(id, page.streamToken, accept, (up) => {
+  follow(id, page.streamToken, (state) => accept(state, true), (up) => {
     if (page.linked === up) return;
     page.linked = up;
     if (up && $("message").textContent === UNREACHABLE) $("message").textContent = "";

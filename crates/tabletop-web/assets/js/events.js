@@ -64,9 +64,11 @@ export function follow(id, token, onState, onLink) {
       onState(state);
     });
     source.addEventListener("error", () => {
-      onLink(false);
       // The browser would reconnect with the same URL, whose ticket is spent: reconnect here.
-      source.close();
+      mine.close();
+      // A stream already replaced (out of step) is no news about the connection.
+      if (mine !== source) return;
+      onLink(false);
       if (!closed) again();
     });
   };
