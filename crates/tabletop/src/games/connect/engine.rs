@@ -366,7 +366,7 @@ pub fn make_player(
 /// Connect's ten levels: the [`Style`] of a level's own moves and the engine's share of the
 /// moves (in percent; the engine at a second a move with a 2^21-entry table). Level 1 plays
 /// random moves, 2 and 3 take wins (and 3 blocks losses) in one, 4 to 6 search one ply with
-/// less and less noise, 7 and 8 search six and seven plies, 9 lets the engine choose 60% of the
+/// less and less noise, 7 and 8 search six and seven plies, 9 lets the engine choose 58% of the
 /// moves (level 8 the others), 10 is the engine. Calibrated with `scripts/levels-ladder connect`
 /// (docs/CONNECT.md, "Levels").
 pub const LEVELS: [(Style, u32); 10] = [
@@ -378,7 +378,7 @@ pub const LEVELS: [(Style, u32); 10] = [
     (Style { win: 100, block: true, depth: 1, noise: 4 }, 0),
     (Style { win: 100, block: true, depth: 6, noise: 4 }, 0),
     (Style { win: 100, block: true, depth: 7, noise: 0 }, 0),
-    (Style { win: 100, block: true, depth: 7, noise: 0 }, 60),
+    (Style { win: 100, block: true, depth: 7, noise: 0 }, 58),
     (Style { win: 100, block: true, depth: 7, noise: 0 }, 100),
 ];
 
