@@ -17,6 +17,12 @@ use crate::players::Player;
 use crate::memory::{try_large_vec, TableAllocError};
 use crate::record::Record;
 
+/// The default [`Engine::reply_weight`]: a move is ordered by the evaluation of the position
+/// it leads to plus this many hundredths of a disc per reply the opponent has there (fewer
+/// replies first). With 100 the search to depth 15 of `tabletop bench reversi`'s 8 midgame
+/// positions took 22% fewer nodes than with the evaluation alone (docs/REVERSI.md, issue 23).
+pub const REPLY_WEIGHT: i32 = 100;
+
 /// Values at or beyond this are decided games (`WON + disc difference`).
 pub const WON: i32 = 100_000;
 
@@ -198,6 +204,9 @@ pub struct Engine {
     deadline: Option<Instant>,
     stopped: bool,
     solver: Solver,
+    /// The weight of each opponent reply in the midgame search's ordering key, hundredths of
+    /// a disc ([`REPLY_WEIGHT`] by default; 0 orders by the evaluation alone).
+    pub reply_weight: i32,
     /// Multi-ProbCut in the midgame search ([`ProbCut`]); `None` searches every move fully.
     pub probcut: Option<&'static ProbCut>,
     /// Time budget per move.
@@ -246,6 +255,7 @@ impl Engine {
             deadline: None,
             stopped: false,
             solver: Solver::try_new(ENGINE_SOLVER_BITS)?,
+            reply_weight: REPLY_WEIGHT,
             weights: Weights::builtin(),
             patterns: Some(PatternWeights::builtin()),
             probcut: Some(ProbCut::builtin()),
@@ -264,6 +274,7 @@ impl Engine {
         let mut engine = Engine::try_new(time, depth)?;
         engine.patterns = None;
         engine.probcut = None;
+        engine.reply_weight = 0;
         Ok(engine)
     }
 
@@ -560,7 +571,7 @@ impl Engine {
             let key = if sq as u8 == hash_move {
                 i32::MIN
             } else if depth >= 2 {
-                self.evaluate_leaf(&ix.play(sq, f), no, np, replies)
+                self.evaluate_leaf(&ix.play(sq, f), no, np, replies) + self.reply_weight * replies.count_ones() as i32
             } else {
                 replies.count_ones() as i32
             };
@@ -980,6 +991,22 @@ mod tests {
                     let analysis = engine.analyse(position);
                     assert_eq!(analysis.value, negamax(&engine, p, o, depth), "position {i} depth {depth} v1 {v1}");
                     assert!(position.legal_placements().iter().any(|s| ReversiMove::Place(*s) == analysis.best));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ordering_by_replies_keeps_the_search_exact() {
+        for (i, position) in random_positions(11, 10, 16..46).iter().enumerate() {
+            let (p, o) = position.player_opponent();
+            for depth in [3, 5] {
+                for weight in [0, REPLY_WEIGHT, 400] {
+                    let mut engine = Engine::try_new(None, Some(depth)).expect("memory");
+                    engine.probcut = None;
+                    engine.reply_weight = weight;
+                    let analysis = engine.analyse(position);
+                    assert_eq!(analysis.value, negamax(&engine, p, o, depth), "position {i} depth {depth} weight {weight}");
                 }
             }
         }
