@@ -19,7 +19,8 @@
 //! stone); the stored best move first, then by the useful threats a move creates (not
 //! directly above an opponent's threat; playable ones weigh 12, one stone higher 5, any 3),
 //! moves under one's own threat last, ties broken centre first (early on, by the lines
-//! through the cell); enhanced transposition cut-offs; claimeven bounds both ways (all
+//! through the cell); enhanced transposition cut-offs (through the children's chains of
+//! forced moves); claimeven bounds both ways (all
 //! columns even: the side to move gets at most the odd cells; one column odd: it plays there
 //! and takes the even ones); and parallel solves that split a node's moves between threads
 //! once its first move has not cut.
@@ -473,6 +474,8 @@ pub struct Solver {
     split_min_empty: i32,
     /// Print the node count of every null-window test (standard error).
     trace: bool,
+    /// Enhanced transposition cut-offs made through a chain of forced moves (for tests).
+    chain_cuts: u64,
 }
 
 /// A position inside the solver: the side to move's stones, every stone, the same two boards
@@ -571,6 +574,7 @@ impl Solver {
             etc_min_empty: 14,
             split_min_empty: SPLIT_MIN_EMPTY,
             trace: false,
+            chain_cuts: 0,
         }
     }
 
@@ -831,6 +835,7 @@ impl Solver {
             etc_min_empty: self.etc_min_empty,
             split_min_empty: self.split_min_empty,
             trace: false,
+            chain_cuts: 0,
         }
     }
 
@@ -876,6 +881,26 @@ impl Solver {
         if self.stops.iter().any(|s| s.load(Ordering::Relaxed)) || crate::cancel::cancelled() {
             self.aborted = true;
         }
+    }
+
+    /// The node reached from `n` by playing the forced blocks (the side to move's only
+    /// move against a single playable threat of the opponent) as long as there are any, and
+    /// how many were played. Stops at a node that is lost at once or nearly full.
+    #[inline]
+    fn forced_chain_end(&self, mut n: Node) -> (Node, i32) {
+        let g = &self.geo;
+        let mut k = 0;
+        while n.moves < g.cells - 2 {
+            let possible = (n.mask + g.bottom) & g.board;
+            let opp_win = g.winning(n.cur ^ n.mask, self.variant);
+            let forced = possible & opp_win;
+            if forced == 0 || forced & (forced - 1) != 0 || forced & (opp_win >> 1) != 0 {
+                break;
+            }
+            n = n.play(forced, g.mirror_bit(forced));
+            k += 1;
+        }
+        (n, k)
     }
 
     /// Negamax with alpha-beta on a position where the side to move cannot win at once.
@@ -1110,6 +1135,8 @@ impl Solver {
         let list = &mut e.list;
         let mut len = 0;
         let my_win = g.winning(n.cur, self.variant) & !n.mask;
+        // The columns whose move leaves the opponent a forced block.
+        let mut forcing = 0u32;
         for i in 0..g.width {
             let col = g.order[i];
             let bit = next & g.columns[col];
@@ -1132,6 +1159,7 @@ impl Solver {
             if playable == 0 && after != 0 && after & !(threats >> 1) == 0 {
                 return Some((g.cells - 1 - n.moves) / 2);
             }
+            forcing |= ((playable != 0) as u32) << col;
             // Only threats not directly above an opponent's threat can ever win; those
             // playable at once (the opponent must block: a forced chain) and those one stone
             // higher count more (c4's weights, in integers).
@@ -1173,16 +1201,29 @@ impl Solver {
             }
         }
 
-        // Enhanced transposition cut-off: a child whose stored upper bound already refutes it.
+        // Enhanced transposition cut-off: a child whose stored bound already refutes it. A
+        // child where the opponent must block (a forced chain) has no entry of its own: follow
+        // its chain of forced moves to the node that is searched and stored (as c4's static
+        // evaluation of the children does); after k forced moves, this move's score is
+        // (-1)^(k+1) times that node's score.
         if empty >= self.etc_min_empty {
-            for &(_, bit, mbit, _) in &list[..len] {
+            for &(_, bit, mbit, col) in &list[..len] {
                 let child = n.play(bit, mbit);
-                let cv = self.tt(empty - 1).get(self.key_of(child)).0 as i32;
-                if cv != 0 && cv <= max_s - min_s + 1 {
-                    let child_upper = cv + min_s - 1;
-                    if -child_upper >= beta {
-                        return Some(-child_upper);
-                    }
+                let (end, k) = if forcing & (1 << col) != 0 { self.forced_chain_end(child) } else { (child, 0) };
+                let v = self.tt(empty - 1 - k).get(self.key_of(end)).0 as i32;
+                let is_upper = v <= max_s - min_s + 1;
+                let bound = if v == 0 {
+                    continue;
+                } else if k % 2 == 0 && is_upper {
+                    -(v + min_s - 1)
+                } else if k % 2 == 1 && !is_upper {
+                    v + 2 * min_s - max_s - 2
+                } else {
+                    continue;
+                };
+                if bound >= beta {
+                    self.chain_cuts += (k > 0) as u64;
+                    return Some(bound);
                 }
             }
         }
@@ -1228,6 +1269,61 @@ mod tests {
             assert!(err.to_string().starts_with("cannot allocate a table of "), "{err}");
         }
         assert!(Engine::try_with_table(v, std::time::Duration::from_millis(1), 1 << 60).is_err());
+    }
+
+    /// Plain negamax on the rules, Pons' scores.
+    fn naive(p: &Connect) -> i32 {
+        let cells = p.connect_variant().cells() as i32;
+        let mut moves = Vec::new();
+        p.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return 0;
+        }
+        let mut best = i32::MIN;
+        for m in moves {
+            let mut c = p.clone();
+            c.play_unchecked(m);
+            let score = if c.is_won() { (cells + 1 - p.moves_played() as i32) / 2 } else { -naive(&c) };
+            best = best.max(score);
+        }
+        best
+    }
+
+    /// Enhanced transposition cut-offs through chains of forced moves at every node (the
+    /// solver only makes them with at least 14 empty cells): every null-window test on random
+    /// positions of four sizes matches plain negamax, with one table kept across positions,
+    /// and cut-offs through chains of one forced move or more happen.
+    #[test]
+    fn chain_cutoffs_are_exact() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(27);
+        let mut chain_cuts = 0;
+        for (w, h, n, empties) in [(5, 4, 4, 10), (4, 4, 3, 11), (6, 4, 4, 10), (7, 6, 4, 9)] {
+            let v = ConnectVariant::new(w, h, n).unwrap();
+            let mut solver = Solver::new(v, 1 << 17);
+            solver.etc_min_empty = 1;
+            let mut tested = 0;
+            while tested < 30 {
+                let mut p = Connect::start(&v);
+                let mut moves = Vec::new();
+                while p.status().to_move().is_some() && v.cells() - p.moves_played() > empties {
+                    p.legal_moves(&mut moves);
+                    p.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+                }
+                if p.status().to_move().is_none() {
+                    continue;
+                }
+                let exact = naive(&p);
+                let bound = (v.cells() as i32 + 1) / 2;
+                for value in -bound..=bound {
+                    assert_eq!(solver.score_above(&p, value), exact > value, "{w}x{h}/{n} {} > {value}", p.notation());
+                }
+                assert_eq!(solver.solve(&p), exact, "{w}x{h}/{n} {}", p.notation());
+                tested += 1;
+            }
+            chain_cuts += solver.chain_cuts;
+        }
+        assert!(chain_cuts > 0, "no cut-off through a forced chain");
     }
 
     #[test]
