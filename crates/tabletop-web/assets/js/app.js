@@ -480,18 +480,22 @@ async function analyse(key, ply, step) {
       retries = 0;
     } catch (error) {
       const busy = error.status === 503 || error.status === 429 || error.status === 0;
+      if (busy && retries < REFINE_RETRIES && showing(key)) {
+        // Busy: the same step again, a little later (the values shown stay).
+        retries += 1;
+        render();
+        await new Promise((resolve) => setTimeout(resolve, 2000 * retries));
+        if (!showing(key)) break;
+        continue;
+      }
       if (step === 0) {
         page.analysis.set(key, error.status === 422 ? "Analysis is not available for this game yet." : error.message);
-        if (busy) setTimeout(() => { page.analysis.delete(key); page.refining.delete(key); }, 3000);
-        break;
-      }
-      if (!busy || retries >= REFINE_RETRIES) {
+        // Asked afresh the next time the position is shown.
+        if (busy) setTimeout(() => { page.analysis.delete(key); page.refining.delete(key); render(); loadAnalysis(); }, 3000);
+      } else {
         Object.assign(r, { refinable: false, error: error.message });
-        break;
       }
-      retries += 1;
-      if (showing(key)) render();
-      await new Promise((resolve) => setTimeout(resolve, 2000 * retries));
+      break;
     }
     if (!showing(key)) break; // resumed by loadAnalysis when this position is shown again
     render();
