@@ -463,7 +463,8 @@ async function analyse(key, ply, step) {
   for (let retries = 0; ;) {
     if (step > 0) render();
     const s = page.state;
-    const token = s.status.over ? (step > 0 ? anyToken() : null) : moverToken();
+    // After the game, a player's token lets the server refine (watchers get step 0 only).
+    const token = s.status.over ? anyToken() : moverToken();
     const body = s.status.over ? { ply, step } : { token, step };
     if (s.status.over && token) body.token = token;
     try {
