@@ -256,6 +256,65 @@ test("reversi: the computer's levels are offered by name; a level picked by name
   await shot(page, "reversi-level-club");
 });
 
+// The columns the person drops into (the first legal one of each group) before turning the
+// analysis on in the refinement test: a position whose step 0 leaves columns open in the debug
+// build the tests serve, and whose later steps solve them.
+const REFINE_COLUMNS = [["4"], ["4"], ["3"], ["5"], ["5"], ["2"]];
+
+test("connect: analysis from the defaults refines in the background until every value is exact", async ({ browser, base }) => {
+  const page = await person(browser);
+  await startWithDefaults(page, base, "connect");
+  for (const choices of REFINE_COLUMNS) {
+    await myTurn(page, 60000);
+    assert.equal(await isOver(page), false);
+    const legal = await page.evaluate(() => window.tabletop.state.legal);
+    const column = choices.find((c) => legal.includes(c)) || legal[0];
+    const before = await ply(page);
+    await page.keyboard.press(column);
+    await page.waitForFunction((n) => window.tabletop.state.moves.length > n, before);
+  }
+  await myTurn(page, 60000);
+  const played = await page.evaluate(() => window.tabletop.state.moves.join(""));
+  // Every text the status takes, as it happens (not sampled).
+  await page.evaluate(() => {
+    window.refineTexts = [];
+    new MutationObserver(() => window.refineTexts.push(document.querySelector("#refine-status").textContent))
+      .observe(document.querySelector("#refine-status"), { childList: true, characterData: true, subtree: true });
+  });
+  await page.click("#analysis");
+  // Wait for the page to stop refining by itself: every value exact, or the last step.
+  const key = await page.evaluate(() => `${window.tabletop.state.moves.length}:${window.tabletop.state.moves.length}`);
+  await page.waitForFunction((key) => {
+    const r = window.tabletop.refining.get(key);
+    return r && !r.running && r.step >= 0 && (r.open === 0 || !r.refinable);
+  }, key, { timeout: 180000 });
+  const r = await page.evaluate((key) => window.tabletop.refining.get(key), key);
+  const texts = await page.evaluate(() => window.refineTexts);
+  console.log(`  position ${played}: open moves by step ${r.history.map((h) => `${h.step}:${h.open}`).join(" ")}; status ${JSON.stringify([...new Set(texts)])}`);
+  assert.ok(r.history[0].open > 0, `step 0 leaves columns open at ${played}`);
+  assert.deepEqual(r.history.map((h) => h.step), r.history.map((_, i) => i), "one step after the other");
+  for (let i = 1; i < r.history.length; i++) assert.ok(r.history[i].open <= r.history[i - 1].open, `step ${i} opened columns`);
+  assert.ok(texts.some((t) => /^Refining… \(\d+ moves? open, depth \d+\)$/.test(t)), `the status said it was refining: ${texts}`);
+  assert.ok(r.history.length >= 2, `the page asked for a further step by itself: ${JSON.stringify(r.history)}`);
+  assert.equal(await page.getAttribute("#refine-status", "aria-live"), "polite");
+  const values = await page.evaluate((key) => window.tabletop.analysis.get(key), key);
+  assert.equal(values.filter((m) => !m.exact).length, r.open, "the values shown are the last step's");
+  if (r.open === 0) {
+    assert.equal(await page.textContent("#refine-status"), "All values exact.");
+  } else {
+    // Refined as far as this server's time allows (the last step), moves still open.
+    assert.equal(r.step, r.last, `stopped before the last step: ${JSON.stringify(r)}`);
+    assert.match(await page.textContent("#refine-status"), /^As exact as this server's time allows: \d+ moves? open/);
+  }
+  const legal = await page.evaluate(() => window.tabletop.state.legal.length);
+  assert.equal(await page.locator("#board .cell .val").count(), legal, "a value on each legal column");
+  await shot(page, "connect-analysis-refined");
+  // Analysis off: the values and the status go.
+  await page.click("#analysis");
+  assert.equal(await page.textContent("#refine-status"), "");
+  assert.equal(await page.locator("#board .cell .val").count(), 0);
+});
+
 test("resign against the computer is shown as a loss", async ({ browser, base }) => {
   const page = await person(browser);
   await startWithDefaults(page, base, "connect");

@@ -397,6 +397,104 @@ async fn analysis_for_the_mover_and_after_the_game() {
     assert_eq!(analysis(None, Some(99)).await.0, 400);
 }
 
+/// The Connect Four position of the refinement test: in a debug build (the tests'), step 0 and
+/// step 1 of its analysis leave one column open, step 2 solves it (`tabletop analyze connect
+/// --position 44453532261 --time 1500ms|3s|5s`; `4453` stays open at every step there).
+const REFINED: &str = "44453532261";
+
+/// Refinement (issue 27): the mover asks for steps 0, 1, 2 of the analysis of a Connect Four
+/// position whose step 0 leaves moves open; each step values at least as many moves exactly as
+/// the one before, keeps the earlier exact values, and repeats itself; steps past the last or
+/// malformed are refused (400); watchers and strangers get nothing during the game and only step
+/// 0 after it, the game's players every step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analysis_refines_in_reproducible_steps() {
+    let dir = tempdir();
+    let addr = start(&dir.join("refine.db")).await;
+    let body = json!({"game": "connect", "options": {}, "seats": ["human", "human"], "hints": true});
+    let (status, created) = request(addr, "POST", "/api/games", Some(&body.to_string())).await;
+    assert_eq!(status, 200, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let tokens: Vec<String> =
+        created["tokens"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    for (ply, mv) in REFINED.chars().enumerate() {
+        let path = format!("/api/games/{id}/moves");
+        let (status, state) =
+            request(addr, "POST", &path, Some(&move_body(&mv.to_string(), &tokens[ply % 2], Some(ply)))).await;
+        assert_eq!(status, 200, "{state}");
+    }
+    let mover = tokens[REFINED.len() % 2].clone();
+    let ask = |body: Value| {
+        let path = format!("/api/games/{id}/analysis");
+        async move { request(addr, "POST", &path, Some(&body.to_string())).await }
+    };
+    // Malformed and out-of-range steps: 400, saying what is allowed.
+    for bad in
+        [json!(-1), json!(1.5), json!("1"), json!(4_294_967_296u64), json!(1e300), json!(3), json!(4_000_000_000u32)]
+    {
+        let (status, answer) = ask(json!({"token": mover, "step": bad})).await;
+        assert_eq!(status, 400, "step {bad}: {answer}");
+        assert!(answer["error"].as_str().is_some_and(|e| !e.is_empty()), "{answer}");
+    }
+    let (_, answer) = ask(json!({"token": mover, "step": 3})).await;
+    assert!(answer["error"].as_str().unwrap().contains("the steps are 0 to 2"), "{answer}");
+    // During the game, nobody but the mover: the same refusal at every step.
+    for token in [None, Some("forged"), Some(tokens[1 - REFINED.len() % 2].as_str())] {
+        for step in [0, 1, 2] {
+            assert_eq!(ask(json!({"token": token, "step": step})).await.0, 403, "{token:?} step {step}");
+        }
+    }
+    // The mover's steps.
+    let exact_of = |answer: &Value| -> std::collections::BTreeMap<String, i64> {
+        answer["moves"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["exact"] == true)
+            .map(|m| (m["move"].as_str().unwrap().to_string(), m["score"].as_i64().unwrap()))
+            .collect()
+    };
+    let mut answers = Vec::new();
+    for step in 0..=2u32 {
+        let (status, answer) = ask(json!({"token": mover, "step": step})).await;
+        assert_eq!(status, 200, "step {step}: {answer}");
+        assert_eq!(answer["step"], step);
+        assert_eq!(answer["last_step"], 2, "1.5 s, 3 s, 5 s with --max-think 10");
+        assert_eq!(answer["moves"].as_array().unwrap().len(), 7);
+        let open = answer["open"].as_array().unwrap().len();
+        assert_eq!(open, 7 - exact_of(&answer).len(), "{answer}");
+        assert_eq!(answer["refinable"], open > 0 && step < 2, "step {step}: {answer}");
+        answers.push(answer);
+    }
+    let counts: Vec<usize> = answers.iter().map(|a| exact_of(a).len()).collect();
+    assert!(counts[0] < 7, "step 0 leaves moves open: {}", answers[0]);
+    for k in 0..2 {
+        assert!(counts[k + 1] >= counts[k], "step {} solved fewer moves: {counts:?}", k + 1);
+        for (mv, score) in exact_of(&answers[k]) {
+            assert_eq!(exact_of(&answers[k + 1]).get(&mv), Some(&score), "column {mv} at step {}", k + 1);
+        }
+    }
+    assert!(counts[2] > counts[0], "refining solved more moves: {counts:?}");
+    // The same step, the same answer.
+    assert_eq!(ask(json!({"token": mover, "step": 1})).await.1, answers[1]);
+    // After the game: anyone gets step 0 (not refinable for a watcher), only players refine.
+    let (status, _) =
+        request(addr, "POST", &format!("/api/games/{id}/resign"), Some(&json!({"token": mover}).to_string())).await;
+    assert_eq!(status, 200);
+    let ply = REFINED.len();
+    let (status, watched) = ask(json!({"ply": ply})).await;
+    assert_eq!(status, 200, "{watched}");
+    assert_eq!(watched["moves"], answers[0]["moves"], "the same step 0 for a watcher");
+    assert_eq!(watched["refinable"], false, "a watcher cannot refine");
+    for token in [None, Some("forged")] {
+        let (status, refused) = ask(json!({"token": token, "ply": ply, "step": 1})).await;
+        assert_eq!(status, 403, "{token:?}: {refused}");
+    }
+    let (status, refined) = ask(json!({"token": tokens[0], "ply": ply, "step": 1})).await;
+    assert_eq!(status, 200, "{refined}");
+    assert_eq!(refined["moves"], answers[1]["moves"], "a player refines the finished game as during it");
+}
+
 /// Review: refused while a game goes on (to the players and to watchers: a Mathable game's racks
 /// stay hidden), for anyone once it is over, with the solver's values and the same answer for
 /// every request (computed once).

@@ -220,6 +220,18 @@ impl EnginePool {
         self.run_in_lane(key, true, false, flag, work).await
     }
 
+    /// [`EnginePool::run`] for a long optional job (a refinement of an analysis, more than a
+    /// hint's time): it waits in the long lane, which never holds every worker, and is refused
+    /// like any optional job ([`PoolError::Busy`] when the queue is full or it waited too long).
+    pub async fn run_long_optional<R: Send + 'static>(
+        self: &Arc<Self>,
+        key: JobKey,
+        flag: CancelFlag,
+        work: impl FnOnce(&mut Slots) -> R + Send + 'static,
+    ) -> Result<R, PoolError> {
+        self.run_in_lane(key, true, true, flag, work).await
+    }
+
     async fn run_in_lane<R: Send + 'static>(
         self: &Arc<Self>,
         key: JobKey,

@@ -1035,6 +1035,8 @@ async fn resign(
 #[serde(deny_unknown_fields)]
 struct HintRequest {
     token: Option<String>,
+    /// Accepted as before (the hint is always for the current position), not read.
+    #[allow(dead_code)]
     ply: Option<usize>,
 }
 
@@ -1085,18 +1087,54 @@ async fn hint(
 /// depth and the solvers' budgets from each game's calibration before searching (see
 /// `tabletop::analysis`), so the values do not depend on how busy the server is.
 fn analysis_budget(state: &AppState) -> Duration {
-    state.config.max_think.min(Duration::from_millis(1500))
+    state.config.max_think.min(ANALYSIS_TIME)
 }
+
+/// `POST /api/games/{id}/analysis`: the body. `step` (default 0) asks for a refinement step
+/// of the analysis (see [`refine_budget`]).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalysisRequest {
+    token: Option<String>,
+    ply: Option<usize>,
+    step: Option<u32>,
+}
+
+/// The time setting of refinement step `step` of an analysis, and the last step there is: the
+/// analysis' time (1.5 s, or `--max-think` if shorter) doubled per step, up to half of
+/// `--max-think` (half, so that a search planned from the calibration still ends before the
+/// watchdog on a busy machine). The last step is the first that reaches that cap (0 when the
+/// analysis' time already does). Each step's setting is fixed, so the same step of the same
+/// position gets the same values; `None` past the last step.
+///
+/// With the defaults (`--max-think 10`): 1.5 s, 3 s, 5 s, so steps 0 to 2.
+pub fn refine_budget(max_think: Duration, step: u32) -> Option<(Duration, u32)> {
+    let base = max_think.min(ANALYSIS_TIME);
+    let cap = base.max(max_think / 2);
+    let mut last = 0;
+    while last < 30 && base.saturating_mul(1 << last) < cap {
+        last += 1;
+    }
+    (step <= last).then(|| (base.saturating_mul(1 << step).min(cap), last))
+}
+
+/// The analysis' time setting of the page (the hint's too), before any refinement.
+const ANALYSIS_TIME: Duration = Duration::from_millis(1500);
 
 async fn analysis(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
-    body: Result<Json<HintRequest>, JsonRejection>,
+    body: Result<Json<AnalysisRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
+    let step = request.step.unwrap_or(0);
+    let Some((budget, last_step)) = refine_budget(state.config.max_think, step) else {
+        let last = refine_budget(state.config.max_think, 0).map_or(0, |(_, last)| last);
+        return Err(ApiError::BadRequest(format!("no refinement step {step}: the steps are 0 to {last}")));
+    };
     let live = state.game(&id).await?;
-    let (snapshot, flag, ply) = {
+    let (snapshot, flag, ply, may_refine) = {
         let game = live.lock().await;
         let over = game.to_move().is_none();
         if over && !game.session.hidden_information() {
@@ -1104,23 +1142,55 @@ async fn analysis(
             if ply > game.session.ply() {
                 return Err(ApiError::BadRequest(format!("the game has {} moves", game.session.ply())));
             }
-            (game.session.boxed_clone(), game.cancel.clone(), Some(ply))
+            // Anyone may analyse a finished game, as before; only its players refine it.
+            let player = game.seat_of(request.token.as_deref()).is_some();
+            if step > 0 && !player {
+                return Err(ApiError::Forbidden(
+                    "refining the analysis of a finished game is for its players: send a seat's token".into(),
+                ));
+            }
+            (game.session.boxed_clone(), game.cancel.clone(), Some(ply), player)
         } else {
             may_think_for(&game, request.token.as_deref())?;
             if request.ply.is_some_and(|p| p != game.session.ply()) {
                 return Err(ApiError::Forbidden("during the game, only the current position can be analysed".into()));
             }
-            (game.session.boxed_clone(), game.cancel.clone(), None)
+            (game.session.boxed_clone(), game.cancel.clone(), None, true)
         }
     };
-    let budget = analysis_budget(&state);
     let key = crate::engines::JobKey::Address(client.ip());
-    let answer =
-        state.pool.run(key, true, flag, move |_slots| snapshot.analyze(ply, budget)).await.map_err(|e| match e {
-            crate::engines::PoolError::Busy => ApiError::Busy,
-            other => ApiError::Internal(other.to_string()),
-        })?;
-    answer.map(Json).map_err(|e| ApiError::Illegal(e.to_string()))
+    let job = flag.clone();
+    let work = move |_: &mut crate::engines::Slots| snapshot.analyze(ply, budget);
+    // Step 0 is a hint-sized job; the longer refinements wait in the long lane, which never
+    // holds every worker (computer moves keep one), both refused (503) when too many wait.
+    let answer = if step == 0 {
+        state.pool.run(key, true, job, work).await
+    } else {
+        state.pool.run_long_optional(key, job, work).await
+    }
+    .map_err(|e| match e {
+        crate::engines::PoolError::Busy => ApiError::Busy,
+        other => ApiError::Internal(other.to_string()),
+    })?;
+    if flag.is_cancelled() {
+        // Stopped by an undo, a resignation or the watchdog: not the reproducible answer.
+        let mut game = live.lock().await;
+        if game.cancel.is_same(&flag) && !game.thinking {
+            // The watchdog raised the game's flag: the game's next thinking needs a fresh one
+            // (a computer thinking under it renews it itself when it is done).
+            game.cancel = tabletop::cancel::CancelFlag::new();
+        }
+        return Err(ApiError::Busy);
+    }
+    let mut answer = answer.map_err(|e| ApiError::Illegal(e.to_string()))?;
+    let open = answer["open"].as_array().is_some_and(|open| !open.is_empty());
+    // A further step can value more: some move is open and searched (a depth), not one of the
+    // values no search gives (Mathable's points).
+    let refinable = may_refine && step < last_step && open && !answer["depth"].is_null();
+    answer["step"] = step.into();
+    answer["last_step"] = last_step.into();
+    answer["refinable"] = refinable.into();
+    Ok(Json(answer))
 }
 
 /// The time the analysis of each position of a review may take.

@@ -291,7 +291,8 @@ const page = {
   ui: {},            // the game module's selection (chosen tile, rack token, ...)
   hint: null,        // {move, value, ply}
   analysisOn: false,
-  analysis: new Map(), // ply -> moves, or an error text
+  analysis: new Map(), // "plies:ply" -> moves, or an error text
+  refining: new Map(), // "plies:ply" -> the refinement: {step, last, open, depth, refinable, running, error}
   review: null,      // after the game: null, "loading", an error text, or the review (docs/API.md)
   step: null,        // after the game: the ply shown, or null for the end
   seen: new Map(),   // ply -> board received live (checks the stepping boards in tests)
@@ -446,29 +447,103 @@ function analysisAllowed() {
   return !!s.hints && !!moverToken();
 }
 
+// The key of the position the analysis is shown for: the plies played and the ply shown.
+const analysisKey = () => `${page.state.moves.length}:${analysisPly()}`;
+// Does the page still show the analysis of `key` (analysis on, the same position)?
+const showing = (key) => page.analysisOn && analysisAllowed() && analysisKey() === key;
+
+// Shows the analysis of the position on the board: asks for it (step 0), or resumes its
+// refinement where it stopped when the position was left or analysis turned off.
 async function loadAnalysis() {
   if (!analysisAllowed()) return;
-  const s = page.state;
-  const ply = analysisPly();
-  const key = `${s.moves.length}:${ply}`;
-  if (page.analysis.has(key)) return;
-  page.analysis.set(key, "loading");
-  render();
-  const body = s.status.over ? { ply } : { token: moverToken() };
-  try {
-    const answer = await api("POST", `/api/games/${page.id}/analysis`, body);
-    page.analysis.set(key, answer.moves || []);
-  } catch (error) {
-    page.analysis.set(key, error.status === 422 ? "Analysis is not available for this game yet." : error.message);
-    if (error.status === 503 || error.status === 429 || error.status === 0) setTimeout(() => page.analysis.delete(key), 3000);
+  const key = analysisKey();
+  if (!page.analysis.has(key)) {
+    page.analysis.set(key, "loading");
+    render();
+    return analyse(key, analysisPly(), 0);
   }
-  render();
+  const r = page.refining.get(key);
+  if (r && r.refinable && !r.running) return analyse(key, analysisPly(), r.step + 1);
+}
+
+// Refinement steps retried after a busy answer (503, 429, no connection), waiting longer each time.
+const REFINE_RETRIES = 3;
+
+// Asks for step `step` of the analysis of `key` (docs/API.md), then for the next step in the
+// background while the server says a further step can still refine it (moves open) and the
+// page still shows this position with analysis on. Each answer replaces the values shown; an
+// answer for a position no longer shown is kept for when it is shown again, never drawn over
+// another position.
+async function analyse(key, ply, step) {
+  const r = page.refining.get(key) || { step: -1 };
+  if (r.running) return;
+  page.refining.set(key, Object.assign(r, { running: true, error: null }));
+  for (let retries = 0; ;) {
+    if (step > 0) render();
+    const s = page.state;
+    // After the game, a player's token lets the server refine (watchers get step 0 only).
+    const token = s.status.over ? anyToken() : moverToken();
+    const body = s.status.over ? { ply, step } : { token, step };
+    if (s.status.over && token) body.token = token;
+    try {
+      const answer = await api("POST", `/api/games/${page.id}/analysis`, body);
+      page.analysis.set(key, answer.moves || []);
+      Object.assign(r, {
+        step: answer.step ?? step, last: answer.last_step ?? step, open: (answer.open || []).length,
+        depth: answer.depth ?? null, refinable: !!answer.refinable,
+      });
+      // Each step's open moves, for the browser tests and the curious.
+      (r.history ||= []).push({ step: r.step, open: r.open, depth: r.depth });
+      if (!r.refinable) break;
+      step += 1;
+      retries = 0;
+    } catch (error) {
+      const busy = error.status === 503 || error.status === 429 || error.status === 0;
+      if (busy && retries < REFINE_RETRIES && showing(key)) {
+        // Busy: the same step again, a little later (the values shown stay).
+        retries += 1;
+        render();
+        await new Promise((resolve) => setTimeout(resolve, 2000 * retries));
+        if (!showing(key)) break;
+        continue;
+      }
+      if (step === 0) {
+        page.analysis.set(key, error.status === 422 ? "Analysis is not available for this game yet." : error.message);
+        // Asked afresh the next time the position is shown.
+        if (busy) setTimeout(() => { page.analysis.delete(key); page.refining.delete(key); render(); loadAnalysis(); }, 3000);
+      } else {
+        Object.assign(r, { refinable: false, error: error.message });
+      }
+      break;
+    }
+    if (!showing(key)) break; // resumed by loadAnalysis when this position is shown again
+    render();
+  }
+  r.running = false;
+  if (showing(key)) render();
 }
 
 function currentAnalysis() {
   if (!page.analysisOn || !analysisAllowed()) return null;
-  const entry = page.analysis.get(`${page.state.moves.length}:${analysisPly()}`);
+  const entry = page.analysis.get(analysisKey());
   return entry === undefined ? "loading" : entry;
+}
+
+const moveCount = (n) => `${n} move${n === 1 ? "" : "s"}`;
+
+// The refinement of the analysis shown, in words: "Refining… (2 moves open)", "All values
+// exact.", or why it stopped with moves still open; empty when there is nothing to say.
+function refineText() {
+  const a = currentAnalysis();
+  const r = page.analysisOn && analysisAllowed() ? page.refining.get(analysisKey()) : null;
+  if (!r || r.step < 0 || !Array.isArray(a) || a.length === 0) return "";
+  if (r.open === 0) return "All values exact.";
+  if (r.depth === null) return ""; // values no search gives (nothing to refine)
+  if (r.running) return `Refining… (${moveCount(r.open)} open, depth ${r.depth})`;
+  if (r.error) return `Refining stopped: ${r.error} (${moveCount(r.open)} open, depth ${r.depth}).`;
+  if (r.refinable) return `Refining paused (${moveCount(r.open)} open, depth ${r.depth}).`;
+  if (r.step >= r.last) return `As exact as this server's time allows: ${moveCount(r.open)} open (estimates at depth ${r.depth}).`;
+  return `${moveCount(r.open)} open (estimates at depth ${r.depth}).`;
 }
 
 function statusText(s) {
@@ -596,6 +671,7 @@ function render() {
   else if (typeof a === "string") analysisText = a;
   else if (Array.isArray(a)) analysisText = a.length ? "Analysis (best first): " + a.slice(0, 8).map((m) => `${m.move} ${m.value}`).join("; ") + (a.length > 8 ? "; …" : "") : "No legal move to analyse.";
   $("advice").textContent = [hintText, analysisText].filter(Boolean).join(" ");
+  $("refine-status").textContent = refineText();
 
   // The controls.
   const seated = mySeats().length > 0;
