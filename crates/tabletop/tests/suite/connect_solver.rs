@@ -1,6 +1,6 @@
 //! The Connect-N solver: small boards and Pons' benchmark sets.
 
-use tabletop::games::connect::solver::Solver;
+use tabletop::games::connect::solver::{plain_negamax, Solver};
 use tabletop::games::connect::{Connect, ConnectVariant};
 use tabletop::Game;
 
@@ -70,24 +70,6 @@ fn small_boards() {
     assert!(s.solve(&Connect::start(&v)) < 0, "6x4/4: second player wins");
 }
 
-/// Plain negamax on the rules, Pons' scores: the reference for the solver on any size.
-fn naive(p: &Connect) -> i32 {
-    let cells = p.connect_variant().cells() as i32;
-    let mut moves = Vec::new();
-    p.legal_moves(&mut moves);
-    if moves.is_empty() {
-        return 0;
-    }
-    let mut best = i32::MIN;
-    for m in moves {
-        let mut c = p.clone();
-        c.play_unchecked(m);
-        let score = if c.is_won() { (cells + 1 - p.moves_played() as i32) / 2 } else { -naive(&c) };
-        best = best.max(score);
-    }
-    best
-}
-
 #[test]
 fn solver_matches_plain_negamax_on_many_sizes() {
     use rand::{Rng, SeedableRng};
@@ -107,9 +89,9 @@ fn solver_matches_plain_negamax_on_many_sizes() {
             if p.status().to_move().is_none() {
                 continue;
             }
-            assert_eq!(solver.solve(&p), naive(&p), "{w}x{h}/{n} {}", p.notation());
+            assert_eq!(solver.solve(&p), plain_negamax(&p), "{w}x{h}/{n} {}", p.notation());
             let weak = solver.solve_weak(&p);
-            assert_eq!(weak, naive(&p).signum(), "weak {w}x{h}/{n} {}", p.notation());
+            assert_eq!(weak, plain_negamax(&p).signum(), "weak {w}x{h}/{n} {}", p.notation());
             tested += 1;
         }
     }
@@ -177,7 +159,7 @@ fn null_window_tests_match_plain_negamax() {
             if p.status().to_move().is_none() {
                 continue;
             }
-            let exact = naive(&p);
+            let exact = plain_negamax(&p);
             let bound = (v.cells() as i32 + 1) / 2;
             solver.reset_nodes();
             for value in -bound..=bound {

@@ -446,6 +446,42 @@ pub struct SolveStats {
 #[error("the solve ran out of time")]
 pub struct OutOfTime;
 
+/// The score of `position` by plain negamax on the rules, in Pons' convention (as
+/// [`Solver::solve`]): the reference every pruning and ordering of the solver is tested against.
+/// It visits every line of play, so it is for positions with few empty cells.
+///
+/// ```
+/// use tabletop::games::connect::solver::{plain_negamax, Solver};
+/// use tabletop::games::connect::{Connect, ConnectVariant};
+/// use tabletop::Game;
+///
+/// let variant = ConnectVariant::new(4, 4, 3).unwrap();
+/// let mut position = Connect::start(&variant);
+/// let mut moves = Vec::new();
+/// for _ in 0..6 {
+///     position.legal_moves(&mut moves);
+///     position.play_unchecked(moves[0]);
+/// }
+/// assert_eq!(plain_negamax(&position), Solver::new(variant, 1 << 16).solve(&position));
+/// ```
+pub fn plain_negamax(position: &Connect) -> i32 {
+    let cells = position.connect_variant().cells() as i32;
+    let mut moves = Vec::new();
+    position.legal_moves(&mut moves);
+    if moves.is_empty() {
+        return 0;
+    }
+    let mut best = i32::MIN;
+    for m in moves {
+        let mut child = position.clone();
+        child.play_unchecked(m);
+        let score =
+            if child.is_won() { (cells + 1 - position.moves_played() as i32) / 2 } else { -plain_negamax(&child) };
+        best = best.max(score);
+    }
+    best
+}
+
 /// A solver for one variant; keep it to reuse its transposition table.
 pub struct Solver {
     variant: ConnectVariant,
@@ -1271,24 +1307,6 @@ mod tests {
         assert!(Engine::try_with_table(v, std::time::Duration::from_millis(1), 1 << 60).is_err());
     }
 
-    /// Plain negamax on the rules, Pons' scores.
-    fn naive(p: &Connect) -> i32 {
-        let cells = p.connect_variant().cells() as i32;
-        let mut moves = Vec::new();
-        p.legal_moves(&mut moves);
-        if moves.is_empty() {
-            return 0;
-        }
-        let mut best = i32::MIN;
-        for m in moves {
-            let mut c = p.clone();
-            c.play_unchecked(m);
-            let score = if c.is_won() { (cells + 1 - p.moves_played() as i32) / 2 } else { -naive(&c) };
-            best = best.max(score);
-        }
-        best
-    }
-
     /// Enhanced transposition cut-offs through chains of forced moves at every node (the
     /// solver only makes them with at least 14 empty cells): every null-window test on random
     /// positions of four sizes matches plain negamax, with one table kept across positions,
@@ -1313,7 +1331,7 @@ mod tests {
                 if p.status().to_move().is_none() {
                     continue;
                 }
-                let exact = naive(&p);
+                let exact = plain_negamax(&p);
                 let bound = (v.cells() as i32 + 1) / 2;
                 for value in -bound..=bound {
                     assert_eq!(solver.score_above(&p, value), exact > value, "{w}x{h}/{n} {} > {value}", p.notation());
