@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use tabletop::games::connect::book::Book;
-use tabletop::games::connect::engine::{describe_score, first_player_match, Engine, LevelPlayer};
+use tabletop::games::connect::engine::{describe_score, first_player_match, make_player, Engine, LevelPlayer};
 use tabletop::games::connect::solver::Solver;
 use tabletop::games::connect::{Column, Connect, ConnectVariant};
 use tabletop::players::RandomPlayer;
@@ -111,4 +111,62 @@ fn engine_wins_as_first_player() {
     let r2 = first_player_match(&mut engine, &mut level3, 20);
     assert_eq!(r2.wins, 20, "{r2:?}");
     assert!(r.slowest.max(r2.slowest) < Duration::from_millis(1100), "{r:?} {r2:?}");
+}
+
+/// One game of `a` (X) against `b` from `opening`, as its notation.
+fn play_out(a: &mut dyn Player<Connect>, b: &mut dyn Player<Connect>, v: ConnectVariant, opening: &str) -> String {
+    let mut r = record(v, opening);
+    while let tabletop::Status::ToMove(seat) = r.status() {
+        let mv = if seat.0 == 0 { a.choose_move(&r) } else { b.choose_move(&r) };
+        r.play(mv).expect("a legal move");
+    }
+    r.current().notation()
+}
+
+/// Level 9 searches by a node budget, not the clock: the same game on an idle machine and
+/// with both cores kept busy by two spinning threads (level 8's search has no clock either).
+#[test]
+fn level_nine_plays_the_same_game_on_a_busy_machine() {
+    let v = ConnectVariant::connect4();
+    let game = |busy: bool| {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let spinners: Vec<_> = (0..if busy { 2 } else { 0 })
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                    }
+                })
+            })
+            .collect();
+        let mut nine = make_player(&"engine:level=9".parse().unwrap(), v, 0).unwrap();
+        let mut eight = make_player(&"engine:level=8".parse().unwrap(), v, 1).unwrap();
+        let moves = play_out(nine.as_mut(), eight.as_mut(), v, "4");
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        spinners.into_iter().for_each(|s| s.join().unwrap());
+        moves
+    };
+    let idle = game(false);
+    assert!(idle.len() > 8, "{idle}");
+    assert_eq!(game(true), idle);
+}
+
+/// Under a node budget the engine solves what fits and falls back to the depth-limited search
+/// otherwise; without the book it does not answer from it.
+#[test]
+fn the_node_budget_engine_solves_what_fits_and_searches_the_rest() {
+    let v = ConnectVariant::connect4();
+    let mut engine = Engine::with_table(v, Duration::ZERO, 1 << 16).with_node_budget(1_000, 4).without_book();
+    assert_eq!(engine.choose_move(&record(v, "172737")), Column(3));
+    assert!(engine.last_note().starts_with("perfect: wins in 1 move"), "{}", engine.last_note());
+    // The empty board needs far more than 1,000 nodes, and the book is not asked.
+    engine.choose_move(&record(v, ""));
+    assert!(engine.last_note().starts_with("heuristic"), "{}", engine.last_note());
+    // With the book, the empty board is answered from it.
+    let mut booked = Engine::with_table(v, Duration::ZERO, 1 << 16).with_node_budget(1_000, 4);
+    assert_eq!(booked.choose_move(&record(v, "")), Column(3));
+    assert!(booked.last_note().starts_with("book"), "{}", booked.last_note());
+    assert_eq!(booked.describe(), "engine:nodes=1000,depth=4");
 }

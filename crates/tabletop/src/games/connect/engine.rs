@@ -117,6 +117,9 @@ pub struct Engine {
     solver: Solver,
     book: Option<Arc<Book>>,
     heuristic: Heuristic,
+    /// With a node budget, the solver's nodes and the heuristic search's depth per move (the
+    /// same moves on any machine); without one, the clock `time`.
+    node_budget: Option<(u64, u32)>,
     note: String,
 }
 
@@ -147,7 +150,34 @@ impl Engine {
     pub fn try_with_table(variant: ConnectVariant, time: Duration, entries: usize) -> Result<Self, TableAllocError> {
         let solver = Solver::try_new(variant, entries)?;
         let book = if variant == ConnectVariant::connect4() { Some(Arc::new(Book::standard())) } else { None };
-        Ok(Engine { variant, time, solver, book, heuristic: heuristic_search(), note: String::new() })
+        Ok(Engine { variant, time, solver, book, heuristic: heuristic_search(), node_budget: None, note: String::new() })
+    }
+
+    /// The same engine searching by a node budget instead of the clock: each move, the book,
+    /// else the solver for at most `nodes` nodes, else the heuristic search to `depth` plies.
+    /// It plays the same moves on an idle and a busy machine (level 9 of [`LEVELS`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::games::connect::engine::Engine;
+    /// use tabletop::games::connect::{Connect, ConnectVariant};
+    /// use tabletop::{Player, Record};
+    /// let v = ConnectVariant::connect4();
+    /// let record = Record::new(Connect::new(v));
+    /// let mut a = Engine::with_table(v, Duration::ZERO, 1 << 16).with_node_budget(10_000, 6);
+    /// let mut b = Engine::with_table(v, Duration::ZERO, 1 << 16).with_node_budget(10_000, 6);
+    /// assert_eq!(a.choose_move(&record), b.choose_move(&record));
+    /// ```
+    pub fn with_node_budget(mut self, nodes: u64, depth: u32) -> Self {
+        self.node_budget = Some((nodes, depth));
+        self
+    }
+
+    /// The same engine without the opening book (the solver and the search from the first
+    /// move; level 9 of [`LEVELS`]).
+    pub fn without_book(mut self) -> Self {
+        self.book = None;
+        self
     }
 
     /// Changes the move budget (an engine, with its table, serves moves of any budget).
@@ -184,11 +214,17 @@ impl Engine {
 
 impl Player<Connect> for Engine {
     fn describe(&self) -> String {
-        format!("engine:time={}ms", self.time.as_millis())
+        match self.node_budget {
+            Some((nodes, depth)) => format!("engine:nodes={nodes},depth={depth}"),
+            None => format!("engine:time={}ms", self.time.as_millis()),
+        }
     }
 
     fn choose_move(&mut self, record: &Record<Connect>) -> Column {
         let p = record.current();
+        if let Some((nodes, depth)) = self.node_budget {
+            return self.choose_by_nodes(p, nodes, depth);
+        }
         let start = Instant::now();
         // The exact solve gets 60% of the budget; the heuristic search the rest, with a margin.
         let deadline = start + self.time.mul_f64(0.6);
@@ -212,6 +248,34 @@ impl Player<Connect> for Engine {
                 result.best_move.unwrap_or(moves[0])
             }
         }
+    }
+}
+
+impl Engine {
+    /// [`Player::choose_move`] under a node budget (see [`Engine::with_node_budget`]).
+    fn choose_by_nodes(&mut self, p: &Connect, nodes: u64, depth: u32) -> Column {
+        let book = self.book.as_ref().and_then(|b| b.lookup(p));
+        if let Some((col, Some(score))) = book {
+            self.note = format!("book: {}", describe_score(p, score));
+            return col;
+        }
+        self.solver.reset_nodes();
+        self.solver.set_node_limit(Some(nodes));
+        let solved = self.solver.best_move(p);
+        self.solver.set_node_limit(None);
+        if let Ok((col, score)) = solved {
+            self.note = format!("perfect: {}", describe_score(p, score));
+            return col;
+        }
+        if let Some((col, None)) = book {
+            self.note = "book: heuristic move, not proven".to_string();
+            return col;
+        }
+        let result = self.heuristic.search(p, &[], Limits::depth(depth));
+        self.note = format!("heuristic: no exact result within {nodes} nodes (depth {})", result.depth);
+        let mut moves = Vec::new();
+        p.legal_moves(&mut moves);
+        result.best_move.unwrap_or(moves[0])
     }
 }
 
@@ -364,10 +428,10 @@ pub fn make_player(
 }
 
 /// Connect's ten levels: the [`Style`] of a level's own moves and the engine's share of the
-/// moves (in percent; the engine at a second a move with a 2^21-entry table). Level 1 plays
-/// random moves, 2 and 3 take wins (and 3 blocks losses) in one, 4 to 6 search one ply with
-/// less and less noise, 7 and 8 search six and seven plies, 9 lets the engine choose 58% of the
-/// moves (level 8 the others), 10 is the engine. Calibrated with `scripts/levels-ladder connect`
+/// moves (in percent). Level 1 plays random moves, 2 and 3 take wins (and 3 blocks losses) in
+/// one, 4 to 6 search one ply with less and less noise, 7 and 8 search six and seven plies,
+/// 9 is the engine on a node budget without its book ([`LEVEL_9_ENGINE`]), 10 is the engine
+/// (a second a move, with the book). Calibrated with `scripts/levels-ladder connect`
 /// (docs/CONNECT.md, "Levels").
 pub const LEVELS: [(Style, u32); 10] = [
     (Style { win: 0, block: false, depth: 0, noise: 0 }, 0),
@@ -378,9 +442,15 @@ pub const LEVELS: [(Style, u32); 10] = [
     (Style { win: 100, block: true, depth: 1, noise: 4 }, 0),
     (Style { win: 100, block: true, depth: 6, noise: 4 }, 0),
     (Style { win: 100, block: true, depth: 7, noise: 0 }, 0),
-    (Style { win: 100, block: true, depth: 7, noise: 0 }, 58),
+    (Style { win: 100, block: true, depth: 7, noise: 0 }, 100),
     (Style { win: 100, block: true, depth: 7, noise: 0 }, 100),
 ];
+
+/// Level 9's engine: the solver for at most this many nodes a move, else the heuristic search
+/// to this depth, and no opening book. A budget in nodes, not time, so that the level plays
+/// the same moves on an idle and a busy machine; without the book, the opening is where level
+/// 10 gains on it (with the book, level 10 scored only 62-67% against it).
+pub const LEVEL_9_ENGINE: (u64, u32) = (60_000, 8);
 
 /// The player of `level` (1..=10) for `variant`, seeded with `seed`.
 fn level_player(
@@ -389,7 +459,8 @@ fn level_player(
     variant: ConnectVariant,
     seed: u64,
 ) -> Result<Box<dyn Player<Connect>>, SpecError> {
-    let (style, percent) = LEVELS[level.clamp(1, 10) as usize - 1];
+    let level = level.clamp(1, 10);
+    let (style, percent) = LEVELS[level as usize - 1];
     let description = crate::levels::describe_level(spec, level);
     let weak = LevelPlayer::with_style(style, seed.wrapping_add(1), description.clone());
     if percent == 0 {
@@ -397,8 +468,12 @@ fn level_player(
     }
     let table = 1 << 21;
     crate::memory::ensure_available(Solver::memory_bytes(variant, table))?;
-    let strong = Box::new(Engine::try_with_table(variant, Duration::from_secs(1), table)?);
-    Ok(Box::new(crate::levels::MixedPlayer::new(strong, Box::new(weak), percent, seed, description)))
+    let mut strong = Engine::try_with_table(variant, Duration::from_secs(1), table)?;
+    if level == 9 {
+        let (nodes, depth) = LEVEL_9_ENGINE;
+        strong = strong.with_node_budget(nodes, depth).without_book();
+    }
+    Ok(Box::new(crate::levels::MixedPlayer::new(Box::new(strong), Box::new(weak), percent, seed, description)))
 }
 
 /// The result of [`first_player_match`].
