@@ -62,7 +62,7 @@ const fn level(number: u8, name: &'static str, depth: u32, solve_empties: u32, m
 pub const LEVELS: [Level; 10] = [
     level(1, "beginner", 1, 0, 1200, 0),
     level(2, "novice", 1, 0, 500, 0),
-    level(3, "casual", 2, 4, 400, 0),
+    level(3, "casual", 2, 4, 500, 0),
     level(4, "intermediate", 2, 8, 100, 0),
     level(5, "club", 3, 10, 0, 0),
     level(6, "advanced", 4, 12, 0, 0),
