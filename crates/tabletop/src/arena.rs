@@ -1,5 +1,7 @@
 //! Computer-vs-computer matches: seeded random openings, both seats alternated, tallies.
 
+use std::time::{Duration, Instant};
+
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -123,6 +125,51 @@ pub fn random_opening<G: Game>(start: &G, plies: usize, rng: &mut impl Rng) -> V
     opening
 }
 
+/// The wall time a player took to choose its moves (what a game clock would count).
+///
+/// ```
+/// use std::time::Duration;
+/// use tabletop::arena::MoveTimes;
+/// let mut times = MoveTimes::default();
+/// times.add(Duration::from_millis(30));
+/// times.add(Duration::from_millis(10));
+/// assert_eq!((times.moves, times.max, times.mean()), (2, Duration::from_millis(30), Duration::from_millis(20)));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveTimes {
+    /// Moves chosen.
+    pub moves: u64,
+    /// Their time in all.
+    pub total: Duration,
+    /// The longest.
+    pub max: Duration,
+}
+
+impl MoveTimes {
+    /// Counts one move that took `time`.
+    pub fn add(&mut self, time: Duration) {
+        self.moves += 1;
+        self.total += time;
+        self.max = self.max.max(time);
+    }
+
+    /// Counts the moves of `other` too.
+    pub fn merge(&mut self, other: &MoveTimes) {
+        self.moves += other.moves;
+        self.total += other.total;
+        self.max = self.max.max(other.max);
+    }
+
+    /// The mean time per move (zero without moves).
+    pub fn mean(&self) -> Duration {
+        match u32::try_from(self.moves) {
+            Ok(0) => Duration::ZERO,
+            Ok(moves) => self.total / moves,
+            Err(_) => Duration::from_secs_f64(self.total.as_secs_f64() / self.moves as f64),
+        }
+    }
+}
+
 /// A finished game: its record and how it ended.
 #[derive(Clone, Debug)]
 pub struct Finished<G: Game> {
@@ -132,6 +179,8 @@ pub struct Finished<G: Game> {
     pub outcome: Outcome,
     /// The seat that forfeited and why, if one did (the record then stops before the end).
     pub forfeit: Option<(Seat, Forfeit)>,
+    /// The time each seat took to choose its moves (`times[i]` for seat `i`).
+    pub times: Vec<MoveTimes>,
 }
 
 /// The outcome when `seat` forfeits a game of `seats` seats: the other seat wins (the others
@@ -184,13 +233,17 @@ pub fn play_to_end<G: Game>(
     for player in players.iter_mut() {
         player.reset();
     }
+    let mut times = vec![MoveTimes::default(); players.len()];
     let (outcome, forfeit) = loop {
         let seat = match record.status() {
             Status::Over(outcome) => break (outcome, None),
             Status::ToMove(seat) => seat,
         };
         let player = &mut players[seat.index()];
-        let chosen = player.choose_move_or_forfeit(&record).and_then(|mv| {
+        let started = Instant::now();
+        let chosen = player.choose_move_or_forfeit(&record);
+        times[seat.index()].add(started.elapsed());
+        let chosen = chosen.and_then(|mv| {
             // An illegal move from a player is a forfeit, not a crash of the whole match.
             match record.current().illegal_reason(mv) {
                 Some(err) => {
@@ -219,7 +272,7 @@ pub fn play_to_end<G: Game>(
     for player in players.iter_mut() {
         player.game_over(&record, outcome, &reason);
     }
-    Finished { record, outcome, forfeit }
+    Finished { record, outcome, forfeit, times }
 }
 
 /// Plays a two-player match between `a` and `b`: game `2i` has A in seat 0, game `2i + 1` the

@@ -2,7 +2,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use crate::arena::{run_match as run_arena, MatchSettings, Tally};
+use crate::arena::{run_match as run_arena, MatchSettings, MoveTimes, Tally};
 use crate::tools::{bail, tool_error, Context, ToolResult as Result};
 use crate::{Game, Player, PlayerSpec, Record};
 use clap::Args;
@@ -149,9 +149,14 @@ pub fn run_match_cli_with<G: Game>(
     };
     let mut played = 0usize;
     let mut write_error = None;
+    // The time A and B took per move, over the whole match.
+    let mut times = [MoveTimes::default(); 2];
     let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |finished, t| {
         // Game 2i has A in seat 0, game 2i + 1 has B there (see arena::run_match).
         let a_first = played.is_multiple_of(2);
+        for (seat, seat_times) in finished.times.iter().enumerate() {
+            times[usize::from((seat == 0) != a_first)].merge(seat_times);
+        }
         if let Some((seat, reason)) = &finished.forfeit {
             let label = if (seat.index() == 0) == a_first { "A" } else { "B" };
             let name = if label == "A" { &names[0] } else { &names[1] };
@@ -182,6 +187,9 @@ pub fn run_match_cli_with<G: Game>(
             "wins": tally.wins,
             "draws": tally.draws,
             "forfeits": tally.forfeits,
+            "moves": times.map(|t| t.moves),
+            "mean_ms_per_move": times.map(|t| t.mean().as_secs_f64() * 1000.0),
+            "max_ms_per_move": times.map(|t| t.max.as_secs_f64() * 1000.0),
         });
         println!("{out}");
     } else {
@@ -189,6 +197,14 @@ pub fn run_match_cli_with<G: Game>(
         println!("  A {:<30} wins {:>5}  score {:5.1}%", names[0], tally.wins[0], 100.0 * tally.score(0));
         println!("  B {:<30} wins {:>5}  score {:5.1}%", names[1], tally.wins[1], 100.0 * tally.score(1));
         println!("  draws {}", tally.draws);
+        for (label, t) in ["A", "B"].iter().zip(&times) {
+            println!(
+                "  {label} time per move: mean {:.1} ms, max {:.1} ms ({} moves)",
+                t.mean().as_secs_f64() * 1000.0,
+                t.max.as_secs_f64() * 1000.0,
+                t.moves
+            );
+        }
         if tally.forfeits != [0, 0] {
             println!("  games lost by forfeit: A {}, B {}", tally.forfeits[0], tally.forfeits[1]);
         }
