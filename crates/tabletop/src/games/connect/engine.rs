@@ -222,57 +222,38 @@ impl Player<Connect> for Engine {
 
     fn choose_move(&mut self, record: &Record<Connect>) -> Column {
         let p = record.current();
-        if let Some((nodes, depth)) = self.node_budget {
-            return self.choose_by_nodes(p, nodes, depth);
-        }
         let start = Instant::now();
-        // The exact solve gets 60% of the budget; the heuristic search the rest, with a margin.
-        let deadline = start + self.time.mul_f64(0.6);
-        match self.best_exact(p, Some(deadline)) {
-            Ok((col, score, from_book)) => {
-                let source = if from_book { "book" } else { "perfect" };
-                self.note = format!("{source}: {}", describe_score(p, score));
-                col
+        // The exact solve gets a node budget, or 60% of the time; the heuristic search the
+        // rest (with a margin on the clock).
+        let exact = match self.node_budget {
+            Some((nodes, _)) => {
+                self.solver.reset_nodes();
+                self.solver.set_node_limit(Some(nodes));
+                let exact = self.best_exact(p, None);
+                self.solver.set_node_limit(None);
+                exact
             }
-            Err(OutOfTime) => {
-                if let Some((col, None)) = self.book.as_ref().and_then(|b| b.lookup(p)) {
-                    self.note = "book: heuristic move, not proven".to_string();
-                    return col;
-                }
-                // Leave a margin so the whole move stays inside the budget.
-                let left = self.time.mul_f64(0.85).saturating_sub(start.elapsed()).max(Duration::from_millis(5));
-                let result = self.heuristic.search(p, &[], Limits::time(left));
-                self.note = format!("heuristic: no exact result in time (depth {})", result.depth);
-                let mut moves = Vec::new();
-                p.legal_moves(&mut moves);
-                result.best_move.unwrap_or(moves[0])
-            }
-        }
-    }
-}
-
-impl Engine {
-    /// [`Player::choose_move`] under a node budget (see [`Engine::with_node_budget`]).
-    fn choose_by_nodes(&mut self, p: &Connect, nodes: u64, depth: u32) -> Column {
-        let book = self.book.as_ref().and_then(|b| b.lookup(p));
-        if let Some((col, Some(score))) = book {
-            self.note = format!("book: {}", describe_score(p, score));
+            None => self.best_exact(p, Some(start + self.time.mul_f64(0.6))),
+        };
+        if let Ok((col, score, from_book)) = exact {
+            let source = if from_book { "book" } else { "perfect" };
+            self.note = format!("{source}: {}", describe_score(p, score));
             return col;
         }
-        self.solver.reset_nodes();
-        self.solver.set_node_limit(Some(nodes));
-        let solved = self.solver.best_move(p);
-        self.solver.set_node_limit(None);
-        if let Ok((col, score)) = solved {
-            self.note = format!("perfect: {}", describe_score(p, score));
-            return col;
-        }
-        if let Some((col, None)) = book {
+        if let Some((col, None)) = self.book.as_ref().and_then(|b| b.lookup(p)) {
             self.note = "book: heuristic move, not proven".to_string();
             return col;
         }
-        let result = self.heuristic.search(p, &[], Limits::depth(depth));
-        self.note = format!("heuristic: no exact result within {nodes} nodes (depth {})", result.depth);
+        let (limits, why) = match self.node_budget {
+            Some((nodes, depth)) => (Limits::depth(depth), format!("within {nodes} nodes")),
+            None => {
+                // Leave a margin so the whole move stays inside the budget.
+                let left = self.time.mul_f64(0.85).saturating_sub(start.elapsed()).max(Duration::from_millis(5));
+                (Limits::time(left), "in time".to_string())
+            }
+        };
+        let result = self.heuristic.search(p, &[], limits);
+        self.note = format!("heuristic: no exact result {why} (depth {})", result.depth);
         let mut moves = Vec::new();
         p.legal_moves(&mut moves);
         result.best_move.unwrap_or(moves[0])
