@@ -20,9 +20,11 @@
 //! directly above an opponent's threat; playable ones weigh 12, one stone higher 5, any 3),
 //! moves under one's own threat last, ties broken centre first (early on, by the lines
 //! through the cell); enhanced transposition cut-offs (through the children's chains of
-//! forced moves); claimeven bounds both ways (all
-//! columns even: the side to move gets at most the odd cells; one column odd: it plays there
-//! and takes the even ones); and parallel solves that split a node's moves between threads
+//! forced moves); claimeven bounds both ways with the columns of an odd number of empty
+//! cells paired (an even number of empty cells: the opponent answers on top, or in another
+//! odd column, and the side to move gets at most the claim rows and the cells playable now;
+//! an odd number: the side to move first plays in an odd column, then answers so); and
+//! parallel solves that split a node's moves between threads
 //! once its first move has not cut.
 //!
 //! ```
@@ -309,34 +311,58 @@ impl Geometry {
         }
     }
 
-    /// Claimeven: when every column has an even number of empty cells, the opponent of the
-    /// side to move can answer every move on top of it, and so takes the even empty cells of
-    /// every column while the side to move gets the odd ones. If the side's stones and those
-    /// odd cells hold no line, the side to move cannot win: its score is at most 0, and at
-    /// most -1 if the opponent's stones and the even cells hold a line (it completes it).
-    /// `None` when the rule does not apply.
+    /// Claimeven with paired odd columns (as in Steininger's c4, for any height): when the
+    /// number of empty cells is even, the opponent of the side to move can answer a move in a
+    /// column with an even number of empty cells on top of it, and a move in a column with
+    /// an odd number in another such column (there is always one: their number is even). So
+    /// the opponent gets every empty cell off the claim rows except those playable now, and
+    /// the side to move at most the rest. If the side's stones and those cells hold no line,
+    /// the side to move cannot win: its score is at most 0, and at most -1 if the opponent's
+    /// cells hold a line (it completes it). `None` when the rule does not apply.
+    ///
+    /// When every column has an even number of empty cells this is plain claimeven; the odd
+    /// columns make it apply at every node with an even number of empty cells (the empty
+    /// 7x6 board: 187.1 M -> 146.8 M nodes).
     #[inline]
     fn claimeven_upper(&self, cur: u64, mask: u64, possible: u64) -> Option<i32> {
-        if possible & !self.claim_rows != 0 || self.has_line(cur | (self.claim_rows & !mask), self.variant) {
+        if (self.cells - mask.count_ones() as i32) % 2 != 0 {
             return None;
         }
-        let opp = cur ^ mask;
-        Some(if self.has_line(opp | (self.board & !self.claim_rows & !mask), self.variant) { -1 } else { 0 })
+        let opponent_cells = (cur ^ mask) | (self.board & !self.claim_rows & !mask & !possible);
+        if self.has_line(self.board & !opponent_cells, self.variant) {
+            return None;
+        }
+        Some(if self.has_line(opponent_cells, self.variant) { -1 } else { 0 })
     }
 
-    /// The mirror of claimeven: when exactly one column has an odd number of empty cells, the
-    /// side to move plays there and then answers every move on top of it, taking the even
-    /// empty cells; if the opponent's stones and the odd ones hold no line, the opponent
-    /// cannot win: the score of the side to move is at least 0, and at least 1 if its own
-    /// stones, that move and the even cells hold a line. `None` when the rule does not apply.
+    /// The mirror of [`Geometry::claimeven_upper`]: when the number of empty cells is odd,
+    /// the side to move plays off the claim rows (in a column with an odd number of empty
+    /// cells) and then answers as the opponent would above. If for one such move the
+    /// opponent's stones and the cells left to it hold no line, the opponent cannot win: the
+    /// score of the side to move is at least 0, and at least 1 if its own cells hold a line.
+    /// `None` when no such move exists (the empty 7x6 board: 146.8 M -> 138.2 M nodes).
     #[inline]
     fn claimeven_lower(&self, cur: u64, mask: u64, possible: u64) -> Option<i32> {
-        let odd = possible & !self.claim_rows;
-        let after = mask | odd;
-        if odd == 0 || odd & (odd - 1) != 0 || self.has_line((cur ^ mask) | (self.claim_rows & !after), self.variant) {
+        if (self.cells - mask.count_ones() as i32) % 2 != 1 {
             return None;
         }
-        Some(if self.has_line(cur | odd | (self.board & !self.claim_rows & !after), self.variant) { 1 } else { 0 })
+        let mut first_moves = possible & !self.claim_rows;
+        let mut best = None;
+        while first_moves != 0 {
+            let first = first_moves & first_moves.wrapping_neg();
+            first_moves &= first_moves - 1;
+            let after = mask | first;
+            let playable_after = (after + self.bottom) & self.board;
+            let own_cells = cur | first | (self.board & !self.claim_rows & !after & !playable_after);
+            if self.has_line(self.board & !own_cells, self.variant) {
+                continue;
+            }
+            if self.has_line(own_cells, self.variant) {
+                return Some(1);
+            }
+            best = Some(0);
+        }
+        best
     }
 
     /// The mirror image of a single cell.
@@ -1342,6 +1368,45 @@ mod tests {
             chain_cuts += solver.chain_cuts;
         }
         assert!(chain_cuts > 0, "no cut-off through a forced chain");
+    }
+
+    /// The claimeven bounds, with the odd columns paired, are true bounds of the exact score
+    /// (plain negamax) on random positions of five sizes, odd heights included, and they
+    /// apply where plain claimeven (every column even; one column odd) would not.
+    #[test]
+    fn paired_claimeven_bounds_hold() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(28);
+        let (mut uppers_with_odd_columns, mut lowers_with_many_odd_columns) = (0, 0);
+        for (w, h, n, most_empty) in [(4, 3, 3, 10), (5, 4, 4, 12), (5, 5, 4, 12), (6, 4, 4, 12), (7, 6, 4, 12)] {
+            let v = ConnectVariant::new(w, h, n).unwrap();
+            let g = Geometry::new(v);
+            for _ in 0..200 {
+                let empties = rng.gen_range(most_empty - 5..=most_empty);
+                let mut p = Connect::start(&v);
+                let mut moves = Vec::new();
+                while p.status().to_move().is_some() && v.cells() - p.moves_played() > empties {
+                    p.legal_moves(&mut moves);
+                    p.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+                }
+                if p.status().to_move().is_none() {
+                    continue;
+                }
+                let (cur, mask) = (p.current_stones(), p.mask());
+                let possible = (mask + g.bottom) & g.board;
+                let odd_columns = (possible & !g.claim_rows).count_ones();
+                let exact = plain_negamax(&p);
+                if let Some(upper) = g.claimeven_upper(cur, mask, possible) {
+                    assert!(exact <= upper, "{w}x{h}/{n} {}: {exact} > claimeven's {upper}", p.notation());
+                    uppers_with_odd_columns += (odd_columns > 0) as u32;
+                }
+                if let Some(lower) = g.claimeven_lower(cur, mask, possible) {
+                    assert!(exact >= lower, "{w}x{h}/{n} {}: {exact} < claimeven's {lower}", p.notation());
+                    lowers_with_many_odd_columns += (odd_columns > 1) as u32;
+                }
+            }
+        }
+        assert!(uppers_with_odd_columns > 0 && lowers_with_many_odd_columns > 0, "{uppers_with_odd_columns} {lowers_with_many_odd_columns}");
     }
 
     #[test]
