@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use tabletop::games::connect::book::Book;
+use tabletop::games::connect::book::{canonical_key, complete_plies, Book};
 use tabletop::games::connect::engine::{describe_score, first_player_match, make_player, Engine, LevelPlayer};
 use tabletop::games::connect::solver::Solver;
 use tabletop::games::connect::{Column, Connect, ConnectVariant};
@@ -95,6 +95,71 @@ fn shipped_book_is_consistent() {
             }
         }
     }
+}
+
+/// The shipped book holds every position of up to five stones, whoever is to move, with its
+/// exact score and a best move (issue 27): every score is the best of its moves' scores (a win
+/// at once scoring the quickest win, the other moves the negated scores of the book's
+/// children), the stored move reaches it, and a seeded sample of the five-stone positions
+/// agrees with the solver.
+#[test]
+fn the_book_holds_every_early_position_exactly() {
+    use rand::{Rng, SeedableRng};
+    let v = ConnectVariant::connect4();
+    let book = Book::standard();
+    let plies = complete_plies(&book);
+    assert!(plies >= 6, "every position proven only below ply {plies}");
+    let cells = v.cells() as i32;
+    let mut level = vec![Connect::new(v)];
+    for ply in 0..plies - 1 {
+        let mut next = Vec::new();
+        for p in &level {
+            let (best, score) = book.lookup(p).expect("in the book");
+            let score = score.expect("proven");
+            let mut best_value = i32::MIN;
+            for c in 0..v.width() {
+                if !p.can_play(c) {
+                    continue;
+                }
+                let value = if p.is_winning_move(c) {
+                    (cells + 1 - ply as i32) / 2
+                } else {
+                    let mut child = p.clone();
+                    child.play_unchecked(Column(c as u8));
+                    let child_score = book.lookup(&child).and_then(|e| e.1).expect("child proven");
+                    next.push(child);
+                    -child_score
+                };
+                if c == best.0 as usize {
+                    assert_eq!(value, score, "{}: the stored move {c}", p.notation());
+                }
+                best_value = best_value.max(value);
+            }
+            assert_eq!(best_value, score, "{}", p.notation());
+        }
+        let mut seen = std::collections::HashSet::new();
+        next.retain(|p| seen.insert(canonical_key(p).0));
+        level = next;
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(27);
+    let mut solver = Solver::new(v, 1 << 22);
+    for _ in 0..4 {
+        let p = &level[rng.gen_range(0..level.len())];
+        assert_eq!(Some(solver.solve(p)), book.lookup(p).and_then(|e| e.1), "{}", p.notation());
+    }
+}
+
+/// The analysis of an early position off the first player's lines is exact for every move
+/// (issue 27: `analyze connect --position 4453` gave heuristic values ranking losing columns
+/// first; the exact values of columns 3 and 4 are -2 and -3).
+#[test]
+fn the_analysis_of_an_early_position_is_exact() {
+    use tabletop::{AnalysisSettings, Analyze};
+    let v = ConnectVariant::connect4();
+    let analysis = Connect::analyze(&record(v, "4453"), AnalysisSettings::default());
+    assert!(analysis.open.is_empty() && analysis.moves.iter().all(|m| m.exact), "{analysis:?}");
+    let value = |col: &str| analysis.moves.iter().find(|m| m.notation == col).map(|m| m.score);
+    assert_eq!((value("3"), value("4")), (Some(-2), Some(-3)));
 }
 
 /// Acceptance: the engine as X wins 50 games against random and 20 against level 3, each

@@ -247,6 +247,10 @@ pub enum BookSide {
     First,
     /// The second player, O: positions with an odd number of stones.
     Second,
+    /// Every position, whoever is to move and whatever was played: with every position of
+    /// plies `0..=n` proven, the book answers the exact analysis (every move's score) of every
+    /// position of fewer than `n` stones.
+    All,
 }
 
 /// The positions of `ply` stones the book needs for `side`: the side's moves are the book's
@@ -256,6 +260,7 @@ pub fn frontier(book: &Book, side: BookSide, ply: usize) -> Vec<Connect> {
     let first = match side {
         BookSide::First => 0,
         BookSide::Second => 1,
+        BookSide::All => return every_position(book.variant(), ply),
     };
     if ply < first || (ply - first) % 2 == 1 {
         return Vec::new();
@@ -286,6 +291,44 @@ pub fn frontier(book: &Book, side: BookSide, ply: usize) -> Vec<Connect> {
         at += 2;
     }
     level
+}
+
+/// Every unfinished position of `ply` stones of `v`, mirror images once.
+fn every_position(v: ConnectVariant, ply: usize) -> Vec<Connect> {
+    let mut level = vec![Connect::new(v)];
+    for _ in 0..ply {
+        let mut seen = std::collections::HashSet::new();
+        level = level
+            .iter()
+            .flat_map(children)
+            .filter(|p| p.status().to_move().is_some() && seen.insert(canonical_key(p).0))
+            .collect();
+    }
+    level
+}
+
+/// How many plies from the empty board on the book holds completely: every unfinished
+/// position of fewer stones is in it with a proven score (0 when the empty board is not).
+///
+/// ```
+/// use tabletop::games::connect::book::{complete_plies, Book};
+/// assert_eq!(complete_plies(&Book::standard()), 6);
+/// ```
+pub fn complete_plies(book: &Book) -> usize {
+    let v = book.variant();
+    let mut level = vec![Connect::new(v)];
+    for ply in 0..=book.plies() {
+        if !level.iter().all(|p| book.lookup(p).is_some_and(|(_, score)| score.is_some())) {
+            return ply;
+        }
+        let mut seen = std::collections::HashSet::new();
+        level = level
+            .iter()
+            .flat_map(children)
+            .filter(|p| p.status().to_move().is_some() && seen.insert(canonical_key(p).0))
+            .collect();
+    }
+    book.plies() + 1
 }
 
 fn children(p: &Connect) -> Vec<Connect> {

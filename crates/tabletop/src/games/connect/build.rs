@@ -227,6 +227,26 @@ mod tests {
     use super::*;
     use crate::games::connect::ConnectVariant;
 
+    /// `--side all`: every position of up to 4 stones of Connect Three, proven, so that
+    /// [`complete_plies`](crate::games::connect::book::complete_plies) reaches 5 (a first-player
+    /// book alone reaches 1: the second player's replies are missing).
+    #[test]
+    fn a_book_of_every_position_is_complete() {
+        use crate::games::connect::book::complete_plies;
+        let v = ConnectVariant::connect3();
+        let table = Arc::new(Table::try_new(1 << 16, Solver::key_bits(v)).unwrap());
+        let first = BuildSettings { sides: vec![BookSide::First], plies: 4, ..BuildSettings::default() };
+        let (book, _) = build(Book::new(v).unwrap(), &first, table.clone(), &|_| Ok::<(), ()>(())).unwrap();
+        assert_eq!(complete_plies(&book), 1);
+        let all = BuildSettings { sides: vec![BookSide::All], plies: 4, ..BuildSettings::default() };
+        let (book, complete) = build(book, &all, table, &|_| Ok::<(), ()>(())).unwrap();
+        assert!(complete);
+        assert_eq!(complete_plies(&book), 5);
+        let mut solver = Solver::new(v, 1 << 16);
+        let p = Connect::from_notation(&v, "12").unwrap();
+        assert_eq!(book.lookup(&p).and_then(|e| e.1), Some(solver.solve(&p)));
+    }
+
     #[test]
     fn a_small_book_is_proven_and_resumable() {
         let v = ConnectVariant::connect3();

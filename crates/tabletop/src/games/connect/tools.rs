@@ -414,7 +414,8 @@ pub struct BookArgs {
     /// Positions with up to this many stones.
     #[arg(long, default_value_t = 12)]
     pub plies: usize,
-    /// Which side the book plays: first (X), second (O) or both.
+    /// Which side the book plays: first (X), second (O), both, or all (every position of up
+    /// to --plies stones, whoever is to move: the exact analysis of every move below that ply).
     #[arg(long, default_value = "first")]
     pub side: String,
     /// The book file (default connect-book.bin); an existing file is resumed. With --report:
@@ -448,7 +449,7 @@ pub struct BookArgs {
 
 /// Runs `tabletop book connect`: builds or resumes a book file, or reports on one.
 pub fn book(args: BookArgs) -> ToolResult {
-    use crate::games::connect::book::{Book, BookSide};
+    use crate::games::connect::book::{complete_plies, Book, BookSide};
     use crate::games::connect::build::{build, coverage, BuildEvent, BuildSettings};
     use crate::games::connect::solver::Table;
 
@@ -465,6 +466,10 @@ pub fn book(args: BookArgs) -> ToolResult {
                 r.side, r.ply, r.needed, r.held, r.proven
             );
         }
+        let complete = complete_plies(&b);
+        if complete > 0 {
+            println!("every position of 0 to {} stones proven", complete - 1);
+        }
         if let Some((col, score)) = b.lookup(&Connect::new(v)) {
             println!("empty board: column {col}, score {}", score.map_or("not proven".into(), |s| s.to_string()));
         }
@@ -474,7 +479,8 @@ pub fn book(args: BookArgs) -> ToolResult {
         "first" | "x" | "X" => vec![BookSide::First],
         "second" | "o" | "O" => vec![BookSide::Second],
         "both" => vec![BookSide::First, BookSide::Second],
-        other => bail!("--side {other:?}: choose first, second or both"),
+        "all" => vec![BookSide::All],
+        other => bail!("--side {other:?}: choose first, second, both or all"),
     };
     check_threads(args.threads)?;
     if args.plies > v.cells() {
