@@ -297,14 +297,15 @@ pub fn frontier(book: &Book, side: BookSide, ply: usize) -> Vec<Connect> {
 fn every_position(v: ConnectVariant, ply: usize) -> Vec<Connect> {
     let mut level = vec![Connect::new(v)];
     for _ in 0..ply {
-        let mut seen = std::collections::HashSet::new();
-        level = level
-            .iter()
-            .flat_map(children)
-            .filter(|p| p.status().to_move().is_some() && seen.insert(canonical_key(p).0))
-            .collect();
+        level = next_ply(&level);
     }
     level
+}
+
+/// The unfinished positions one stone after those of `level`, mirror images once.
+fn next_ply(level: &[Connect]) -> Vec<Connect> {
+    let mut seen = std::collections::HashSet::new();
+    level.iter().flat_map(children).filter(|p| seen.insert(canonical_key(p).0)).collect()
 }
 
 /// How many plies from the empty board on the book holds completely: every unfinished
@@ -321,12 +322,7 @@ pub fn complete_plies(book: &Book) -> usize {
         if !level.iter().all(|p| book.lookup(p).is_some_and(|(_, score)| score.is_some())) {
             return ply;
         }
-        let mut seen = std::collections::HashSet::new();
-        level = level
-            .iter()
-            .flat_map(children)
-            .filter(|p| p.status().to_move().is_some() && seen.insert(canonical_key(p).0))
-            .collect();
+        level = next_ply(&level);
     }
     book.plies() + 1
 }

@@ -1323,6 +1323,18 @@ mod tests {
     use super::super::engine::Engine;
     use super::*;
 
+    /// A position of `empties` empty cells reached by random moves, or `None` when the game
+    /// ended first.
+    fn random_position(v: ConnectVariant, empties: usize, rng: &mut impl rand::Rng) -> Option<Connect> {
+        let mut p = Connect::start(&v);
+        let mut moves = Vec::new();
+        while p.status().to_move().is_some() && v.cells() - p.moves_played() > empties {
+            p.legal_moves(&mut moves);
+            p.play_unchecked(moves[rng.gen_range(0..moves.len())]);
+        }
+        p.status().to_move().is_some().then_some(p)
+    }
+
     #[test]
     fn impossible_tables_are_errors() {
         let v = ConnectVariant::connect4();
@@ -1339,7 +1351,7 @@ mod tests {
     /// and cut-offs through chains of one forced move or more happen.
     #[test]
     fn chain_cutoffs_are_exact() {
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(27);
         let mut chain_cuts = 0;
         for (w, h, n, empties) in [(5, 4, 4, 10), (4, 4, 3, 11), (6, 4, 4, 10), (7, 6, 4, 9)] {
@@ -1348,15 +1360,7 @@ mod tests {
             solver.etc_min_empty = 1;
             let mut tested = 0;
             while tested < 30 {
-                let mut p = Connect::start(&v);
-                let mut moves = Vec::new();
-                while p.status().to_move().is_some() && v.cells() - p.moves_played() > empties {
-                    p.legal_moves(&mut moves);
-                    p.play_unchecked(moves[rng.gen_range(0..moves.len())]);
-                }
-                if p.status().to_move().is_none() {
-                    continue;
-                }
+                let Some(p) = random_position(v, empties, &mut rng) else { continue };
                 let exact = plain_negamax(&p);
                 let bound = (v.cells() as i32 + 1) / 2;
                 for value in -bound..=bound {
@@ -1383,15 +1387,7 @@ mod tests {
             let g = Geometry::new(v);
             for _ in 0..200 {
                 let empties = rng.gen_range(most_empty - 5..=most_empty);
-                let mut p = Connect::start(&v);
-                let mut moves = Vec::new();
-                while p.status().to_move().is_some() && v.cells() - p.moves_played() > empties {
-                    p.legal_moves(&mut moves);
-                    p.play_unchecked(moves[rng.gen_range(0..moves.len())]);
-                }
-                if p.status().to_move().is_none() {
-                    continue;
-                }
+                let Some(p) = random_position(v, empties, &mut rng) else { continue };
                 let (cur, mask) = (p.current_stones(), p.mask());
                 let possible = (mask + g.bottom) & g.board;
                 let odd_columns = (possible & !g.claim_rows).count_ones();
