@@ -68,6 +68,13 @@ fn table_and_thread_sizes_are_bounded() {
     refused(&run, "--threads 1000");
     let run = tabletop(&["book", "connect", "--plies", "100", "--output", "/nonexistent/b.bin"], "");
     refused(&run, "--plies 100: a connect4 board has 42 cells");
+    let run = tabletop(
+        &["book", "connect", "--side", "all", "--plies", "20", "--reprove", "--output", "/nonexistent/b.bin"],
+        "",
+    );
+    refused(&run, "--plies 20 with --side all: every position of up to 12 stones at most");
+    let run = tabletop(&["book", "connect", "--side", "every", "--output", "/nonexistent/b.bin"], "");
+    refused(&run, "--side \"every\": choose first, second, both or all");
     let run = tabletop(&["book", "connect", "--position-seconds", "NaN", "--output", "/nonexistent/b.bin"], "");
     refused(&run, "--position-seconds NaN");
 }

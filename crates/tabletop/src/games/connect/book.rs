@@ -293,6 +293,10 @@ pub fn frontier(book: &Book, side: BookSide, ply: usize) -> Vec<Connect> {
     level
 }
 
+/// The most stones a book of [`BookSide::All`] is built to: every position is listed in
+/// memory before it is solved, and 7x6 has 6.6 million of 12 stones after mirror merging.
+pub const ALL_MAX_PLIES: usize = 12;
+
 /// Every unfinished position of `ply` stones of `v`, mirror images once.
 fn every_position(v: ConnectVariant, ply: usize) -> Vec<Connect> {
     let mut level = vec![Connect::new(v)];

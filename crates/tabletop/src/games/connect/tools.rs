@@ -449,7 +449,7 @@ pub struct BookArgs {
 
 /// Runs `tabletop book connect`: builds or resumes a book file, or reports on one.
 pub fn book(args: BookArgs) -> ToolResult {
-    use crate::games::connect::book::{complete_plies, Book, BookSide};
+    use crate::games::connect::book::{complete_plies, Book, BookSide, ALL_MAX_PLIES};
     use crate::games::connect::build::{build, coverage, BuildEvent, BuildSettings};
     use crate::games::connect::solver::Table;
 
@@ -485,6 +485,13 @@ pub fn book(args: BookArgs) -> ToolResult {
     check_threads(args.threads)?;
     if args.plies > v.cells() {
         bail!("--plies {}: a {v} board has {} cells", args.plies, v.cells());
+    }
+    if sides.contains(&BookSide::All) && args.plies > ALL_MAX_PLIES {
+        bail!(
+            "--plies {} with --side all: every position of up to {ALL_MAX_PLIES} stones at most \
+             (7x6 has 6.6 million at ply 12 alone, each solved)",
+            args.plies
+        );
     }
     if !(args.position_seconds.is_finite() && args.position_seconds > 0.0 && args.position_seconds <= 1e6) {
         bail!("--position-seconds {}: give a number of seconds above 0", args.position_seconds);
