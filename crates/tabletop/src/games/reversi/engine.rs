@@ -501,10 +501,30 @@ impl Engine {
         }
     }
 
+    /// The first of the two entries of a position's bucket.
     #[inline]
-    fn slot(&self, p: u64, o: u64) -> usize {
+    fn bucket(&self, p: u64, o: u64) -> usize {
         let h = (p ^ o.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ o.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-        (h >> 24) as usize & self.mask
+        (h >> 24) as usize & self.mask & !1
+    }
+
+    /// The table's entry for the position, if it holds one.
+    #[inline]
+    fn probe(&self, p: u64, o: u64) -> Option<Entry> {
+        let b = self.bucket(p, o);
+        self.table[b..b + 2].iter().find(|e| e.p == p && e.o == o).copied()
+    }
+
+    /// Stores an entry in its bucket: the first slot keeps the deepest entry of the current
+    /// search (an entry of an earlier search, a shallower one or the same position gives way),
+    /// the second takes the rest. One slot always replaced lost the deep entries to the many
+    /// shallow ones: twice the nodes to depth 15 (see docs/REVERSI.md, "Search speed").
+    #[inline]
+    fn store(&mut self, entry: Entry) {
+        let b = self.bucket(entry.p, entry.o);
+        let first = &self.table[b];
+        let keep_first = !(first.p == entry.p && first.o == entry.o) && first.age == entry.age && first.depth > entry.depth;
+        self.table[b + keep_first as usize] = entry;
     }
 
     fn pvs(&mut self, p: u64, o: u64, ix: &Indices, depth: u32, alpha: i32, beta: i32) -> i32 {
@@ -539,10 +559,8 @@ impl Engine {
         if depth == 0 {
             return self.evaluate_leaf(ix, p, o, m);
         }
-        let slot = self.slot(p, o);
-        let e = self.table[slot];
         let mut hash_move = 64u8;
-        if e.p == p && e.o == o {
+        if let Some(e) = self.probe(p, o) {
             hash_move = e.best;
             if e.depth as u32 >= depth && e.age == self.age {
                 match e.bound {
@@ -614,7 +632,7 @@ impl Engine {
         } else {
             EXACT
         };
-        self.table[slot] = Entry { p, o, value: best, depth: depth as u8, bound, best: best_sq, age: self.age };
+        self.store(Entry { p, o, value: best, depth: depth as u8, bound, best: best_sq, age: self.age });
         best
     }
 }
@@ -1024,6 +1042,46 @@ mod tests {
     /// --games 200 --seed 1`: after its searches of the earlier moves, the engine played b3,
     /// which loses every disc four plies later (white a3, then a4), on bounds the previous
     /// moves' searches had left in the table.
+    /// A bucket keeps the deeper entry of the current search when a shallower position of
+    /// the same bucket arrives (a table of one slot per bucket lost it), gives way to a later
+    /// search, and is always found where it was stored.
+    #[test]
+    fn the_table_keeps_the_deeper_entry_of_a_bucket() {
+        use rand::{Rng, SeedableRng};
+        let mut engine = Engine::new(None, Some(1));
+        engine.age = 1;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+        let mut random_position = || {
+            let filled: u64 = rng.r#gen();
+            let p = filled & rng.r#gen::<u64>();
+            (p, filled & !p)
+        };
+        let deep = random_position();
+        let target = engine.bucket(deep.0, deep.1);
+        let mut same_bucket = Vec::new();
+        while same_bucket.len() < 2 {
+            let q = random_position();
+            if engine.bucket(q.0, q.1) == target && q != deep {
+                same_bucket.push(q);
+            }
+        }
+        let entry = |(p, o): (u64, u64), depth: u8, age: u8| Entry { p, o, value: depth as i32, depth, bound: EXACT, best: 0, age };
+        engine.store(entry(deep, 10, 1));
+        engine.store(entry(same_bucket[0], 3, 1));
+        engine.store(entry(same_bucket[1], 2, 1));
+        assert_eq!(engine.probe(deep.0, deep.1).map(|e| e.depth), Some(10), "the deeper entry was lost");
+        assert_eq!(engine.probe(same_bucket[1].0, same_bucket[1].1).map(|e| e.depth), Some(2));
+        assert!(engine.probe(same_bucket[0].0, same_bucket[0].1).is_none());
+        // The same position again, shallower: replaced in place.
+        engine.store(entry(deep, 4, 1));
+        assert_eq!(engine.probe(deep.0, deep.1).map(|e| e.depth), Some(4));
+        // A later search's entry takes the first slot from an earlier search's deeper one.
+        engine.store(entry(deep, 12, 1));
+        engine.store(entry(same_bucket[0], 1, 2));
+        assert_eq!(engine.probe(same_bucket[0].0, same_bucket[0].1).map(|e| e.depth), Some(1));
+        assert_eq!(engine.table[target].depth, 1);
+    }
+
     #[test]
     fn an_earlier_search_does_not_hide_a_wipe_out() {
         let moves = ["c4", "e3", "f4", "g3", "g4", "c3", "d3", "c5", "f3", "h4", "f5", "e6", "h3", "h2"];
