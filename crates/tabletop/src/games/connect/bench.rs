@@ -106,6 +106,8 @@ pub struct AnalysisSample {
     pub solved: usize,
     /// Did every move get its exact value within the limit?
     pub complete: bool,
+    /// Nodes the solver searched (the same on every run and machine, unlike the times).
+    pub nodes: u64,
 }
 
 /// The CPU time of the calling thread, where the system gives it.
@@ -200,6 +202,7 @@ pub fn analysis_sample(ply: usize, seed: u64, table: usize, limit: Duration) -> 
     let p = random_position(v, ply, seed)?;
     let book = super::book::Book::standard();
     let mut solver = Solver::try_new(v, table).ok()?;
+    solver.reset_nodes();
     let (start, cpu0) = (Instant::now(), thread_cpu());
     let (moves, from_book, solved) = exact_moves(Some(&book), &mut solver, &p, Some(start + limit));
     let elapsed = start.elapsed();
@@ -207,7 +210,8 @@ pub fn analysis_sample(ply: usize, seed: u64, table: usize, limit: Duration) -> 
         (Some(a), Some(b)) => b.saturating_sub(a),
         _ => elapsed,
     };
-    Some(AnalysisSample { ply, notation: p.notation(), elapsed, cpu, from_book, solved, complete: moves.is_some() })
+    let nodes = solver.nodes();
+    Some(AnalysisSample { ply, notation: p.notation(), elapsed, cpu, from_book, solved, complete: moves.is_some(), nodes })
 }
 
 /// Order statistics of a set of times.

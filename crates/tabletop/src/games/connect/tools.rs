@@ -215,20 +215,21 @@ fn bench_analysis(args: &BenchArgs) -> ToolResult {
         args.seed,
         args.limit
     );
-    println!("{:>4} {:<24} {:>10} {:>10} {:>5} {:>6}", "ply", "position", "wall ms", "cpu ms", "book", "solved");
+    println!("{:>4} {:<24} {:>10} {:>10} {:>5} {:>6} {:>12}", "ply", "position", "wall ms", "cpu ms", "book", "solved", "nodes");
     let mut all = Vec::new();
     for ply in 0..=args.max_ply.min(41) {
         for i in 0..args.samples {
             let seed = args.seed.wrapping_mul(1_000_003).wrapping_add((ply * 1000 + i) as u64);
             let Some(s) = analysis_sample(ply, seed, table, limit) else { continue };
             println!(
-                "{:>4} {:<24} {:>10.1} {:>10.1} {:>5} {:>6}{}",
+                "{:>4} {:<24} {:>10.1} {:>10.1} {:>5} {:>6} {:>12}{}",
                 s.ply,
                 s.notation,
                 s.elapsed.as_secs_f64() * 1000.0,
                 s.cpu.as_secs_f64() * 1000.0,
                 s.from_book,
                 s.solved,
+                s.nodes,
                 if s.complete { "" } else { "  (limit reached: not exact)" }
             );
             all.push(s);
@@ -236,8 +237,8 @@ fn bench_analysis(args: &BenchArgs) -> ToolResult {
     }
     println!();
     println!(
-        "{:<8} {:>5} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10} {:>7}",
-        "plies", "n", "p50 ms", "p95 ms", "max ms", ">1s", "cpu p50", "cpu p95", "cpu max", "cpu>1s"
+        "{:<8} {:>5} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10} {:>7} {:>14}",
+        "plies", "n", "p50 ms", "p95 ms", "max ms", ">1s", "cpu p50", "cpu p95", "cpu max", "cpu>1s", "nodes (sum)"
     );
     let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1000.0);
     let row = |label: String, samples: Vec<&crate::games::connect::bench::AnalysisSample>| {
@@ -246,8 +247,9 @@ fn bench_analysis(args: &BenchArgs) -> ToolResult {
         let cpu: Vec<Duration> = samples.iter().map(|s| if s.complete { s.cpu } else { s.cpu.max(limit) }).collect();
         let (w, c) = (TimeStats::of(&wall), TimeStats::of(&cpu));
         let open = samples.iter().filter(|s| !s.complete).count();
+        let nodes: u64 = samples.iter().map(|s| s.nodes).sum();
         println!(
-            "{:<8} {:>5} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10} {:>7}{}",
+            "{:<8} {:>5} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10} {:>7} {:>14}{}",
             label,
             w.count,
             ms(w.p50),
@@ -258,6 +260,7 @@ fn bench_analysis(args: &BenchArgs) -> ToolResult {
             ms(c.p95),
             ms(c.max),
             c.over_1s,
+            nodes,
             if open > 0 { format!("  ({open} not finished within the limit)") } else { String::new() }
         );
     };
