@@ -106,7 +106,8 @@ pub struct AnalysisSample {
     pub solved: usize,
     /// Did every move get its exact value within the limit?
     pub complete: bool,
-    /// Nodes the solver searched (the same on every run and machine, unlike the times).
+    /// Nodes the solver searched: the same on every run and machine when the position finished
+    /// within the limit, unlike the times.
     pub nodes: u64,
 }
 
@@ -202,7 +203,6 @@ pub fn analysis_sample(ply: usize, seed: u64, table: usize, limit: Duration) -> 
     let p = random_position(v, ply, seed)?;
     let book = super::book::Book::standard();
     let mut solver = Solver::try_new(v, table).ok()?;
-    solver.reset_nodes();
     let (start, cpu0) = (Instant::now(), thread_cpu());
     let (moves, from_book, solved) = exact_moves(Some(&book), &mut solver, &p, Some(start + limit));
     let elapsed = start.elapsed();
