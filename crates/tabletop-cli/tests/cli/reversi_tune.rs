@@ -61,3 +61,52 @@ fn a_small_pattern_run_writes_weights_and_positions_the_library_accepts() {
         let _ = std::fs::remove_file(path);
     }
 }
+
+#[test]
+fn a_second_round_plays_and_refines_with_a_weight_file() {
+    let dir = std::env::temp_dir();
+    let id = std::process::id();
+    let first = dir.join(format!("tabletop-round1-{id}.bin")).to_string_lossy().into_owned();
+    let second = dir.join(format!("tabletop-round2-{id}.bin")).to_string_lossy().into_owned();
+    let prior = tabletop::games::reversi::patterns::PatternWeights::builtin();
+    std::fs::write(&first, prior.to_bytes()).expect("writable");
+    let run = tabletop(
+        &[
+            "tune",
+            "reversi",
+            "--patterns",
+            "--games",
+            "4",
+            "--depth",
+            "2",
+            "--solve-empties",
+            "10",
+            "--iterations",
+            "5",
+            "--play-patterns",
+            &first,
+            "--search-label",
+            "100",
+            "--refine",
+            &first,
+            "--l2",
+            "1e9",
+            "--output",
+            &second,
+        ],
+        "",
+    );
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains("shipped-test-rms"), "{}", run.stdout);
+    // An overwhelming penalty toward the refined file gives that file back.
+    let bytes = std::fs::read(&second).expect("the weight file was written");
+    assert_eq!(tabletop::games::reversi::patterns::PatternWeights::parse(&bytes).as_ref(), Ok(prior));
+    // A file that is not a weight file is refused, naming it.
+    std::fs::write(&first, b"not weights").expect("writable");
+    let run = tabletop(&["tune", "reversi", "--patterns", "--games", "1", "--refine", &first], "");
+    assert!(!run.ok);
+    assert!(run.stderr.contains("bad pattern weight file"), "{}", run.stderr);
+    for path in [&first, &second] {
+        let _ = std::fs::remove_file(path);
+    }
+}

@@ -62,6 +62,18 @@ pub struct ReversiArgs {
     /// held-out positions of 12-22 empties, each solved exactly (0: none).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     endcut_positions: u64,
+    /// The games are played by the engine with the pattern weights of this file (full width,
+    /// no ProbCut) instead of engine-v1's ten features.
+    #[arg(long, value_name = "WEIGHTS")]
+    play_patterns: Option<PathBuf>,
+    /// Percent of each label before the solve point taken from the playing engine's own
+    /// search value at --depth (the rest is the game's outcome).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    search_label: u32,
+    /// With --patterns: refine the pattern weights of this file (fit the change from them;
+    /// --l2 pulls toward them) instead of fitting from zero.
+    #[arg(long, value_name = "WEIGHTS")]
+    refine: Option<PathBuf>,
     /// With --patterns: conjugate-gradient iterations per phase.
     #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u64).range(1..=10000))]
     iterations: u64,
@@ -93,6 +105,8 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
         seed: args.seed,
         depth: args.depth,
         solve_empties: args.solve_empties,
+        patterns: args.play_patterns.as_deref().map(read_patterns).transpose()?,
+        search_label_percent: args.search_label,
         ..SelfPlay::default()
     };
     if args.patterns {
@@ -135,6 +149,15 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
     Ok(())
 }
 
+/// Reads a pattern weight file, kept until the program ends (the engine needs 'static weights,
+/// like the built-in ones).
+fn read_patterns(path: &std::path::Path) -> ToolResult<&'static PatternWeights> {
+    let bytes = crate::tools::read_capped_bytes(path, 64 << 20)?;
+    let weights =
+        PatternWeights::parse(&bytes).with_context(|| format!("bad pattern weight file {}", path.display()))?;
+    Ok(Box::leak(Box::new(weights)))
+}
+
 /// Runs `play` (self-play of `games` games, calling back after each) under a progress bar.
 fn with_progress<T>(games: u64, play: impl FnOnce(&(dyn Fn() + Sync)) -> T) -> ToolResult<T> {
     let bar = ProgressBar::new(games);
@@ -172,7 +195,12 @@ fn patterns(args: &ReversiArgs, settings: SelfPlay) -> ToolResult {
     if !(args.l2.is_finite() && (0.0..=1e9).contains(&args.l2)) {
         bail!("--l2 {}: give a number from 0 to 1000000000", args.l2);
     }
-    let fit = PatternFit { l2: args.l2, iterations: args.iterations as usize, ..PatternFit::default() };
+    let fit = PatternFit {
+        l2: args.l2,
+        iterations: args.iterations as usize,
+        prior: args.refine.as_deref().map(read_patterns).transpose()?,
+        ..PatternFit::default()
+    };
     let start = Instant::now();
     let bar = ProgressBar::new(PHASES as u64);
     bar.set_style(
@@ -182,10 +210,10 @@ fn patterns(args: &ReversiArgs, settings: SelfPlay) -> ToolResult {
     let (weights, report) = fit_patterns(&positions, &fit, &|| bar.inc(1));
     bar.finish_and_clear();
     println!("fitted in {:.1} s (l2 {}, {} iterations)", start.elapsed().as_secs_f64(), args.l2, args.iterations);
-    println!("empties    fitted    train    test train-rms test-rms v1-test-rms (discs)");
+    println!("empties    fitted    train    test train-rms test-rms shipped-test-rms v1-test-rms (discs)");
     for r in &report {
         println!(
-            "{:>2}-{:<2}  {:>9} {:>8} {:>7} {:>9.2} {:>8.2} {:>11.2}",
+            "{:>2}-{:<2}  {:>9} {:>8} {:>7} {:>9.2} {:>8.2} {:>16.2} {:>11.2}",
             r.empties.start(),
             r.empties.end(),
             r.fitted,
@@ -193,6 +221,7 @@ fn patterns(args: &ReversiArgs, settings: SelfPlay) -> ToolResult {
             r.test,
             r.train_rms,
             r.test_rms,
+            r.shipped_test_rms,
             r.v1_test_rms
         );
     }

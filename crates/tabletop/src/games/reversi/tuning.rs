@@ -81,6 +81,11 @@ pub struct SelfPlay {
     /// The pattern weights of the engine that plays the games; `None` (the default) plays
     /// with the ten-feature evaluation of `weights`.
     pub patterns: Option<&'static PatternWeights>,
+    /// How much of the label of a position before the solve point comes from the playing
+    /// engine's own search of it (its value at `depth`), in percent; the rest is the game's
+    /// outcome. 0 (the default) labels by the outcome alone. A search value is far less noisy
+    /// than the outcome of a game played on at low depth with random moves.
+    pub search_label_percent: u32,
 }
 
 impl Default for SelfPlay {
@@ -94,6 +99,7 @@ impl Default for SelfPlay {
             random_percent: 5,
             weights: Weights::builtin(),
             patterns: None,
+            search_label_percent: 0,
         }
     }
 }
@@ -154,30 +160,48 @@ impl SelfPlay {
         let mut moves = Vec::new();
         let opening = rng.gen_range(self.opening.clone());
         let mut ply = 0;
-        // Positions before the solve, with their side to move, waiting for the game's label.
+        // Positions before the solve, with their side to move and the search's value (hundredths
+        // of a disc, for the side to move), waiting for the game's label.
         let mut pending = Vec::new();
         let mut samples = Vec::new();
+        let search_percent = self.search_label_percent.min(100) as i32;
+        let label = |side, outcome_side, outcome: i32, searched: i32| {
+            let outcome = if side == outcome_side { outcome } else { -outcome };
+            // Both in hundredths, then rounded to whole discs.
+            let mixed = search_percent * searched + (100 - search_percent) * outcome * 100;
+            ((mixed as f64 / 10_000.0).round() as i32).clamp(-64, 64) as i8
+        };
         while !position.is_over() {
             let empties = position.open_squares();
             let (p, o) = position.player_opponent();
             let can_move = position.placements() != 0;
+            let mut searched = None;
             if empties <= self.solve_empties {
                 let score = solver.solve(&position).score;
                 // The first solved position labels the whole game so far.
-                for (side, sample) in pending.drain(..) {
-                    let score = if side == position.side_to_move() { score } else { -score };
-                    samples.push(Labelled { score: score as i8, ..sample });
+                for (side, sample, value) in pending.drain(..) {
+                    samples.push(Labelled { score: label(side, position.side_to_move(), score, value), ..sample });
                 }
                 if can_move {
                     samples.push(Labelled { p, o, score: score as i8 });
                 }
             } else if can_move && ply >= opening {
-                pending.push((position.side_to_move(), Labelled { p, o, score: 0 }));
+                let value = if search_percent > 0 {
+                    let analysis = engine.analyse(&position);
+                    let value = if analysis.exact { analysis.value * 100 } else { analysis.value };
+                    searched = Some(analysis.best);
+                    value
+                } else {
+                    0
+                };
+                pending.push((position.side_to_move(), Labelled { p, o, score: 0 }, value));
             }
             position.legal_moves(&mut moves);
             let random = ply < opening || (empties > self.solve_empties && rng.gen_range(0..100) < self.random_percent);
             let chosen = if random || moves.len() == 1 {
                 moves[rng.gen_range(0..moves.len())]
+            } else if let Some(best) = searched {
+                best
             } else {
                 engine.analyse(&position).best
             };
@@ -188,9 +212,8 @@ impl SelfPlay {
         if !pending.is_empty() {
             // The game ended before the solve point: its final score labels it.
             let black = position.final_score(super::rules::Color::Black);
-            for (side, sample) in pending {
-                let score = if side == super::rules::Color::Black { black } else { -black };
-                samples.push(Labelled { score: score as i8, ..sample });
+            for (side, sample, value) in pending {
+                samples.push(Labelled { score: label(side, super::rules::Color::Black, black, value), ..sample });
             }
         }
         samples
@@ -358,11 +381,15 @@ pub struct PatternFit {
     /// Each phase is fitted on the positions within this many empties beyond its own (so that
     /// neighbouring phases agree).
     pub window: u32,
+    /// Weights to refine: the fit learns the change from these (the L2 penalty pulls each
+    /// weight toward its value here instead of toward zero), so that a smaller set of better
+    /// labelled positions improves on weights fitted to a larger one. `None`: fit from zero.
+    pub prior: Option<&'static PatternWeights>,
 }
 
 impl Default for PatternFit {
     fn default() -> Self {
-        PatternFit { l2: 10.0, iterations: 40, window: 2 }
+        PatternFit { l2: 10.0, iterations: 40, window: 2, prior: None }
     }
 }
 
@@ -384,6 +411,9 @@ pub struct PhaseReport {
     /// The same for the ten-feature evaluation of `engine-v1` (built-in weights), for
     /// comparison.
     pub v1_test_rms: f64,
+    /// The same for the shipped pattern weights (those built in), for comparison: the fitted
+    /// weights should do better on the same held-out positions.
+    pub shipped_test_rms: f64,
 }
 
 /// Is position `i` (in game order) held out? Every tenth block of 1,000.
@@ -428,7 +458,7 @@ pub fn fit_patterns(
                 .filter(|(i, l)| !held_out(*i) && (lo..=hi).contains(&l.empties()))
                 .map(|(_, l)| l)
                 .collect();
-            let w = fit_phase(layout, &chosen, settings);
+            let w = fit_phase(layout, &chosen, settings, settings.prior.map(|p| p.phase(ph)));
             on_phase();
             w.iter().map(|x| (x * 100.0).round().clamp(-32000.0, 32000.0) as i16).collect()
         })
@@ -438,6 +468,7 @@ pub fn fit_patterns(
         .map(|ph| {
             let own = phase_empties(ph);
             let (mut train, mut test, mut v1) = ((0usize, 0.0f64), (0usize, 0.0f64), (0usize, 0.0f64));
+            let mut shipped = (0usize, 0.0f64);
             for (i, l) in positions.iter().enumerate() {
                 if own.contains(&l.empties()) {
                     let e = weights.evaluate(l.p, l.o) as f64 / 100.0 - l.score as f64;
@@ -448,6 +479,9 @@ pub fn fit_patterns(
                         let e = Weights::builtin().evaluate(l.p, l.o) as f64 / 100.0 - l.score as f64;
                         v1.0 += 1;
                         v1.1 += e * e;
+                        let e = PatternWeights::builtin().evaluate(l.p, l.o) as f64 / 100.0 - l.score as f64;
+                        shipped.0 += 1;
+                        shipped.1 += e * e;
                     }
                 }
             }
@@ -467,6 +501,7 @@ pub fn fit_patterns(
                 train_rms: rms(train),
                 test_rms: rms(test),
                 v1_test_rms: rms(v1),
+                shipped_test_rms: rms(shipped),
                 empties: own,
             }
         })
@@ -476,7 +511,7 @@ pub fn fit_patterns(
 
 /// One phase's ridge fit: minimises the squared error plus `l2` times the squared weights by
 /// preconditioned conjugate gradient on the normal equations. Returns weights in discs.
-fn fit_phase(layout: &Layout, positions: &[&Labelled], settings: &PatternFit) -> Vec<f64> {
+fn fit_phase(layout: &Layout, positions: &[&Labelled], settings: &PatternFit, prior: Option<&[i16]>) -> Vec<f64> {
     let n = layout.size();
     let per = layout.instances() + 3;
     let mut x = Vec::with_capacity(positions.len() * per);
@@ -485,7 +520,17 @@ fn fit_phase(layout: &Layout, positions: &[&Labelled], settings: &PatternFit) ->
         layout.features(l.p, l.o, true, &mut buf);
         x.extend_from_slice(&buf);
     }
-    let y: Vec<f64> = positions.iter().map(|l| l.score as f64).collect();
+    // With a prior the fit is of the change from it: its weights (in discs; equal on every
+    // configuration of a canonical class, as a fit leaves them) are taken off each label.
+    let prior: Vec<f64> = match prior {
+        Some(w) => w.iter().map(|&v| v as f64 / 100.0).collect(),
+        None => vec![0.0; n],
+    };
+    let y: Vec<f64> = x
+        .chunks_exact(per)
+        .zip(positions)
+        .map(|(row, l)| l.score as f64 - row.iter().map(|&j| prior[j as usize]).sum::<f64>())
+        .collect();
     let l2 = settings.l2.max(1e-6);
     let mut diag = vec![l2; n];
     let mut r = vec![0.0f64; n];
@@ -532,6 +577,9 @@ fn fit_phase(layout: &Layout, positions: &[&Labelled], settings: &PatternFit) ->
         }
     }
     layout.spread_canonical(&mut w);
+    for (w, p) in w.iter_mut().zip(&prior) {
+        *w += p;
+    }
     w
 }
 
@@ -828,6 +876,42 @@ mod tests {
         let tuned = tune(&samples, 4, 0.01, &["test".to_string()]).expect("valid");
         assert_eq!(tuned.train + tuned.test, samples.len());
         assert!(tuned.test > 0 && tuned.fitted_error.is_finite() && tuned.text.starts_with("# test\n"));
+    }
+
+    #[test]
+    fn search_labels_are_the_playing_engines_values() {
+        let outcome = SelfPlay { games: 2, solve_empties: 12, patterns: Some(PatternWeights::builtin()), depth: 2, ..SelfPlay::default() };
+        let searched = SelfPlay { search_label_percent: 100, ..outcome.clone() };
+        let (a, b) = (outcome.generate_positions(&|| {}), searched.generate_positions(&|| {}));
+        // The same games (the search picks the move it would have picked), other labels before
+        // the solve point and the same exact ones after it.
+        assert_eq!(a.len(), b.len());
+        assert!(a.iter().zip(&b).all(|(x, y)| (x.p, x.o) == (y.p, y.o)));
+        assert!(a.iter().zip(&b).filter(|(x, _)| x.empties() <= 12).all(|(x, y)| x.score == y.score));
+        let mut engine = Engine::new(None, Some(2));
+        engine.patterns = Some(PatternWeights::builtin());
+        engine.probcut = None;
+        let mut checked = 0;
+        for (x, y) in a.iter().zip(&b).filter(|(x, _)| x.empties() > 12) {
+            let value = engine.analyse(&Reversi::from_bitboards(x.p, x.o, super::super::rules::Color::Black)).value;
+            assert_eq!(y.score as i32, (value as f64 / 100.0).round() as i32, "{x:?}");
+            checked += 1;
+        }
+        assert!(checked > 20 && a.iter().zip(&b).any(|(x, y)| x.score != y.score));
+    }
+
+    #[test]
+    fn refining_starts_from_the_prior() {
+        let positions = SelfPlay { games: 3, solve_empties: 12, ..SelfPlay::default() }.generate_positions(&|| {});
+        // An overwhelming penalty keeps every weight at the prior's value, to the hundredth.
+        let settings = PatternFit { iterations: 10, l2: 1e12, prior: Some(PatternWeights::builtin()), ..PatternFit::default() };
+        let (refined, _) = fit_patterns(&positions, &settings, &|| {});
+        assert_eq!(&refined, PatternWeights::builtin());
+        // A weak one moves the weights toward the labels: the training error falls below the prior's.
+        let settings = PatternFit { iterations: 30, l2: 0.5, ..settings };
+        let (_, report) = fit_patterns(&positions, &settings, &|| {});
+        let fitted: Vec<&PhaseReport> = report.iter().filter(|r| r.train > 5).collect();
+        assert!(!fitted.is_empty() && fitted.iter().all(|r| r.train_rms < 5.0), "{report:?}");
     }
 
     #[test]
