@@ -87,6 +87,8 @@ fn a_second_round_plays_and_refines_with_a_weight_file() {
             &first,
             "--search-label",
             "100",
+            "--label-depth",
+            "3",
             "--refine",
             &first,
             "--l2",
@@ -106,6 +108,10 @@ fn a_second_round_plays_and_refines_with_a_weight_file() {
     let run = tabletop(&["tune", "reversi", "--patterns", "--games", "1", "--refine", &first], "");
     assert!(!run.ok);
     assert!(run.stderr.contains("bad pattern weight file"), "{}", run.stderr);
+    // A labelling depth without search labels would be ignored: it is refused.
+    let run = tabletop(&["tune", "reversi", "--patterns", "--games", "1", "--label-depth", "8"], "");
+    assert!(!run.ok);
+    assert!(run.stderr.contains("--label-depth needs --search-label"), "{}", run.stderr);
     for path in [&first, &second] {
         let _ = std::fs::remove_file(path);
     }

@@ -70,6 +70,11 @@ pub struct ReversiArgs {
     /// search value at --depth (the rest is the game's outcome).
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
     search_label: u32,
+    /// With --search-label: label with a separate search to this depth (with Multi-ProbCut)
+    /// instead of the playing engine's own search at --depth; the games are still played at
+    /// --depth.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=30))]
+    label_depth: Option<u32>,
     /// With --patterns: refine the pattern weights of this file (fit the change from them;
     /// --l2 pulls toward them) instead of fitting from zero.
     #[arg(long, value_name = "WEIGHTS")]
@@ -90,6 +95,9 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
     if args.endcut_positions > 0 && !(args.patterns && args.probcut_output.is_some()) {
         bail!("--endcut-positions needs --patterns and --probcut-output (the file the endgame rows are written to)");
     }
+    if args.label_depth.is_some() && args.search_label == 0 {
+        bail!("--label-depth needs --search-label (the share of each label the search gives)");
+    }
     let weights: &'static Weights = match &args.weights {
         None => Weights::builtin(),
         Some(path) => {
@@ -107,6 +115,7 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
         solve_empties: args.solve_empties,
         patterns: args.play_patterns.as_deref().map(read_patterns).transpose()?,
         search_label_percent: args.search_label,
+        label_depth: args.label_depth,
         ..SelfPlay::default()
     };
     if args.patterns {

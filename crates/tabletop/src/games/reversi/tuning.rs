@@ -86,6 +86,11 @@ pub struct SelfPlay {
     /// outcome. 0 (the default) labels by the outcome alone. A search value is far less noisy
     /// than the outcome of a game played on at low depth with random moves.
     pub search_label_percent: u32,
+    /// The depth of the search that labels the positions (with `search_label_percent`):
+    /// `None` labels with the playing engine's own search at `depth`; a depth here labels with
+    /// a separate, deeper search with Multi-ProbCut, while the games are still played at
+    /// `depth`, full width.
+    pub label_depth: Option<u32>,
 }
 
 impl Default for SelfPlay {
@@ -100,6 +105,7 @@ impl Default for SelfPlay {
             weights: Weights::builtin(),
             patterns: None,
             search_label_percent: 0,
+            label_depth: None,
         }
     }
 }
@@ -156,6 +162,13 @@ impl SelfPlay {
         // Full-width search: the games stay those of the shipped run whatever ProbCut's
         // parameters are.
         engine.probcut = None;
+        // The deeper labelling search, if any: selective, as the engine searches in play.
+        let mut labeller = self.label_depth.map(|d| {
+            let mut e = Engine::new(None, Some(d));
+            e.weights = self.weights;
+            e.patterns = self.patterns;
+            e
+        });
         let mut position = Reversi::new();
         let mut moves = Vec::new();
         let opening = rng.gen_range(self.opening.clone());
@@ -187,10 +200,19 @@ impl SelfPlay {
                 }
             } else if can_move && ply >= opening {
                 let value = if search_percent > 0 {
-                    let analysis = engine.analyse(&position);
-                    let value = if analysis.exact { analysis.value * 100 } else { analysis.value };
-                    searched = Some(analysis.best);
-                    value
+                    let analysis = match labeller.as_mut() {
+                        Some(l) => l.analyse(&position),
+                        None => {
+                            let analysis = engine.analyse(&position);
+                            searched = Some(analysis.best);
+                            analysis
+                        }
+                    };
+                    if analysis.exact {
+                        analysis.value * 100
+                    } else {
+                        analysis.value
+                    }
                 } else {
                     0
                 };
@@ -898,6 +920,36 @@ mod tests {
             checked += 1;
         }
         assert!(checked > 20 && a.iter().zip(&b).any(|(x, y)| x.score != y.score));
+    }
+
+    #[test]
+    fn deeper_labels_come_from_a_separate_selective_search() {
+        // One game: the labelling engine keeps its table (its moves order later searches)
+        // through a game, and so does the engine that checks it here.
+        let base = SelfPlay {
+            games: 1,
+            solve_empties: 12,
+            patterns: Some(PatternWeights::builtin()),
+            depth: 2,
+            search_label_percent: 100,
+            ..SelfPlay::default()
+        };
+        let deeper = SelfPlay { label_depth: Some(4), ..base.clone() };
+        let (a, b) = (base.generate_positions(&|| {}), deeper.generate_positions(&|| {}));
+        // The same games (still played at depth 2), the same exact labels, and before the solve
+        // point the values of a depth-4 search with Multi-ProbCut.
+        assert_eq!(a.len(), b.len());
+        assert!(a.iter().zip(&b).all(|(x, y)| (x.p, x.o) == (y.p, y.o)));
+        assert!(a.iter().zip(&b).filter(|(x, _)| x.empties() <= 12).all(|(x, y)| x.score == y.score));
+        let mut engine = Engine::new(None, Some(4));
+        assert!(engine.probcut.is_some());
+        let mut checked = 0;
+        for y in b.iter().filter(|y| y.empties() > 12) {
+            let value = engine.analyse(&Reversi::from_bitboards(y.p, y.o, super::super::rules::Color::Black)).value;
+            assert_eq!(y.score as i32, (value as f64 / 100.0).round() as i32, "{y:?}");
+            checked += 1;
+        }
+        assert!(checked > 15 && a.iter().zip(&b).any(|(x, y)| x.score != y.score));
     }
 
     #[test]
