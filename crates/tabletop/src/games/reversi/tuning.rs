@@ -162,9 +162,14 @@ impl SelfPlay {
         // Full-width search: the games stay those of the shipped run whatever ProbCut's
         // parameters are.
         engine.probcut = None;
-        // The deeper labelling search, if any: selective, as the engine searches in play.
+        // The deeper labelling search, if any, searching as that evaluation's engine does in
+        // play: the pattern engine with Multi-ProbCut, `engine-v1` full width (the ProbCut
+        // file is fitted to the pattern evaluation).
         let mut labeller = self.label_depth.map(|d| {
-            let mut e = Engine::new(None, Some(d));
+            let mut e = match self.patterns {
+                Some(_) => Engine::new(None, Some(d)),
+                None => Engine::try_new_v1(None, Some(d)).unwrap_or_else(|e| panic!("{e}")),
+            };
             e.weights = self.weights;
             e.patterns = self.patterns;
             e
