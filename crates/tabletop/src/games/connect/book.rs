@@ -317,7 +317,7 @@ fn next_ply(level: &[Connect]) -> Vec<Connect> {
 ///
 /// ```
 /// use tabletop::games::connect::book::{complete_plies, Book};
-/// assert_eq!(complete_plies(&Book::standard()), 7);
+/// assert_eq!(complete_plies(&Book::standard()), 8);
 /// ```
 pub fn complete_plies(book: &Book) -> usize {
     let v = book.variant();
