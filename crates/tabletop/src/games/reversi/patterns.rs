@@ -113,16 +113,12 @@ const INSTANCE_OFFSETS: [u32; INSTANCES] = {
     out
 };
 
-/// The number of weights per phase: the shapes' tables, both mobilities and the empties.
-const PHASE_SIZE: usize = {
-    let mut offset = 0;
-    let mut shape = 0;
-    while shape < PATTERNS.len() {
-        offset += 3usize.pow(PATTERNS[shape].squares.len() as u32);
-        shape += 1;
-    }
-    offset + 2 * (MAX_MOBILITY + 1) + 61
-};
+/// The number of weights per phase: the shapes' tables (the last instance's shape ends
+/// them), both mobilities and the empties.
+const PHASE_SIZE: usize = INSTANCE_OFFSETS[INSTANCES - 1] as usize
+    + 3usize.pow(PATTERNS[PATTERNS.len() - 1].squares.len() as u32)
+    + 2 * (MAX_MOBILITY + 1)
+    + 61;
 
 /// One instance of a shape on the board.
 #[derive(Clone, Debug)]
