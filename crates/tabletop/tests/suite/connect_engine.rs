@@ -97,10 +97,10 @@ fn shipped_book_is_consistent() {
     }
 }
 
-/// The shipped book holds every position of up to seven stones, whoever is to move, with its
+/// The shipped book holds every position of up to eight stones, whoever is to move, with its
 /// exact score and a best move (issue 27): every score is the best of its moves' scores (a win
 /// at once scoring the quickest win, the other moves the negated scores of the book's
-/// children), the stored move reaches it, and a seeded sample of the seven-stone positions
+/// children), the stored move reaches it, and a seeded sample of the eight-stone positions
 /// agrees with the solver.
 #[test]
 fn the_book_holds_every_early_position_exactly() {
@@ -108,7 +108,7 @@ fn the_book_holds_every_early_position_exactly() {
     let v = ConnectVariant::connect4();
     let book = Book::standard();
     let plies = complete_plies(&book);
-    assert!(plies >= 8, "every position proven only below ply {plies}");
+    assert!(plies >= 9, "every position proven only below ply {plies}");
     let cells = v.cells() as i32;
     let mut level = vec![Connect::new(v)];
     for ply in 0..plies - 1 {
@@ -162,17 +162,18 @@ fn the_analysis_of_an_early_position_is_exact() {
     assert_eq!((value("3"), value("4")), (Some(-2), Some(-3)));
 }
 
-/// Every position of six stones is analysed exactly from the book alone, with no time for
-/// the solver: the book holds every child (seven stones) with its exact score. A seeded sample
-/// of 30 random positions (with the book of six stones the first of them already had open moves).
+/// Every position of seven stones is analysed exactly from the book alone, with no time for
+/// the solver: the book holds every child (eight stones) with its exact score. A seeded sample
+/// of 30 random positions (with the book of seven stones the first of them already had open
+/// moves).
 #[test]
-fn six_stone_positions_are_analysed_from_the_book_alone() {
+fn seven_stone_positions_are_analysed_from_the_book_alone() {
     use tabletop::games::connect::bench::random_position;
     use tabletop::{AnalysisSettings, Analyze};
     let v = ConnectVariant::connect4();
     let no_time = AnalysisSettings { depth: Some(1), time: Duration::ZERO };
     for seed in 0..30 {
-        let p = random_position(v, 6, seed).expect("a six-stone position");
+        let p = random_position(v, 7, seed).expect("a seven-stone position");
         let analysis = Connect::analyze(&Record::new(p.clone()), no_time);
         assert!(analysis.open.is_empty() && analysis.moves.iter().all(|m| m.exact), "{}: {analysis:?}", p.notation());
         let mut moves = Vec::new();

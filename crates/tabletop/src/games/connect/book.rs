@@ -317,7 +317,7 @@ fn next_ply(level: &[Connect]) -> Vec<Connect> {
 ///
 /// ```
 /// use tabletop::games::connect::book::{complete_plies, Book};
-/// assert_eq!(complete_plies(&Book::standard()), 8);
+/// assert_eq!(complete_plies(&Book::standard()), 9);
 /// ```
 pub fn complete_plies(book: &Book) -> usize {
     let v = book.variant();
@@ -326,7 +326,11 @@ pub fn complete_plies(book: &Book) -> usize {
         if !level.iter().all(|p| book.lookup(p).is_some_and(|(_, score)| score.is_some())) {
             return ply;
         }
-        level = next_ply(&level);
+        // The level past the book's deepest ply is never looked up: not built (it is the
+        // largest: some 280,000 positions past a book of eight stones).
+        if ply < book.plies() {
+            level = next_ply(&level);
+        }
     }
     book.plies() + 1
 }
