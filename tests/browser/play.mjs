@@ -815,6 +815,27 @@ test("mathable at this screen: each player sees their own rack on their turn", a
   assert.match(await page.textContent("#status"), /Player 2 to move/);
 });
 
+// A live state redraws the controls; arriving between a press and its release it made the
+// release land on a new button and the click was lost (CI once lost a Mathable "End turn" so).
+test("a press and its release reach the same control when a live state redraws the page between them", async ({ browser, base }) => {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click("label:has(#game-mathable)");
+  await page.click("label:has(#opponent-screen)");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  await myTurn(page);
+  const endTurn = page.locator("#end-turn");
+  assert.ok(await endTurn.isEnabled(), "End turn is offered at the start of a turn");
+  const box = await endTurn.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.evaluate(() => window.tabletop.redraw());
+  await page.mouse.up();
+  await waitPly(page, 1, 5000);
+  assert.deepEqual(await page.evaluate(() => window.tabletop.state.moves), ["end"]);
+});
+
 test("connect at this screen: Undo takes the last move back at once (nobody else is asked)", async ({ browser, base }) => {
   const page = await person(browser);
   await page.goto(base);

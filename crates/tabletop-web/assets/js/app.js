@@ -305,6 +305,8 @@ const page = {
   busy: false,
 };
 window.tabletop = page; // for the browser tests and the curious
+// What a live state's arrival does to the page (for the browser tests).
+page.redraw = () => render();
 
 // The board after `ply` moves, from the server (history stepping), kept for the next time.
 async function loadBoard(ply) {
@@ -561,7 +563,33 @@ function statusText(s) {
   return `Waiting for ${player.name} to move${player.connected || page.linked === false ? "" : " (not connected)"}.`;
 }
 
+// A press and its release must reach the same control: a live state arriving between them
+// would redraw the controls, and the release landing on the new button loses the click (a
+// browser test under load lost a Mathable "End turn" so). A redraw asked for during a press
+// waits until just after the release and its click (or a second, for a press held on).
+const press = { down: false, pending: false, timer: null };
+function pressEnded() {
+  if (!press.down) return;
+  press.down = false;
+  clearTimeout(press.timer);
+  if (press.pending) {
+    press.pending = false;
+    // After the click the release brings, which is dispatched in the same task.
+    setTimeout(render, 0);
+  }
+}
+document.addEventListener("pointerdown", () => {
+  press.down = true;
+  clearTimeout(press.timer);
+  press.timer = setTimeout(pressEnded, 1000);
+}, true);
+for (const type of ["pointerup", "pointercancel"]) document.addEventListener(type, pressEnded, true);
+
 function render() {
+  if (press.down) {
+    press.pending = true;
+    return;
+  }
   const s = page.state;
   if (!s) return;
   const game = module();
