@@ -548,6 +548,17 @@ test("invite: two people opening the link at the same moment: one plays White, t
   await shot(winner, "invite-race-winner");
 });
 
+// A game of `game` with every seat at this screen (one browser), started from the start page.
+async function atThisScreen(browser, base, game) {
+  const page = await person(browser);
+  await page.goto(base);
+  await page.click(`label:has(#game-${game})`);
+  await page.click("label:has(#opponent-screen)");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator("#board .cell").first().waitFor();
+  return page;
+}
+
 // Plays moves chosen by `pick(page, turn)` (default: a click on a playable cell) until the game
 // ends or `until` says stop; every move must reach the other player and the watcher live.
 // Clicks a stepping button and waits until the page shows the position after `ply` moves (its
@@ -800,12 +811,7 @@ test("slide at this screen: the slide phase; a chosen tile looks unlike the last
 });
 
 test("mathable at this screen: each player sees their own rack on their turn", async ({ browser, base }) => {
-  const page = await person(browser);
-  await page.goto(base);
-  await page.click("label:has(#game-mathable)");
-  await page.click("label:has(#opponent-screen)");
-  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
-  await page.locator("#board .cell").first().waitFor();
+  const page = await atThisScreen(browser, base, "mathable");
   const rack = () => page.evaluate(() => JSON.stringify(window.tabletop.state.board.racks[window.tabletop.state.your_seat]));
   const first = await rack();
   await clickMove(page);
@@ -818,12 +824,7 @@ test("mathable at this screen: each player sees their own rack on their turn", a
 // A live state redraws the controls; arriving between a press and its release it made the
 // release land on a new button and the click was lost (CI once lost a Mathable "End turn" so).
 test("a press and its release reach the same control when a live state redraws the page between them", async ({ browser, base }) => {
-  const page = await person(browser);
-  await page.goto(base);
-  await page.click("label:has(#game-mathable)");
-  await page.click("label:has(#opponent-screen)");
-  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
-  await page.locator("#board .cell").first().waitFor();
+  const page = await atThisScreen(browser, base, "mathable");
   await myTurn(page);
   const endTurn = page.locator("#end-turn");
   assert.ok(await endTurn.isEnabled(), "End turn is offered at the start of a turn");
@@ -837,12 +838,7 @@ test("a press and its release reach the same control when a live state redraws t
 });
 
 test("connect at this screen: Undo takes the last move back at once (nobody else is asked)", async ({ browser, base }) => {
-  const page = await person(browser);
-  await page.goto(base);
-  await page.click("label:has(#game-connect)");
-  await page.click("label:has(#opponent-screen)");
-  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
-  await page.locator("#board .cell").first().waitFor();
+  const page = await atThisScreen(browser, base, "connect");
   for (const n of [1, 2]) {
     await clickMove(page);
     await waitPly(page, n);
