@@ -565,7 +565,7 @@ function statusText(s) {
 
 // A press and its release must reach the same control: a live state arriving between them
 // would redraw the controls, and the release landing on the new button loses the click (a
-// browser test under load lost a Mathable "End turn" so). A redraw asked for during a press
+// browser test under load lost an "End turn" so). A redraw asked for during a press
 // waits until just after the release and its click (or a second, for a press held on).
 const press = { down: false, pending: false, timer: null };
 function pressEnded() {
