@@ -393,6 +393,19 @@ mod tests {
     }
 
     #[test]
+    fn runs_of_every_length_are_flipped() {
+        // One disc of the mover, the opponent everywhere else: every line from `sq` is a run of
+        // opponent discs of every length from 1 to 6, closed or not by the mover's disc.
+        for sq in 0..64 {
+            for own in (0..64).filter(|&q| q != sq) {
+                let p = 1u64 << own;
+                let o = !(p | 1 << sq);
+                assert_eq!(flips(p, o, sq), naive_flips(p, o, sq), "square {sq}, own disc {own}");
+            }
+        }
+    }
+
+    #[test]
     fn last_flip_count_matches_flips_on_full_boards() {
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         for _ in 0..5000 {

@@ -1078,7 +1078,7 @@ mod tests {
         let engine = Engine::try_new(None, Some(1)).unwrap();
         let table = engine.table.len() * std::mem::size_of::<Entry>();
         assert_eq!(Engine::MEMORY_BYTES, table as u64 + Solver::memory_bytes(ENGINE_SOLVER_BITS));
-        assert_eq!(Solver::memory_bytes(ENGINE_SOLVER_BITS), 24 * ((1 << 20) + (1 << 10)));
+        assert_eq!(Solver::memory_bytes(ENGINE_SOLVER_BITS), 64 * ((1 << 20) / 3 + 1 + (1 << 10) / 3 + 1));
     }
 
     /// Game 142 of `tabletop match reversi --player engine:time=100ms --player classic:depth=8

@@ -120,6 +120,146 @@ const PHASE_SIZE: usize = INSTANCE_OFFSETS[INSTANCES - 1] as usize
     + 2 * (MAX_MOBILITY + 1)
     + 61;
 
+/// The most squares of a shape.
+const MAX_SQUARES: usize = 10;
+
+/// The square `q` under symmetry `s`, as [`transform`] maps a single disc.
+const fn image_square(q: u8, s: usize) -> u8 {
+    let (mut row, mut file) = (q / 8, q % 8);
+    if s & 4 != 0 {
+        let t = row;
+        row = file;
+        file = t;
+    }
+    if s & 1 != 0 {
+        file = 7 - file;
+    }
+    if s & 2 != 0 {
+        row = 7 - row;
+    }
+    row * 8 + file
+}
+
+/// Every instance's mask and, for each bit of a `pext` of that mask (the lowest square first),
+/// the power of 3 of its digit: the instances of [`Layout::build`], in its order, computed
+/// when compiling so that [`PatternWeights::evaluate`] reads each instance with a constant
+/// mask ([`Layout::build`] checks that the two agree).
+const INSTANCE_DIGITS: ([u64; INSTANCES], [[u16; MAX_SQUARES]; INSTANCES]) = {
+    let mut masks = [0u64; INSTANCES];
+    let mut digits = [[0u16; MAX_SQUARES]; INSTANCES];
+    let (mut shape, mut i) = (0, 0);
+    while shape < PATTERNS.len() {
+        let squares = PATTERNS[shape].squares;
+        let first = i;
+        let mut s = 0;
+        while s < 8 {
+            let mut mask = 0u64;
+            let mut k = 0;
+            while k < squares.len() {
+                mask |= 1 << image_square(squares[k], s);
+                k += 1;
+            }
+            let mut seen = false;
+            let mut j = first;
+            while j < i {
+                seen |= masks[j] == mask;
+                j += 1;
+            }
+            if !seen {
+                masks[i] = mask;
+                // Bit `b` of the `pext` is the `b`-th lowest square of the mask; its digit is
+                // the place of that square in the image's order.
+                let mut b = 0;
+                let mut sq = 0;
+                while sq < 64 {
+                    if mask >> sq & 1 == 1 {
+                        let mut k = 0;
+                        while image_square(squares[k], s) != sq as u8 {
+                            k += 1;
+                        }
+                        digits[i][b] = 3u16.pow(k as u32);
+                        b += 1;
+                    }
+                    sq += 1;
+                }
+                i += 1;
+            }
+            s += 1;
+        }
+        shape += 1;
+    }
+    assert!(i == INSTANCES, "the images of the shapes are the instances");
+    (masks, digits)
+};
+
+/// Where each instance's table of base-3 values starts in [`TERNARY`] (instances whose
+/// squares are read in the same order share one), and the tables' total length.
+const TERNARY_OFFSETS: ([u32; INSTANCES], usize) = {
+    let (masks, digits) = INSTANCE_DIGITS;
+    let mut offsets = [0u32; INSTANCES];
+    let mut len = 0usize;
+    let mut i = 0;
+    while i < INSTANCES {
+        let n = masks[i].count_ones();
+        let mut shared = INSTANCES;
+        let mut j = 0;
+        while j < i && shared == INSTANCES {
+            let mut same = masks[j].count_ones() == n;
+            let mut b = 0;
+            while b < MAX_SQUARES {
+                same &= digits[j][b] == digits[i][b];
+                b += 1;
+            }
+            if same {
+                shared = j;
+            }
+            j += 1;
+        }
+        if shared < INSTANCES {
+            offsets[i] = offsets[shared];
+        } else {
+            offsets[i] = len as u32;
+            len += 1 << n;
+        }
+        i += 1;
+    }
+    (offsets, len)
+};
+
+/// For each instance, for each bit string its `pext` can give, the base-3 value of those
+/// squares (the side's discs as digits 1); at [`TERNARY_OFFSETS`].
+static TERNARY: [u16; TERNARY_OFFSETS.1] = {
+    let (masks, digits) = INSTANCE_DIGITS;
+    let mut table = [0u16; TERNARY_OFFSETS.1];
+    let mut i = 0;
+    while i < INSTANCES {
+        let n = masks[i].count_ones() as usize;
+        let start = TERNARY_OFFSETS.0[i] as usize;
+        let mut bits = 0;
+        while bits < 1 << n {
+            let mut value = 0u16;
+            let mut b = 0;
+            while b < n {
+                if bits >> b & 1 == 1 {
+                    value += digits[i][b];
+                }
+                b += 1;
+            }
+            table[start + bits] = value;
+            bits += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// Where the side to move's mobility weights start in a phase.
+const MOBILITY: usize = PHASE_SIZE - 2 * (MAX_MOBILITY + 1) - 61;
+/// Where the opponent's mobility weights start in a phase.
+const OPPONENT_MOBILITY: usize = MOBILITY + MAX_MOBILITY + 1;
+/// Where the weights by empties start in a phase.
+const EMPTIES: usize = OPPONENT_MOBILITY + MAX_MOBILITY + 1;
+
 /// One instance of a shape on the board.
 #[derive(Clone, Debug)]
 struct Instance {
@@ -325,6 +465,13 @@ impl Layout {
         let mut by_square = Box::new([[0u16; LANES]; 64]);
         for (i, inst) in instances.iter().enumerate() {
             assert_eq!(inst.offset, INSTANCE_OFFSETS[i] as usize, "instance {i}'s offset");
+            assert_eq!(inst.mask, INSTANCE_DIGITS.0[i], "instance {i}'s mask");
+            let start = TERNARY_OFFSETS.0[i] as usize;
+            assert_eq!(
+                &ternary[inst.ternary..inst.ternary + (1 << inst.squares.len())],
+                TERNARY[start..start + (1 << inst.squares.len())].iter().map(|&t| t as u32).collect::<Vec<_>>(),
+                "instance {i}'s base-3 table"
+            );
             for (k, &q) in inst.squares.iter().enumerate() {
                 by_square[q as usize][i] = pow3(k) as u16;
             }
@@ -594,18 +741,30 @@ impl PatternWeights {
     pub fn evaluate(&self, p: u64, o: u64) -> i32 {
         // A square cannot hold both colours; overlapping bits would index past the tables.
         let o = o & !p;
-        let layout = Layout::get();
         let empties = 64 - (p | o).count_ones();
-        let w = self.phase(phase(empties));
-        let t = &layout.ternary;
-        let mut sum = 0i32;
-        for inst in &layout.instances {
-            let idx = t[inst.ternary + pext(p, inst.mask) as usize] + 2 * t[inst.ternary + pext(o, inst.mask) as usize];
-            sum += w[inst.offset + idx as usize] as i32;
+        let start = phase(empties).min(PHASES - 1) * PHASE_SIZE;
+        let w: &[i16; PHASE_SIZE] = self.weights[start..start + PHASE_SIZE].try_into().expect("PHASE_SIZE weights");
+        // Written out term by term, like `evaluate_with_moves`: each mask, table and weight
+        // offset is a constant. Masking a `pext` by its width and taking the `min` never change
+        // a value; they let the compiler drop the bounds checks.
+        macro_rules! weights {
+            ($($i:literal)*) => {
+                0i32 $(+ {
+                    const MASK: u64 = INSTANCE_DIGITS.0[$i];
+                    const WIDTH: u64 = (1 << MASK.count_ones()) - 1;
+                    const TABLE: usize = TERNARY_OFFSETS.0[$i] as usize;
+                    let mine = TERNARY[TABLE + (pext(p, MASK) & WIDTH) as usize] as usize;
+                    let theirs = TERNARY[TABLE + (pext(o, MASK) & WIDTH) as usize] as usize;
+                    let index = (mine + 2 * theirs).min(PHASE_SIZE - 1 - INSTANCE_OFFSETS[$i] as usize);
+                    w[INSTANCE_OFFSETS[$i] as usize + index] as i32
+                })*
+            };
         }
+        let mut sum = weights!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45);
+        const _: () = assert!(INSTANCES == 46, "the terms above list every instance");
         let (mp, mo) = mobilities(p, o);
-        sum += w[layout.mobility + mp] as i32 + w[layout.opponent_mobility + mo] as i32;
-        sum += w[layout.empties + (empties as usize).min(60)] as i32;
+        sum += w[MOBILITY + mp] as i32 + w[OPPONENT_MOBILITY + mo] as i32;
+        sum += w[EMPTIES + (empties as usize).min(60)] as i32;
         sum.clamp(-6400, 6400)
     }
 }
@@ -623,9 +782,6 @@ impl PatternWeights {
     /// has them already).
     #[inline]
     pub fn evaluate_with_moves(&self, indices: &Indices, p: u64, o: u64, m: u64) -> i32 {
-        const MOBILITY: usize = PHASE_SIZE - 2 * (MAX_MOBILITY + 1) - 61;
-        const OPPONENT_MOBILITY: usize = MOBILITY + MAX_MOBILITY + 1;
-        const EMPTIES: usize = OPPONENT_MOBILITY + MAX_MOBILITY + 1;
         let empties = 64 - (p | o).count_ones();
         let start = phase(empties).min(PHASES - 1) * PHASE_SIZE;
         let w: &[i16; PHASE_SIZE] = self.weights[start..start + PHASE_SIZE].try_into().expect("PHASE_SIZE weights");

@@ -25,7 +25,7 @@
 //!   corners last (a fixed order of the 64 squares, so that iterating over a bitboard of
 //!   ranks visits them in that order);
 //! - a **transposition table** of exact lower/upper bounds keyed by the full position (no false
-//!   hits), two entries per bucket, deeper entries kept, used from [`TABLE_MIN`] empties, on
+//!   hits), three entries to a bucket of one cache line, deeper entries kept, used from [`TABLE_MIN`] empties, on
 //!   huge pages where the system allows; from [`NEAR_MIN`] empties to [`TABLE_MIN`], a
 //!   small table that stays in the processor's cache;
 //! - **enhanced transposition cut-off**: before searching, children already in the table may
@@ -56,7 +56,7 @@ const SMALL_MAX: u32 = ORDER_MIN - 1;
 /// From this many empties up to [`TABLE_MIN`], nodes use a small table that stays in the
 /// processor's cache: it catches the transpositions between nearby subtrees, cheaply.
 pub const NEAR_MIN: u32 = 7;
-/// The small table holds `2^NEAR_BITS` entries (24 KB).
+/// The small table holds `2^NEAR_BITS` entries (22 KB).
 const NEAR_BITS: u32 = 10;
 /// From this many empties, moves are ordered by a shallow search on the pattern evaluation.
 pub const SHALLOW_MIN: u32 = 13;
@@ -122,40 +122,88 @@ struct Entry {
     level: u8,
 }
 
-/// The size of one table entry in bytes.
-const ENTRY_BYTES: u64 = std::mem::size_of::<Entry>() as u64;
+/// The memory of one [`Bucket`] in bytes: one cache line.
+const BUCKET_BYTES: u64 = std::mem::size_of::<Bucket>() as u64;
 
-/// A transposition table of exact score bounds, in buckets of two entries.
-struct Table {
-    entries: Vec<Entry>,
-    mask: usize,
+/// Three table entries in one cache line (their fields side by side: 63 bytes), so that a
+/// probe reads one line. Entries of 24 bytes in buckets of two put half the buckets across two
+/// lines; see docs/REVERSI.md.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket {
+    p: [u64; 3],
+    o: [u64; 3],
+    lower: [i8; 3],
+    upper: [i8; 3],
+    best: [u8; 3],
+    empties: [u8; 3],
+    level: [u8; 3],
 }
 
-impl Table {
-    fn try_new(bits: u32) -> Result<Table, TableAllocError> {
-        let size = 1usize << bits;
-        Ok(Table { entries: crate::memory::try_large_vec(size, Entry::default)?, mask: size - 1 })
-    }
-
-    fn clear(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = Entry::default());
+impl Bucket {
+    /// The way that holds `(p, o)`, if one does.
+    #[inline]
+    fn find(&self, p: u64, o: u64) -> Option<usize> {
+        (0..3).find(|&k| self.p[k] == p && self.o[k] == o && (p | o) != 0)
     }
 
     #[inline]
+    fn entry(&self, k: usize) -> Entry {
+        Entry {
+            p: self.p[k],
+            o: self.o[k],
+            lower: self.lower[k],
+            upper: self.upper[k],
+            best: self.best[k],
+            empties: self.empties[k],
+            level: self.level[k],
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, k: usize, e: Entry) {
+        self.p[k] = e.p;
+        self.o[k] = e.o;
+        self.lower[k] = e.lower;
+        self.upper[k] = e.upper;
+        self.best[k] = e.best;
+        self.empties[k] = e.empties;
+        self.level[k] = e.level;
+    }
+}
+
+/// The buckets of a table of at least `entries` entries.
+const fn buckets_for(entries: u64) -> u64 {
+    entries.div_ceil(3)
+}
+
+/// A transposition table of exact score bounds, in buckets of three entries.
+struct Table {
+    buckets: Vec<Bucket>,
+}
+
+impl Table {
+    /// A table of at least `2^bits` entries.
+    fn try_new(bits: u32) -> Result<Table, TableAllocError> {
+        let size = buckets_for(1 << bits) as usize;
+        Ok(Table { buckets: crate::memory::try_large_vec(size, Bucket::default)? })
+    }
+
+    fn clear(&mut self) {
+        self.buckets.iter_mut().for_each(|b| *b = Bucket::default());
+    }
+
+    /// The bucket of `(p, o)`: the hash's high bits scaled to the number of buckets.
+    #[inline]
     fn slot(&self, p: u64, o: u64) -> usize {
         let h = (p ^ o.rotate_left(23)).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ o.wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        ((h >> 20) as usize) & self.mask & !1
+        ((h as u128 * self.buckets.len() as u128) >> 64) as usize
     }
 
     #[inline]
     fn probe(&self, p: u64, o: u64) -> Option<Entry> {
-        let i = self.slot(p, o);
-        for e in &self.entries[i..i + 2] {
-            if e.p == p && e.o == o && (e.p | e.o) != 0 {
-                return Some(*e);
-            }
-        }
-        None
+        let bucket = &self.buckets[self.slot(p, o)];
+        bucket.find(p, o).map(|k| bucket.entry(k))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -167,41 +215,40 @@ impl Table {
         } else {
             (value, value)
         };
-        let i = self.slot(p, o);
-        let slot = if self.entries[i].p == p && self.entries[i].o == o {
-            i
-        } else if self.entries[i + 1].p == p && self.entries[i + 1].o == o {
-            i + 1
-        } else if self.entries[i].empties <= self.entries[i + 1].empties {
-            i
-        } else {
-            i + 1
-        };
-        let e = &mut self.entries[slot];
+        let slot = self.slot(p, o);
+        let bucket = &mut self.buckets[slot];
         let mut best = best;
-        if e.p == p && e.o == o && e.level > level {
-            // Bounds proven with less selectivity stay; only a move is learned.
-            if e.best >= 64 {
-                e.best = best;
+        let k = match bucket.find(p, o) {
+            Some(k) => {
+                if bucket.level[k] > level {
+                    // Bounds proven with less selectivity stay; only a move is learned.
+                    if bucket.best[k] >= 64 {
+                        bucket.best[k] = best;
+                    }
+                    return;
+                }
+                if bucket.level[k] == level {
+                    lower = lower.max(bucket.lower[k] as i32);
+                    upper = upper.min(bucket.upper[k] as i32);
+                }
+                if value <= alpha && bucket.best[k] < 64 {
+                    // A fail-low proves nothing about the moves: keep the one that once cut.
+                    best = bucket.best[k];
+                }
+                k
             }
-            return;
-        }
-        if e.p == p && e.o == o {
-            if e.level == level {
-                lower = lower.max(e.lower as i32);
-                upper = upper.min(e.upper as i32);
+            None => {
+                // The shallowest entry gives way; when even it is much deeper, the last way
+                // (always replaced) takes the new one, so the deep entries stay.
+                let shallowest = (0..3).min_by_key(|&k| bucket.empties[k]).unwrap_or(2);
+                if bucket.empties[shallowest] as u32 > empties + 2 {
+                    2
+                } else {
+                    shallowest
+                }
             }
-            if value <= alpha && e.best < 64 {
-                // A fail-low proves nothing about the moves: keep the one that once cut.
-                best = e.best;
-            }
-        } else if e.empties as u32 > empties + 2 && slot == i {
-            // Keep a much deeper entry in the first slot; use the second.
-            let e2 = &mut self.entries[i + 1];
-            *e2 = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8, level };
-            return;
-        }
-        *e = Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8, level };
+        };
+        bucket.set(k, Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8, level });
     }
 }
 
@@ -399,7 +446,7 @@ impl Solver {
     ///
     /// ```
     /// use tabletop::games::reversi::solver::Solver;
-    /// assert_eq!(Solver::memory_bytes(20), 24 * ((1 << 20) + (1 << 10)));
+    /// assert_eq!(Solver::memory_bytes(20), 64 * ((1 << 20) / 3 + 1 + (1 << 10) / 3 + 1));
     /// assert_eq!(Solver::memory_bytes(40), Solver::memory_bytes(28));
     /// ```
     pub const fn memory_bytes(bits: u32) -> u64 {
@@ -410,7 +457,7 @@ impl Solver {
         } else {
             bits
         };
-        ENTRY_BYTES * ((1u64 << bits) + (1u64 << NEAR_BITS))
+        BUCKET_BYTES * (buckets_for(1u64 << bits) + buckets_for(1u64 << NEAR_BITS))
     }
 
     /// Empties the table.
@@ -1147,6 +1194,47 @@ mod tests {
     use super::*;
     use crate::game::{Game, TwoPlayer};
     use crate::search::{NoEvaluation, NoOrdering, Options, Search};
+
+    #[test]
+    fn a_bucket_keeps_its_deep_entries_and_finds_what_was_stored() {
+        // One bucket: every position lands in it.
+        let mut table = Table::try_new(1).expect("a tiny table");
+        assert_eq!(table.buckets.len(), 1);
+        let position = |i: u64| (i + 1, (i + 1) << 40);
+        let store = |table: &mut Table, i: u64, empties: u32| {
+            let (p, o) = position(i);
+            table.store(p, o, empties, EXACT, (0, 1), 2 * i as i32, i as u8);
+        };
+        store(&mut table, 0, 20);
+        store(&mut table, 1, 18);
+        for i in 2..40 {
+            store(&mut table, i, 10);
+            // The one just stored is found, with its bounds and move.
+            let (p, o) = position(i);
+            let e = table.probe(p, o).expect("the last position stored");
+            assert_eq!((e.lower as i32, e.upper as i32, e.best), (2 * i as i32, 64, i as u8));
+        }
+        // The two deep entries survived 38 shallow ones.
+        for (i, empties) in [(0, 20), (1, 18)] {
+            let (p, o) = position(i);
+            assert_eq!(table.probe(p, o).map(|e| e.empties as u32), Some(empties), "position {i}");
+        }
+        // A deeper one takes the place of the shallowest.
+        store(&mut table, 50, 19);
+        assert!(table.probe(position(50).0, position(50).1).is_some());
+        assert!(table.probe(position(39).0, position(39).1).is_none());
+    }
+
+    #[test]
+    fn the_memory_figure_is_what_the_tables_hold() {
+        for bits in [4, 12, 20] {
+            let solver = Solver::try_new(bits).expect("memory");
+            let bytes = (solver.table.buckets.len() + solver.near.buckets.len()) * std::mem::size_of::<Bucket>();
+            assert_eq!(Solver::memory_bytes(bits), bytes as u64);
+            assert!(solver.table.buckets.len() * 3 >= 1 << bits);
+        }
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+    }
 
     #[test]
     fn agrees_with_the_generic_exact_search() {
