@@ -408,7 +408,7 @@ fn odd_empties(empty: u64) -> u64 {
 }
 
 impl Solver {
-    /// A solver with a table of `2^bits` entries (24 bytes each); 20-22 is typical.
+    /// A solver with a table of `2^bits` entries (three to a 64-byte bucket); 20-22 is typical.
     ///
     /// Panics if the table cannot be allocated; [`Solver::try_new`] returns an error instead.
     pub fn new(bits: u32) -> Solver {
