@@ -265,7 +265,7 @@ const EMPTIES: usize = OPPONENT_MOBILITY + MAX_MOBILITY + 1;
 struct Instance {
     /// Its squares as a mask (`pext` reads them in increasing order).
     mask: u64,
-    /// Where its base-3 index table starts in [`Layout::ternary`].
+    /// Where its base-3 index table starts in [`TERNARY`].
     ternary: usize,
     /// Where its shape's table starts in a phase's weights.
     offset: usize,
@@ -279,9 +279,6 @@ struct Instance {
 #[derive(Clone, Debug)]
 pub struct Layout {
     instances: Vec<Instance>,
-    /// For each instance, for each bit string (in mask order), the base-3 value of those
-    /// squares in the shape's digit order.
-    ternary: Vec<u32>,
     /// Start of each shape's table.
     shape_offsets: Vec<usize>,
     mobility: usize,
@@ -336,9 +333,9 @@ impl Indices {
         let mut theirs = [0u16; LANES];
         for (i, inst) in layout.instances.iter().enumerate() {
             let (a, b) = (pext(p, inst.mask) as usize, pext(o, inst.mask) as usize);
-            let t = &layout.ternary[inst.ternary..];
-            mine[i] = (t[a] + 2 * t[b]) as u16;
-            theirs[i] = (t[b] + 2 * t[a]) as u16;
+            let t = &TERNARY[inst.ternary..];
+            mine[i] = t[a] + 2 * t[b];
+            theirs[i] = t[b] + 2 * t[a];
         }
         Indices { mine, theirs }
     }
@@ -389,10 +386,8 @@ impl Layout {
 
     fn build() -> Layout {
         let mut instances = Vec::new();
-        let mut ternary = Vec::new();
         let mut shape_offsets = Vec::new();
         let mut canonical = Vec::new();
-        let mut tables: Vec<(usize, Vec<u32>)> = Vec::new();
         let mut offset = 0;
         for (shape, pattern) in PATTERNS.iter().enumerate() {
             let n = pattern.squares.len();
@@ -425,17 +420,13 @@ impl Layout {
                 let table: Vec<u32> = (0..1usize << n)
                     .map(|bits| (0..n).filter(|j| bits >> j & 1 == 1).map(|j| digit[j]).sum())
                     .collect();
-                // Instances that read their squares in the same order share a table (fewer
-                // cache lines).
-                let start = match tables.iter().find(|(_, t)| *t == table) {
-                    Some((start, _)) => *start,
-                    None => {
-                        let start = ternary.len();
-                        ternary.extend_from_slice(&table);
-                        tables.push((start, table));
-                        start
-                    }
-                };
+                // The compile-time table must read the squares as this one does.
+                let i = instances.len();
+                let start = TERNARY_OFFSETS.0.get(i).map_or(usize::MAX, |&t| t as usize);
+                assert!(
+                    TERNARY.get(start..start + table.len()).is_some_and(|t| t.iter().map(|&v| v as u32).eq(table)),
+                    "instance {i}'s base-3 table"
+                );
                 instances.push(Instance { mask, ternary: start, offset, shape, squares: squares.clone() });
             }
             let size = pow3(n);
@@ -466,19 +457,12 @@ impl Layout {
         for (i, inst) in instances.iter().enumerate() {
             assert_eq!(inst.offset, INSTANCE_OFFSETS[i] as usize, "instance {i}'s offset");
             assert_eq!(inst.mask, INSTANCE_DIGITS.0[i], "instance {i}'s mask");
-            let start = TERNARY_OFFSETS.0[i] as usize;
-            assert_eq!(
-                &ternary[inst.ternary..inst.ternary + (1 << inst.squares.len())],
-                TERNARY[start..start + (1 << inst.squares.len())].iter().map(|&t| t as u32).collect::<Vec<_>>(),
-                "instance {i}'s base-3 table"
-            );
             for (k, &q) in inst.squares.iter().enumerate() {
                 by_square[q as usize][i] = pow3(k) as u16;
             }
         }
         Layout {
             instances,
-            ternary,
             shape_offsets,
             mobility,
             opponent_mobility,
@@ -522,8 +506,8 @@ impl Layout {
         let o = o & !p;
         out.clear();
         for inst in &self.instances {
-            let local = self.ternary[inst.ternary + pext(p, inst.mask) as usize]
-                + 2 * self.ternary[inst.ternary + pext(o, inst.mask) as usize];
+            let local = u32::from(TERNARY[inst.ternary + pext(p, inst.mask) as usize])
+                + 2 * u32::from(TERNARY[inst.ternary + pext(o, inst.mask) as usize]);
             let local = if canonical { self.canonical[inst.shape][local as usize] } else { local };
             out.push(inst.offset as u32 + local);
         }
