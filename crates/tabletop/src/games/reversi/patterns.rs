@@ -342,7 +342,7 @@ impl Indices {
 
     /// The indices after the side to move places a disc on `square` and turns `flipped`: the
     /// opponent is then to move (the two points of view swap).
-    #[inline]
+    #[inline(always)]
     pub fn play(&self, square: usize, flipped: u64) -> Indices {
         let rows = &Layout::get().by_square;
         let mut turned = [0u16; LANES];
