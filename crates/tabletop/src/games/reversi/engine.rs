@@ -617,32 +617,27 @@ impl Engine {
         if best < beta && rest != 0 && depth == 1 {
             // One ply above the leaves: each child is evaluated as it is generated, the likely
             // good squares first (see `LEAF_CLASSES`).
-            for class in LEAF_CLASSES {
-                for sq in Bits(rest & class) {
-                    let f = flips(p, o, sq);
-                    let (np, no) = (p | f | (1 << sq), o & !f);
-                    let replies = moves(no, np);
-                    let v = if replies != 0 {
-                        // A leaf, evaluated here rather than through a call of its own.
-                        self.nodes += 1;
-                        -self.evaluate_leaf(&ix.play(sq, f), no, np, replies)
-                    } else {
-                        let a = alpha.max(best);
-                        -self.pvs_with(no, np, replies, &ix.play(sq, f), 0, -beta, -a)
-                    };
-                    if self.stopped {
-                        return 0;
-                    }
-                    if v > best {
-                        best = v;
-                        best_sq = sq as u8;
-                        if v >= beta {
-                            break;
-                        }
-                    }
+            for sq in LEAF_CLASSES.iter().flat_map(|&class| Bits(rest & class)) {
+                let f = flips(p, o, sq);
+                let (np, no) = (p | f | (1 << sq), o & !f);
+                let replies = moves(no, np);
+                let v = if replies != 0 {
+                    // A leaf, evaluated here rather than through a call of its own.
+                    self.nodes += 1;
+                    -self.evaluate_leaf(&ix.play(sq, f), no, np, replies)
+                } else {
+                    let a = alpha.max(best);
+                    -self.pvs_with(no, np, replies, &ix.play(sq, f), 0, -beta, -a)
+                };
+                if self.stopped {
+                    return 0;
                 }
-                if best >= beta {
-                    break;
+                if v > best {
+                    best = v;
+                    best_sq = sq as u8;
+                    if v >= beta {
+                        break;
+                    }
                 }
             }
         } else if best < beta && rest != 0 {
