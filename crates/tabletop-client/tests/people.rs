@@ -262,7 +262,11 @@ async fn the_computer_thinking_and_moving_are_events() {
         let Some(event) = stream.next(SHORT).await else { break };
         seen.push(event["event"]["kind"].as_str().unwrap().to_string());
         if event["event"]["kind"] == "thinking" {
-            assert_eq!((event["thinking"].clone(), event["event"]["seat"].clone()), (json!(true), json!(1)));
+            // Every state sent is the current one: a `thinking` note the stream renders only
+            // after the computer answered (a busy machine) shows the answer instead.
+            let answered = event["moves"].as_array().is_some_and(|moves| moves.len() == 2);
+            assert!(event["thinking"] == true || answered, "{event}");
+            assert_eq!(event["event"]["seat"], 1);
         }
         if event["event"]["kind"] == "move" && event["event"]["seat"] == 1 {
             computer_move = Some(event);
