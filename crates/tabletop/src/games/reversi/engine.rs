@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::bitboard::{final_score, flips, moves, Bits, CORNERS};
+use super::bitboard::{adjacent, final_score, flips, moves, Bits, CORNERS};
 use super::eval::Weights;
 use super::patterns::{Indices, PatternWeights};
 use super::rules::{Reversi, ReversiMove, Square};
@@ -764,12 +764,14 @@ const LEAF_CLASSES: [u64; 4] = [
     X_SQUARES,
 ];
 
+/// The squares of the board's edge (ranks 1 and 8, files a and h).
+const EDGES: u64 = 0xFF81_8181_8181_81FF;
 /// Edge squares that do not touch a corner (c1-f1, a3-a6 and the like).
-const EDGES_AWAY_FROM_CORNERS: u64 = 0x3C00_8181_8181_003C;
+const EDGES_AWAY_FROM_CORNERS: u64 = EDGES & !CORNERS & !adjacent(CORNERS);
 /// Edge squares beside a corner (b1, a2 and the like).
-const C_SQUARES: u64 = 0x4281_0000_0000_8142;
+const C_SQUARES: u64 = EDGES & adjacent(CORNERS);
 /// The squares diagonal to a corner (b2, g2, b7, g7).
-const X_SQUARES: u64 = 0x0042_0000_0000_4200;
+const X_SQUARES: u64 = adjacent(CORNERS) & !EDGES;
 
 /// Windows beyond this (hundredths of a disc) are never cut by ProbCut.
 const PROBCUT_LIMIT: i32 = 6000;
