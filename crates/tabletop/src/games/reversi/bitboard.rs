@@ -258,6 +258,9 @@ pub fn final_score(p: u64, o: u64) -> i32 {
 /// The four corners.
 pub const CORNERS: u64 = 0x8100_0000_0000_0081;
 
+/// The squares of the board's edge (ranks 1 and 8, files a and h).
+pub const EDGES: u64 = 0xFF81_8181_8181_81FF;
+
 /// Discs of `p` that can never be flipped, a safe under-estimate: discs connected to an
 /// occupied corner along filled or own-coloured edge runs, plus discs on completely filled
 /// lines in all four directions.
@@ -275,8 +278,8 @@ pub fn stable(p: u64, o: u64) -> u64 {
         let west = st & 0xFEFE_FEFE_FEFE_FEFE;
         let horiz = (east << 1) | (west >> 1) | 0x8181_8181_8181_8181 | full_h;
         let vert = (st << 8) | (st >> 8) | 0xFF00_0000_0000_00FF | full_v;
-        let diag1 = (east << 9) | (west >> 9) | 0xFF81_8181_8181_81FF | full_d1;
-        let diag2 = (west << 7) | (east >> 7) | 0xFF81_8181_8181_81FF | full_d2;
+        let diag1 = (east << 9) | (west >> 9) | EDGES | full_d1;
+        let diag2 = (west << 7) | (east >> 7) | EDGES | full_d2;
         let next = st | (p & horiz & vert & diag1 & diag2);
         if next == st {
             return st;

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::bitboard::{adjacent, final_score, flips, moves, Bits, CORNERS};
+use super::bitboard::{adjacent, final_score, flips, moves, Bits, CORNERS, EDGES};
 use super::eval::Weights;
 use super::patterns::{Indices, PatternWeights};
 use super::rules::{Reversi, ReversiMove, Square};
@@ -764,8 +764,6 @@ const LEAF_CLASSES: [u64; 4] = [
     X_SQUARES,
 ];
 
-/// The squares of the board's edge (ranks 1 and 8, files a and h).
-const EDGES: u64 = 0xFF81_8181_8181_81FF;
 /// Edge squares that do not touch a corner (c1-f1, a3-a6 and the like).
 const EDGES_AWAY_FROM_CORNERS: u64 = EDGES & !CORNERS & !adjacent(CORNERS);
 /// Edge squares beside a corner (b1, a2 and the like).

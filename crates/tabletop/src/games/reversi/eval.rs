@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use thiserror::Error;
 
-use super::bitboard::{adjacent, moves, stable, CORNERS};
+use super::bitboard::{adjacent, moves, stable, CORNERS, EDGES};
 
 const WEIGHTS_TEXT: &str = include_str!("../../../data/reversi/eval-weights.txt");
 
@@ -170,7 +170,6 @@ const C_SQUARES: [(u64, u64); 4] = [
     ((1 << 48) | (1 << 57), 1 << 56),
     ((1 << 55) | (1 << 62), 1 << 63),
 ];
-const EDGES: u64 = 0xFF81_8181_8181_81FF;
 
 /// The features of a position, each a count for the side to move (`p`) minus the same for the
 /// opponent (`parity` is 1 when the number of empties is odd).
