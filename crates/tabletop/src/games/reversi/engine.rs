@@ -293,6 +293,30 @@ impl Engine {
         Ok(engine)
     }
 
+    /// Forgets every earlier search: the engine then searches exactly as a new one with the
+    /// same settings would, without allocating its tables again. (Allocating and dropping
+    /// them for each of thousands of games, with small allocations kept in between, made the
+    /// allocator leave the freed tables unused: self-play grew by about 15 MB a game.)
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let position: Reversi = Reversi::new();
+    /// let mut used = Engine::new(None, Some(5));
+    /// used.analyse(&position);
+    /// used.clear();
+    /// let (again, fresh) = (used.analyse(&position), Engine::new(None, Some(5)).analyse(&position));
+    /// assert_eq!((again.best, again.value, again.nodes), (fresh.best, fresh.value, fresh.nodes));
+    /// ```
+    pub fn clear(&mut self) {
+        self.table.fill(Entry::default());
+        self.age = 0;
+        self.nodes = 0;
+        self.deadline = None;
+        self.stopped = false;
+        self.checks_until_clock = CLOCK_EVERY;
+        self.solver.clear();
+    }
+
     /// The value of the midgame search of `depth` plies from `p` to move against `o` (which
     /// must have a move), without a time limit, in hundredths of a disc (or [`WON`] plus the
     /// disc difference for a decided game).

@@ -141,9 +141,9 @@ impl SelfPlay {
         (0..self.games)
             .into_par_iter()
             .map_init(
-                || Solver::new(18),
-                |solver, game| {
-                    let samples = self.play_one(solver, self.seed.wrapping_add(game));
+                || SelfPlayTables::new(self),
+                |tables, game| {
+                    let samples = self.play_one(tables, self.seed.wrapping_add(game));
                     on_game();
                     samples
                 },
@@ -154,26 +154,15 @@ impl SelfPlay {
             .collect()
     }
 
-    fn play_one(&self, solver: &mut Solver, seed: u64) -> Vec<Labelled> {
+    fn play_one(&self, tables: &mut SelfPlayTables, seed: u64) -> Vec<Labelled> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut engine = Engine::new(None, Some(self.depth));
-        engine.weights = self.weights;
-        engine.patterns = self.patterns;
-        // Full-width search: the games stay those of the shipped run whatever ProbCut's
-        // parameters are.
-        engine.probcut = None;
-        // The deeper labelling search, if any, searching as that evaluation's engine does in
-        // play: the pattern engine with Multi-ProbCut, `engine-v1` full width (the ProbCut
-        // file is fitted to the pattern evaluation).
-        let mut labeller = self.label_depth.map(|d| {
-            let mut e = match self.patterns {
-                Some(_) => Engine::new(None, Some(d)),
-                None => Engine::try_new_v1(None, Some(d)).unwrap_or_else(|e| panic!("{e}")),
-            };
-            e.weights = self.weights;
-            e.patterns = self.patterns;
-            e
-        });
+        // Each game starts from empty tables, so that it does not depend on which games the
+        // same thread played before (the solver's table can stay: its scores are exact).
+        let SelfPlayTables { solver, engine, labeller } = tables;
+        engine.clear();
+        if let Some(l) = labeller.as_mut() {
+            l.clear();
+        }
         let mut position = Reversi::new();
         let mut moves = Vec::new();
         let opening = rng.gen_range(self.opening.clone());
@@ -244,6 +233,39 @@ impl SelfPlay {
             }
         }
         samples
+    }
+}
+
+/// The tables of one self-play thread, kept from game to game ([`Engine::clear`] empties
+/// them between games): allocating them anew for every game made the process grow by about
+/// 15 MB a game (`tests::self_play_memory_stays_bounded`).
+struct SelfPlayTables {
+    solver: Solver,
+    /// The engine that plays the games: full width, so that the games stay those of the
+    /// shipped runs whatever ProbCut's parameters are.
+    engine: Engine,
+    /// The deeper labelling search, if any, searching as that evaluation's engine does in
+    /// play: the pattern engine with Multi-ProbCut, `engine-v1` full width (the ProbCut file
+    /// is fitted to the pattern evaluation).
+    labeller: Option<Engine>,
+}
+
+impl SelfPlayTables {
+    fn new(settings: &SelfPlay) -> SelfPlayTables {
+        let mut engine = Engine::new(None, Some(settings.depth));
+        engine.weights = settings.weights;
+        engine.patterns = settings.patterns;
+        engine.probcut = None;
+        let labeller = settings.label_depth.map(|d| {
+            let mut e = match settings.patterns {
+                Some(_) => Engine::new(None, Some(d)),
+                None => Engine::try_new_v1(None, Some(d)).unwrap_or_else(|e| panic!("{e}")),
+            };
+            e.weights = settings.weights;
+            e.patterns = settings.patterns;
+            e
+        });
+        SelfPlayTables { solver: Solver::new(18), engine, labeller }
     }
 }
 
