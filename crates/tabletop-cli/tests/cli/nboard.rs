@@ -192,3 +192,67 @@ fn the_terminal_saves_and_loads_ggf() {
     assert!(run.stdout.contains(&format!("Loaded {file} (2 moves).")), "{}", run.stdout);
     assert!(run.stdout.contains(&format!("Loaded {other} (8 moves).")), "{}", run.stdout);
 }
+
+#[test]
+fn nboard_searches_with_the_weight_and_probcut_files_it_is_given() {
+    use tabletop::games::reversi::patterns::{Layout, PatternWeights, PHASES};
+    use tabletop::games::reversi::probcut::ProbCut;
+    let script = format!("nboard 2\nset depth 6\nset game {GAME}\ngo\n");
+    // "nodestats N T" and "=== MOVE/EVAL/TIME": the nodes and the value.
+    let answer = |args: &[&str]| {
+        let run = common::tabletop(args, &script);
+        assert!(run.ok, "{args:?}: {}", run.stderr);
+        let nodes: u64 = run
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("nodestats "))
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let line = run.stdout.lines().find(|l| l.starts_with("=== ")).unwrap().to_string();
+        let value: f64 = line.split('/').nth(1).unwrap().parse().unwrap();
+        (nodes, value)
+    };
+    let builtin = answer(&["nboard"]);
+
+    // Weights that are all zero value every position 0, which the built-in ones do not.
+    let zero = PatternWeights::from_phases(&vec![vec![0i16; Layout::get().size()]; PHASES]).unwrap();
+    let zero_file = tmp("zero-weights.bin");
+    std::fs::write(&zero_file, zero.to_bytes()).unwrap();
+    assert_ne!(builtin.1, 0.0);
+    assert_eq!(answer(&["nboard", "--weights", &zero_file]).1, 0.0);
+
+    // The built-in ProbCut parameters written out search the same tree; a file without
+    // parameters searches every move fully, a larger tree.
+    let same = tmp("probcut-builtin.txt");
+    std::fs::write(&same, ProbCut::builtin().to_text(&[])).unwrap();
+    assert_eq!(answer(&["nboard", "--probcut", &same]), builtin);
+    let none = tmp("probcut-none.txt");
+    std::fs::write(&none, ProbCut::default().to_text(&["no parameters".to_string()])).unwrap();
+    assert!(answer(&["nboard", "--probcut", &none]).0 > builtin.0);
+
+    // A damaged, missing or foreign file is refused before the protocol starts.
+    let damaged = tmp("damaged-weights.bin");
+    std::fs::write(&damaged, &zero.to_bytes()[..1000]).unwrap();
+    let garbage = tmp("garbage-probcut.txt");
+    std::fs::write(&garbage, "3 8 4 one 0.5 144\n").unwrap();
+    for (args, expected) in [
+        (vec!["nboard", "--weights", &damaged], "--weights "),
+        (vec!["nboard", "--weights", "/nonexistent/weights.bin"], "cannot read /nonexistent/weights.bin"),
+        (vec!["nboard", "--weights", &same], "--weights "),
+        (vec!["nboard", "--probcut", &garbage], "--probcut "),
+        (vec!["nboard", "--probcut", &zero_file], "larger than 1024 KiB"),
+        (vec!["nboard", "--probcut", "/dev/zero"], "larger than 1024 KiB"),
+    ] {
+        let run = common::tabletop(&args, "nboard 2\nping 1\n");
+        assert!(!run.ok, "{args:?} was accepted");
+        assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
+    }
+    for f in [zero_file, same, none, damaged, garbage] {
+        let _ = std::fs::remove_file(f);
+    }
+}

@@ -44,6 +44,8 @@ use std::time::{Duration, Instant};
 
 use super::engine::{Analysis, Clock, Engine, WON};
 use super::ggf::{move_text, GgfGame};
+use super::patterns::PatternWeights;
+use super::probcut::ProbCut;
 use super::rules::{Color, Reversi, ReversiMove};
 use crate::external::{BotProcess, ReadError};
 use crate::game::{Game, Status};
@@ -51,18 +53,23 @@ use crate::players::Player;
 use crate::record::Record;
 
 /// How the engine side behaves.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
     /// The most time one `go` (or one `hint`) may take, whatever the depth.
     pub max_time: Duration,
     /// The depth used before the GUI sends `set depth`.
     pub default_depth: u32,
+    /// The pattern weights to evaluate with; `None`: the built-in ones. (Other weights are
+    /// for comparing trained evaluations in matches, each engine its own process.)
+    pub patterns: Option<&'static PatternWeights>,
+    /// The Multi-ProbCut parameters to search with; `None`: the built-in ones.
+    pub probcut: Option<&'static ProbCut>,
 }
 
 impl Default for Settings {
-    /// 5 seconds per move at most, depth 8 until told otherwise.
+    /// 5 seconds per move at most, depth 8 until told otherwise, the built-in evaluation.
     fn default() -> Self {
-        Settings { max_time: Duration::from_secs(5), default_depth: 8 }
+        Settings { max_time: Duration::from_secs(5), default_depth: 8, patterns: None, probcut: None }
     }
 }
 
@@ -277,8 +284,14 @@ impl<E: Write> Session<E> {
 /// error only when reading or writing fails, or when the engine's tables cannot be allocated;
 /// bad commands are answered (see the [module documentation](self)).
 pub fn serve(input: impl BufRead, mut output: impl Write, errors: impl Write, settings: &Settings) -> io::Result<()> {
-    let engine = Engine::try_new(Some(settings.max_time), Some(settings.default_depth.clamp(1, 60)))
+    let mut engine = Engine::try_new(Some(settings.max_time), Some(settings.default_depth.clamp(1, 60)))
         .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e.to_string()))?;
+    if let Some(patterns) = settings.patterns {
+        engine.patterns = Some(patterns);
+    }
+    if let Some(probcut) = settings.probcut {
+        engine.probcut = Some(probcut);
+    }
     let mut session = Session {
         record: Record::new(Reversi::new()),
         clock: None,
@@ -525,7 +538,7 @@ mod tests {
 
     fn run(script: &str) -> (String, String) {
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let settings = Settings { max_time: Duration::from_secs(2), default_depth: 2 };
+        let settings = Settings { max_time: Duration::from_secs(2), default_depth: 2, ..Settings::default() };
         serve(script.as_bytes(), &mut out, &mut err, &settings).unwrap();
         (String::from_utf8(out).unwrap(), String::from_utf8(err).unwrap())
     }

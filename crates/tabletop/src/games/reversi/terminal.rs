@@ -1,5 +1,6 @@
 //! `tabletop ... reversi`: terminal play (with GGF saves), matches and the NBoard engine.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::tools::{bail, ToolResult as Result};
@@ -10,7 +11,9 @@ use crate::games::reversi::nboard::{serve, Settings as NboardSettings};
 use crate::games::reversi::players::make_local_player;
 use crate::games::reversi::rules::render_board_marked;
 use crate::games::reversi::{Color, Reversi, ReversiMove};
-use crate::tools::parse_duration_arg;
+use crate::games::reversi::patterns::PatternWeights;
+use crate::games::reversi::probcut::ProbCut;
+use crate::tools::{parse_duration_arg, read_capped, read_capped_bytes, ToolError};
 use crate::games::reversi::tools::parse_position;
 use crate::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
@@ -81,11 +84,44 @@ pub struct NboardArgs {
     /// The most time one move or hint may take, whatever depth the GUI sets.
     #[arg(long, default_value = "5s", value_parser = parse_duration_arg)]
     pub max_time: Duration,
+    /// Evaluate with the pattern weights of FILE instead of the built-in ones (a file that
+    /// `tabletop tune reversi --patterns --output` wrote): to compare trained weights in a
+    /// match, each engine in its own `nboard:cmd=` process.
+    #[arg(long, value_name = "FILE")]
+    pub weights: Option<PathBuf>,
+    /// Search with the Multi-ProbCut parameters of FILE instead of the built-in ones (a file
+    /// that `tabletop tune reversi --patterns --probcut-output` wrote).
+    #[arg(long, value_name = "FILE")]
+    pub probcut: Option<PathBuf>,
 }
+
+/// The largest weight file read (the built-in one is 5 MB).
+const WEIGHTS_MAX_BYTES: u64 = 64 << 20;
+/// The largest ProbCut file read (the built-in one is a few kilobytes).
+const PROBCUT_MAX_BYTES: u64 = 1 << 20;
 
 /// `tabletop nboard`: the Reversi engine for Othello GUIs, over standard input and output.
 pub fn nboard(args: NboardArgs) -> Result<()> {
-    let settings = NboardSettings { max_time: args.max_time, ..NboardSettings::default() };
+    // Read and checked before the protocol starts, so that a bad file is an error on the
+    // command line rather than an engine that answers with other weights than asked.
+    let patterns = match &args.weights {
+        Some(path) => {
+            let weights = PatternWeights::parse(&read_capped_bytes(path, WEIGHTS_MAX_BYTES)?)
+                .map_err(|e| ToolError::Invalid(format!("--weights {}: {e}", path.display())))?;
+            // The engine holds `&'static` weights; this one file lives as long as the command.
+            Some(&*Box::leak(Box::new(weights)))
+        }
+        None => None,
+    };
+    let probcut = match &args.probcut {
+        Some(path) => {
+            let cut = ProbCut::parse(&read_capped(path, PROBCUT_MAX_BYTES)?)
+                .map_err(|e| ToolError::Invalid(format!("--probcut {}: {e}", path.display())))?;
+            Some(&*Box::leak(Box::new(cut)))
+        }
+        None => None,
+    };
+    let settings = NboardSettings { max_time: args.max_time, patterns, probcut, ..NboardSettings::default() };
     serve(std::io::stdin().lock(), std::io::stdout().lock(), std::io::stderr(), &settings)?;
     Ok(())
 }
