@@ -252,6 +252,9 @@ fn nboard_searches_with_the_weight_and_probcut_files_it_is_given() {
         assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
         assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
     }
+    // The system's reason is said once, not once in the message and again as its cause.
+    let run = common::tabletop(&["nboard", "--weights", "/nonexistent/weights.bin"], "");
+    assert_eq!(run.stderr.matches("No such file or directory").count(), 1, "{}", run.stderr);
     for f in [zero_file, same, none, damaged, garbage] {
         let _ = std::fs::remove_file(f);
     }

@@ -25,12 +25,13 @@ pub use commands::{GameCommands, Tool, Verb};
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
     /// Reading or writing failed.
-    #[error("{context}: {source}")]
+    #[error("{context}: {cause}")]
     Io {
         /// What was being read or written.
         context: String,
-        /// The failure.
-        source: std::io::Error,
+        /// The failure: written in the message, and not also the error's `source()`, which
+        /// `error: {:#}` would print a second time ("Is a directory (os error 21)" twice).
+        cause: std::io::Error,
     },
     /// An option, an input or a file is not acceptable.
     #[error("{0}")]
@@ -67,7 +68,7 @@ impl From<crate::player_spec::SeatError> for ToolError {
 
 impl From<std::io::Error> for ToolError {
     fn from(source: std::io::Error) -> Self {
-        ToolError::Io { context: "output".into(), source }
+        ToolError::Io { context: "output".into(), cause: source }
     }
 }
 
@@ -86,7 +87,7 @@ pub const SAVE_MAX_BYTES: u64 = 1 << 20;
 /// assert_eq!(err.to_string(), "/dev/zero is larger than 1 KiB");
 /// ```
 pub fn read_capped_bytes(path: &Path, max: u64) -> ToolResult<Vec<u8>> {
-    let io = |source| ToolError::Io { context: format!("cannot read {}", path.display()), source };
+    let io = |cause| ToolError::Io { context: format!("cannot read {}", path.display()), cause };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
     file.take(max.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
