@@ -1,6 +1,6 @@
 //! `tabletop ... reversi`: terminal play (with GGF saves), matches and the NBoard engine.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::tools::{bail, ToolResult as Result};
@@ -11,9 +11,9 @@ use crate::games::reversi::nboard::{serve, Settings as NboardSettings};
 use crate::games::reversi::players::make_local_player;
 use crate::games::reversi::rules::render_board_marked;
 use crate::games::reversi::{Color, Reversi, ReversiMove};
-use crate::games::reversi::patterns::PatternWeights;
 use crate::games::reversi::probcut::ProbCut;
-use crate::tools::{parse_duration_arg, read_capped, read_capped_bytes, ToolError};
+use crate::games::reversi::tools::read_pattern_weights;
+use crate::tools::{parse_duration_arg, read_capped, ToolError};
 use crate::games::reversi::tools::parse_position;
 use crate::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
@@ -95,32 +95,23 @@ pub struct NboardArgs {
     pub probcut: Option<PathBuf>,
 }
 
-/// The largest weight file read (the built-in one is 5 MB).
-const WEIGHTS_MAX_BYTES: u64 = 64 << 20;
 /// The largest ProbCut file read (the built-in one is a few kilobytes).
 const PROBCUT_MAX_BYTES: u64 = 1 << 20;
-
-/// A file's parsed contents for the engine, which holds them as `&'static` (one file each,
-/// living as long as the command), or the parser's error named by the option that gave it.
-fn load_static<T, E: std::fmt::Display>(option: &str, path: &Path, parsed: std::result::Result<T, E>) -> Result<&'static T> {
-    let value = parsed.map_err(|e| ToolError::Invalid(format!("{option} {}: {e}", path.display())))?;
-    Ok(Box::leak(Box::new(value)))
-}
 
 /// `tabletop nboard`: the Reversi engine for Othello GUIs, over standard input and output.
 pub fn nboard(args: NboardArgs) -> Result<()> {
     // Read and checked before the protocol starts, so that a bad file is an error on the
     // command line rather than an engine that answers with other weights than asked.
-    let patterns = args
-        .weights
-        .as_deref()
-        .map(|path| load_static("--weights", path, PatternWeights::parse(&read_capped_bytes(path, WEIGHTS_MAX_BYTES)?)))
-        .transpose()?;
-    let probcut = args
-        .probcut
-        .as_deref()
-        .map(|path| load_static("--probcut", path, ProbCut::parse(&read_capped(path, PROBCUT_MAX_BYTES)?)))
-        .transpose()?;
+    let patterns = args.weights.as_deref().map(|path| read_pattern_weights("--weights", path)).transpose()?;
+    let probcut = match &args.probcut {
+        Some(path) => {
+            let cut = ProbCut::parse(&read_capped(path, PROBCUT_MAX_BYTES)?)
+                .map_err(|e| ToolError::Invalid(format!("--probcut {}: {e}", path.display())))?;
+            // The engine holds `'static` parameters; this one file lives as long as the command.
+            Some(&*Box::leak(Box::new(cut)))
+        }
+        None => None,
+    };
     let settings = NboardSettings { max_time: args.max_time, patterns, probcut, ..NboardSettings::default() };
     serve(std::io::stdin().lock(), std::io::stdout().lock(), std::io::stderr(), &settings)?;
     Ok(())

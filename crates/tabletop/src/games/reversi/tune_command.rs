@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crate::tools::{bail, Context, ToolResult};
 use crate::games::reversi::eval::Weights;
+use crate::games::reversi::tools::read_pattern_weights;
 use crate::games::reversi::patterns::{PatternWeights, PHASES};
 use crate::games::reversi::tuning::{
     fit_endcut, fit_patterns, fit_probcut, parse_positions, positions_bytes, tune, Labelled, PatternFit, SelfPlay,
@@ -113,7 +114,7 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
         seed: args.seed,
         depth: args.depth,
         solve_empties: args.solve_empties,
-        patterns: args.play_patterns.as_deref().map(read_patterns).transpose()?,
+        patterns: args.play_patterns.as_deref().map(|p| read_pattern_weights("--play-patterns", p)).transpose()?,
         search_label_percent: args.search_label,
         label_depth: args.label_depth,
         ..SelfPlay::default()
@@ -158,15 +159,6 @@ pub fn reversi(args: ReversiArgs) -> ToolResult {
     Ok(())
 }
 
-/// Reads a pattern weight file, kept until the program ends (the engine needs 'static weights,
-/// like the built-in ones).
-fn read_patterns(path: &std::path::Path) -> ToolResult<&'static PatternWeights> {
-    let bytes = crate::tools::read_capped_bytes(path, 64 << 20)?;
-    let weights =
-        PatternWeights::parse(&bytes).with_context(|| format!("bad pattern weight file {}", path.display()))?;
-    Ok(Box::leak(Box::new(weights)))
-}
-
 /// Runs `play` (self-play of `games` games, calling back after each) under a progress bar.
 fn with_progress<T>(games: u64, play: impl FnOnce(&(dyn Fn() + Sync)) -> T) -> ToolResult<T> {
     let bar = ProgressBar::new(games);
@@ -207,7 +199,7 @@ fn patterns(args: &ReversiArgs, settings: SelfPlay) -> ToolResult {
     let fit = PatternFit {
         l2: args.l2,
         iterations: args.iterations as usize,
-        prior: args.refine.as_deref().map(read_patterns).transpose()?,
+        prior: args.refine.as_deref().map(|p| read_pattern_weights("--refine", p)).transpose()?,
         ..PatternFit::default()
     };
     let start = Instant::now();

@@ -238,7 +238,7 @@ impl SelfPlay {
 
 /// The tables of one self-play thread, kept from game to game ([`Engine::clear`] empties
 /// them between games): allocating them anew for every game made the process grow by about
-/// 15 MB a game (`tests::self_play_memory_stays_bounded`).
+/// 15 MB a game (`tests/self_play_memory.rs`).
 struct SelfPlayTables {
     solver: Solver,
     /// The engine that plays the games: full width, so that the games stay those of the
