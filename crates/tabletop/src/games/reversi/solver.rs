@@ -263,6 +263,45 @@ pub struct Solution {
     pub nodes: u64,
 }
 
+/// A game's result with perfect play, for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// Every move loses.
+    Loss,
+    /// The best the side to move can reach is a draw.
+    Draw,
+    /// Some move wins.
+    Win,
+}
+
+impl Outcome {
+    /// The outcome of an exact final disc difference.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::solver::Outcome;
+    /// assert_eq!((Outcome::of(3), Outcome::of(0), Outcome::of(-64)), (Outcome::Win, Outcome::Draw, Outcome::Loss));
+    /// ```
+    pub fn of(score: i32) -> Outcome {
+        match score.signum() {
+            1 => Outcome::Win,
+            0 => Outcome::Draw,
+            _ => Outcome::Loss,
+        }
+    }
+}
+
+/// What [`Solver::solve_outcome`] found: the result with perfect play, not its margin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutcomeSolution {
+    /// Win, draw or loss for the side to move.
+    pub outcome: Outcome,
+    /// A move that keeps the outcome (`None` for a loss, which every move keeps, and when the
+    /// game is over).
+    pub best: Option<ReversiMove>,
+    /// Nodes visited.
+    pub nodes: u64,
+}
+
 /// An exact endgame solver with its transposition table; reuse it across positions.
 ///
 /// ```
@@ -532,6 +571,108 @@ impl Solver {
         Some(Solution { score, best, nodes: self.nodes })
     }
 
+    /// Win, draw or loss with perfect play, and a move that keeps it: null-window searches
+    /// around 0 of the moves (does one win? if not, does one draw?), far cheaper than the
+    /// exact score, which MTD(f) narrows down test by test. No selective stage runs: the
+    /// answer is proven. `None` if the deadline passed.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{solver::{Outcome, Solver}, Reversi};
+    /// let pos: Reversi = "XXXXXXXXXXOOOOXXXXOOOOXXXOOOOXXXXOOOXXXXXOOXXXXX--O----X--XXXX-- X".parse().unwrap();
+    /// let mut solver = Solver::new(16);
+    /// let exact = solver.solve(&pos).score;
+    /// let wld = solver.solve_outcome(&pos).unwrap();
+    /// assert_eq!(wld.outcome, Outcome::of(exact));
+    /// assert_eq!(wld.best.is_some(), exact >= 0);
+    /// ```
+    pub fn solve_outcome(&mut self, position: &Reversi) -> Option<OutcomeSolution> {
+        self.solve_outcome_from(position, None, None)
+    }
+
+    /// [`Solver::solve_outcome`] trying the move `prefer` first (so that, when it keeps the
+    /// outcome, it is the move answered), and with ProbCut below the root at the confidence of
+    /// selective stage `stage` ([`STAGE_T`]) when one is given: the outcome is then likely
+    /// rather than proven, found at a fraction of the cost (as NTest's and Edax's "probable"
+    /// solves). `None` if the deadline passed.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{solver::{Outcome, Solver}, Reversi, ReversiMove};
+    /// let pos: Reversi = "XXXXXXXXXXOOOOXXXXOOOOXXXOOOOXXXXOOOXXXXXOOXXXXX--O----X--XXXX-- X".parse().unwrap();
+    /// let mut solver = Solver::new(16);
+    /// let proven = solver.solve_outcome(&pos).unwrap();
+    /// let likely = solver.solve_outcome_from(&pos, proven.best, Some(0)).unwrap();
+    /// assert_eq!(likely.outcome, proven.outcome);
+    /// ```
+    pub fn solve_outcome_from(
+        &mut self,
+        position: &Reversi,
+        prefer: Option<ReversiMove>,
+        stage: Option<usize>,
+    ) -> Option<OutcomeSolution> {
+        self.nodes = 0;
+        self.cut_offs = 0;
+        self.stopped = false;
+        self.checks_until_clock = 0;
+        self.level = stage.map_or(EXACT, |s| s.min(STAGE_T.len() - 1) as u8);
+        let (mut p, mut o) = position.player_opponent();
+        let empties = 64 - (p | o).count_ones();
+        let mut passed = false;
+        if moves(p, o) == 0 {
+            if moves(o, p) == 0 {
+                self.level = EXACT;
+                return Some(OutcomeSolution { outcome: Outcome::of(final_score(p, o)), best: None, nodes: 0 });
+            }
+            // The side to move passes; the opponent's best is its worst.
+            (p, o) = (o, p);
+            passed = true;
+        }
+        let prefer = match prefer {
+            Some(ReversiMove::Place(sq)) if !passed => sq.index() as u8,
+            _ => 64,
+        };
+        let found = self.outcome_root(p, o, empties, prefer);
+        self.level = EXACT;
+        if self.stopped {
+            return None;
+        }
+        let (outcome, best) = match (passed, found) {
+            (false, (outcome, sq)) => (outcome, sq.and_then(|sq| Square::from_index(sq as usize)).map(ReversiMove::Place)),
+            // After a pass the opponent's outcome is reversed, and the pass is the only move.
+            (true, (Outcome::Win, _)) => (Outcome::Loss, None),
+            (true, (Outcome::Draw, _)) => (Outcome::Draw, Some(ReversiMove::Pass)),
+            (true, (Outcome::Loss, _)) => (Outcome::Win, Some(ReversiMove::Pass)),
+        };
+        Some(OutcomeSolution { outcome, best, nodes: self.nodes })
+    }
+
+    /// The root of an outcome solve: `p`'s moves (it has some) in the solver's order, `prefer`
+    /// first; a move that wins, else one that draws, else a loss.
+    fn outcome_root(&mut self, p: u64, o: u64, empties: u32, prefer: u8) -> (Outcome, Option<u8>) {
+        let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
+        let n = self.order(p, o, moves(p, o), empties, prefer, &mut list);
+        let list = &mut list[..n];
+        // Stable: equal keys keep the squares' order, so the solve does not depend on the sort.
+        list.sort_by_key(|e| e.1);
+        // Our score is above `threshold - 1` when the opponent's is at most `-threshold`.
+        for (threshold, outcome) in [(1, Outcome::Win), (0, Outcome::Draw)] {
+            for &(sq, _, f, om) in list.iter() {
+                let (np, no) = (p | f | (1 << sq), o & !f);
+                let child = if empties - 1 <= SMALL_MAX {
+                    self.small_root(no, np, -threshold)
+                } else {
+                    self.nws_moves(no, np, -threshold, empties - 1, om)
+                };
+                if self.stopped {
+                    return (Outcome::Loss, None);
+                }
+                if child <= -threshold {
+                    return (outcome, Some(sq));
+                }
+            }
+        }
+        (Outcome::Loss, None)
+    }
+
     /// The exact score of every legal move (for the side to move), best first.
     /// With a deadline, check [`Solver::stopped`] afterwards: the scores are then not valid.
     pub fn solve_all(&mut self, position: &Reversi) -> Vec<(ReversiMove, i32)> {
@@ -562,21 +703,28 @@ impl Solver {
         out
     }
 
-    /// A move achieving `score`, read from the table or found by re-searching children.
+    /// A move achieving at least `score` (the position's exact score, or a bound it is known
+    /// to reach), read from the table or found by re-searching children.
     fn best_move(&mut self, p: u64, o: u64, score: i32) -> Option<ReversiMove> {
         let m = moves(p, o);
         if m == 0 {
             return (moves(o, p) != 0).then_some(ReversiMove::Pass);
         }
         let empties = 64 - (p | o).count_ones();
+        let mut first = 64;
         if let Some(e) = self.table_for(empties).probe(p, o) {
-            if e.best < 64 && m >> e.best & 1 == 1 && e.lower == e.upper && e.level == EXACT {
+            // The entry's move is the one that proved its lower bound (a fail-low keeps it).
+            if e.best < 64 && m >> e.best & 1 == 1 && e.lower as i32 >= score && e.level == EXACT {
                 return Square::from_index(e.best as usize).map(ReversiMove::Place);
             }
+            first = e.best;
         }
         let nodes = self.nodes;
         let mut found = None;
-        for sq in Bits(m) {
+        // The table's move, if any, is tried first: it is the likeliest.
+        let rest = if first < 64 { m & !(1 << first) } else { m };
+        let candidates = (first < 64 && m >> first & 1 == 1).then_some(first as usize).into_iter().chain(Bits(rest));
+        for sq in candidates {
             let f = flips(p, o, sq);
             // Is this move at least `score`? A null window around it answers.
             let v = -self.nws(o & !f, p | f | (1 << sq), -score, empties - 1);
@@ -1337,6 +1485,109 @@ mod tests {
             let _ = pos.terminal_value(crate::Outcome::Draw, 0);
             checked += 1;
         }
+    }
+
+    #[test]
+    fn the_outcome_solve_agrees_with_the_exact_score_and_its_move_keeps_it() {
+        // Seeded random games stopped at 12-20 empties, some drawn, some with a pass to come.
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
+        let (mut exact, mut wld) = (Solver::new(18), Solver::new(18));
+        let mut seen = [0; 3];
+        let mut list = Vec::new();
+        let mut checked = 0;
+        while checked < 150 {
+            let mut pos = Reversi::new();
+            let stop = rng.gen_range(12..=20);
+            while pos.open_squares() > stop && !pos.is_over() {
+                pos.legal_moves(&mut list);
+                pos.play_unchecked(list[rng.gen_range(0..list.len())]);
+            }
+            if pos.is_over() {
+                continue;
+            }
+            let score = exact.solve(&pos).score;
+            let got = wld.solve_outcome(&pos).expect("no deadline");
+            assert_eq!(got.outcome, Outcome::of(score), "{pos}: exact {score}");
+            seen[got.outcome as usize] += 1;
+            match got.best {
+                Some(mv) => {
+                    assert!(score >= 0, "{pos}: a move offered in a lost position");
+                    let mut child = pos;
+                    child.play(mv).unwrap();
+                    // The child's side to move is the opponent (who may have to pass).
+                    let kept = -exact.solve(&child).score;
+                    assert_eq!(Outcome::of(kept), got.outcome, "{pos}: {mv} reaches {kept}, the position {score}");
+                }
+                None => assert!(score < 0, "{pos}: no move offered for {score}"),
+            }
+            checked += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 0), "losses, draws, wins: {seen:?}");
+    }
+
+    #[test]
+    fn likely_outcomes_cut_and_mostly_agree_with_the_proof_and_the_preferred_move_comes_first() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
+        let mut solver = Solver::new(18);
+        let mut list = Vec::new();
+        let (mut agree, mut positions, mut cut_offs) = ([0; STAGE_T.len()], 0, 0);
+        let (mut preferred, mut with_move) = (0, 0);
+        while positions < 40 {
+            let mut pos = Reversi::new();
+            while pos.open_squares() > 18 && !pos.is_over() {
+                pos.legal_moves(&mut list);
+                pos.play_unchecked(list[rng.gen_range(0..list.len())]);
+            }
+            if pos.is_over() || pos.placements() == 0 {
+                continue;
+            }
+            let proven = solver.solve_outcome(&pos).expect("no deadline");
+            for (stage, agreed) in agree.iter_mut().enumerate() {
+                solver.clear();
+                let likely = solver.solve_outcome_from(&pos, None, Some(stage)).expect("no deadline");
+                cut_offs += solver.cut_offs;
+                *agreed += usize::from(likely.outcome == proven.outcome);
+                if let Some(mv) = likely.best {
+                    pos.legal_moves(&mut list);
+                    assert!(list.contains(&mv), "{pos}: {mv}");
+                }
+            }
+            // A move that keeps the outcome, given first, is the one answered.
+            if let Some(best) = proven.best {
+                with_move += 1;
+                pos.legal_moves(&mut list);
+                let other = list.iter().copied().find(|&mv| mv != best);
+                for prefer in [Some(best), other] {
+                    let got = solver.solve_outcome_from(&pos, prefer, None).expect("no deadline");
+                    assert_eq!(got.outcome, proven.outcome);
+                    let mut child = pos;
+                    let Some(mv) = prefer else { continue };
+                    child.play(mv).unwrap();
+                    let keeps = Outcome::of(-solver.solve(&child).score) == proven.outcome;
+                    assert_eq!(got.best == prefer, keeps, "{pos}: {mv} keeps the outcome: {keeps}");
+                    preferred += usize::from(keeps);
+                }
+            }
+            positions += 1;
+        }
+        // Selective stages cut (so they are not the proof again), are right nearly always,
+        // and more often the higher their confidence.
+        assert!(cut_offs > 100, "{cut_offs} cut-offs");
+        assert!(agree[STAGE_T.len() - 1] >= 36 && agree[STAGE_T.len() - 1] >= agree[0], "{agree:?} of {positions}");
+        // Each proof's own move keeps it, and some of the other moves given first do too.
+        assert!(preferred > with_move, "{preferred} of {with_move}");
+    }
+
+    #[test]
+    fn an_outcome_solve_past_its_deadline_answers_nothing() {
+        let pos: Reversi = "---OOO----OOOOX--XOOOXX-XXOXOOXXOOOOOXXO--OOXXXO--XXOO----XXOO-- X".parse().unwrap();
+        let mut solver = Solver::new(16);
+        solver.set_deadline(Some(Instant::now()));
+        assert_eq!(solver.solve_outcome(&pos), None);
+        solver.set_deadline(None);
+        assert!(solver.solve_outcome(&pos).is_some());
     }
 
     #[test]
