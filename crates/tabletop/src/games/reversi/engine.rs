@@ -11,7 +11,7 @@ use super::eval::Weights;
 use super::patterns::{Indices, PatternWeights};
 use super::rules::{Reversi, ReversiMove, Square};
 use super::probcut::ProbCut;
-use super::solver::Solver;
+use super::solver::{Outcome, Solver};
 use super::symmetry::canonical;
 use crate::players::Player;
 use crate::memory::{try_large_vec, TableAllocError};
@@ -181,6 +181,10 @@ pub struct Analysis {
     pub value: i32,
     /// True when the value is the exact final score from the endgame solver.
     pub exact: bool,
+    /// The result with perfect play, when the solver proved it: with an exact value, or alone
+    /// (win, draw or loss without the margin, [`Solver::solve_outcome`]), the value then
+    /// being the midgame estimate made to agree with it.
+    pub outcome: Option<Outcome>,
     /// The deepest completed iteration (plies), or the empties solved.
     pub depth: u32,
     /// Nodes searched.
@@ -194,6 +198,13 @@ impl Analysis {
     pub fn describe(&self) -> String {
         if self.exact {
             format!("{:+} exact", self.value)
+        } else if let Some(outcome) = self.outcome {
+            let proven = match outcome {
+                Outcome::Win => "a proven win",
+                Outcome::Draw => "a proven draw",
+                Outcome::Loss => "a proven loss",
+            };
+            format!("{:+.2} discs, {proven}", self.value as f64 / 100.0)
         } else if self.value.abs() >= WON {
             let d = self.value.abs() - WON;
             format!("{} by {d} discs (proved)", if self.value > 0 { "wins" } else { "loses" })
@@ -406,7 +417,7 @@ impl Engine {
         if m.count_ones() == 1 {
             // Nothing to choose: the clock is kept for the moves that need it.
             let best = Square::from_index(m.trailing_zeros() as usize).map(ReversiMove::Place).expect("a square");
-            return Analysis { best, value: 0, exact: false, depth: 0, nodes: 0, elapsed: start.elapsed() };
+            return Analysis { best, value: 0, exact: false, outcome: None, depth: 0, nodes: 0, elapsed: start.elapsed() };
         }
         self.analyse_within(position, Some(clock.budget(position)))
     }
@@ -421,13 +432,25 @@ impl Engine {
                 best: ReversiMove::Pass,
                 value: 0,
                 exact: false,
+                outcome: None,
                 depth: 0,
                 nodes: 0,
                 elapsed: start.elapsed(),
             };
         }
         let empties = position.open_squares();
-        let exact_possible = self.depth.is_none() && empties <= Engine::solve_empties(budget.map(|b| b.limit));
+        let limit = budget.map(|b| b.limit);
+        let exact_possible = self.depth.is_none() && empties <= Engine::solve_empties(limit);
+        let outcome_reach = match Engine::outcome_empties(limit) {
+            0 => 0,
+            proven => proven + LIKELY_EXTRA,
+        };
+        let outcome_possible = self.depth.is_none() && !exact_possible && empties <= outcome_reach;
+        if outcome_possible {
+            let mut result = self.outcome_first(position, budget, start);
+            result.elapsed = start.elapsed();
+            return result;
+        }
         // The midgame search gets the whole budget, or a quarter before an exact solve.
         let mid_budget = budget.map(|b| if exact_possible { b.scaled(1, 4) } else { b });
         let mut result = self.midgame(p, o, mid_budget, start);
@@ -438,12 +461,76 @@ impl Engine {
                 result.best = sol.best.unwrap_or(result.best);
                 result.value = sol.score;
                 result.exact = true;
+                result.outcome = Some(Outcome::of(sol.score));
                 result.depth = empties;
                 result.nodes += sol.nodes;
             }
             self.solver.set_deadline(None);
         }
         result.elapsed = start.elapsed();
+        result
+    }
+
+    /// The most empties at which a move is proven a win, draw or loss
+    /// ([`Solver::solve_outcome`]) within `limit`, beyond the exact solve's reach. On
+    /// positions of the engine's own games (fresh tables) the proof took at most 60 ms for
+    /// four in five positions of 20 empties, 82 ms of 21, 157 ms of 22, 396 ms of 23 and
+    /// 1.2 s of 24: about 2.3 times as long per empty (docs/REVERSI.md, "2026-12-01: proven
+    /// outcomes").
+    fn outcome_empties(limit: Option<Duration>) -> u32 {
+        match limit {
+            None => 0,
+            Some(t) if t >= Duration::from_millis(2500) => 24,
+            Some(t) if t >= Duration::from_millis(900) => 23,
+            Some(t) if t >= Duration::from_millis(300) => 22,
+            Some(t) if t >= Duration::from_millis(80) => 20,
+            Some(t) if t >= Duration::from_millis(30) => 18,
+            Some(_) => 0,
+        }
+    }
+
+    /// A move where the game's outcome can be proven, or found likely, in time (Othello's
+    /// endgame as NTest and Edax play it). The midgame search comes first, with
+    /// [`MIDGAME_SHARE`] of the budget, and its move is the one the outcome solves try first;
+    /// then, until the deadline, the solves: within [`Engine::outcome_empties`] the proof,
+    /// beyond it (up to [`LIKELY_EXTRA`] empties more) the solver's selective stages first,
+    /// each a likely outcome, then the proof. The last solve that ends decides: its winning or
+    /// drawing move is played (the midgame's own when it keeps the outcome, as it is tried
+    /// first); after a loss, or when none ends, the midgame's move.
+    fn outcome_first(&mut self, position: &Reversi, budget: Option<MoveTime>, start: Instant) -> Analysis {
+        let (p, o) = position.player_opponent();
+        let empties = position.open_squares();
+        let mid_budget = budget.map(|b| b.scaled(MIDGAME_SHARE.0, MIDGAME_SHARE.1));
+        let mut result = self.midgame(p, o, mid_budget, start);
+        let own = result.best;
+        let stages: &[Option<usize>] = if empties <= Engine::outcome_empties(budget.map(|b| b.limit)) {
+            &[None]
+        } else {
+            &[Some(0), Some(1), Some(2), Some(3), None]
+        };
+        self.solver.set_deadline(budget.map(|b| start + b.limit));
+        let mut prefer = own;
+        let mut last = None;
+        for &stage in stages {
+            let Some(solution) = self.solver.solve_outcome_from(position, Some(prefer), stage) else { break };
+            result.nodes += solution.nodes;
+            if let Some(best) = solution.best {
+                prefer = best;
+            }
+            last = Some((solution, stage.is_none()));
+        }
+        self.solver.set_deadline(None);
+        if let Some((solution, proven)) = last {
+            result.best = solution.best.unwrap_or(own);
+            if proven {
+                result.outcome = Some(solution.outcome);
+                result.value = match solution.outcome {
+                    Outcome::Win => result.value.max(100),
+                    Outcome::Draw => 0,
+                    Outcome::Loss => result.value.min(-100),
+                };
+            }
+        }
         result
     }
 
@@ -534,6 +621,7 @@ impl Engine {
             best,
             value: best_value,
             exact: false,
+            outcome: None,
             depth: completed,
             nodes: self.nodes,
             elapsed: start.elapsed(),
@@ -794,6 +882,14 @@ const EDGES_AWAY_FROM_CORNERS: u64 = EDGES & !CORNERS & !adjacent(CORNERS);
 const C_SQUARES: u64 = EDGES & adjacent(CORNERS);
 /// The squares diagonal to a corner (b2, g2, b7, g7).
 const X_SQUARES: u64 = adjacent(CORNERS) & !EDGES;
+
+/// The share of the budget (numerator, denominator) of the midgame search before the outcome
+/// solves ([`Engine::outcome_first`]); they take the rest.
+const MIDGAME_SHARE: (u32, u32) = (2, 5);
+
+/// Beyond [`Engine::outcome_empties`], up to this many empties more are searched for a likely
+/// outcome by the solver's selective stages.
+const LIKELY_EXTRA: u32 = 2;
 
 /// Windows beyond this (hundredths of a disc) are never cut by ProbCut.
 const PROBCUT_LIMIT: i32 = 6000;
@@ -1256,5 +1352,52 @@ mod tests {
         }
         engine.depth = Some(11);
         assert_ne!(engine.analyse(&position).best.to_string(), "b3");
+    }
+
+    #[test]
+    fn a_proven_outcome_is_kept_and_the_midgame_choice_preferred_among_the_moves_that_keep_it() {
+        // Positions of 17-19 empties, beyond the exact solve's reach at 100 ms. The midgame
+        // search is held to 4 plies and the budget is large, so that nothing here depends on
+        // the machine's speed.
+        let mut exact = Solver::new(20);
+        let mut engine = Engine::new(None, Some(4));
+        let mut midgame = Engine::new(None, Some(4));
+        let budget = Some(MoveTime::fixed(Duration::from_secs(60)));
+        let (mut overruled, mut preferred, mut lost) = (0, 0, 0);
+        for position in random_positions(31, 40, 41..44) {
+            if !(17..=19).contains(&position.open_squares()) || position.placements() == 0 {
+                continue;
+            }
+            let score = exact.solve(&position).score;
+            engine.clear();
+            let got = engine.outcome_first(&position, budget, Instant::now());
+            assert_eq!(got.outcome, Some(Outcome::of(score)), "{position}");
+            let mut child = position;
+            child.play(got.best).unwrap();
+            let reached = -exact.solve(&child).score;
+            midgame.clear();
+            let own = midgame.analyse(&position).best;
+            match Outcome::of(score) {
+                Outcome::Loss => {
+                    // Every move loses: the midgame search chooses.
+                    assert_eq!(got.best, own, "{position}");
+                    assert!(got.value <= -100);
+                    lost += 1;
+                }
+                outcome => {
+                    assert_eq!(Outcome::of(reached), outcome, "{position}: {} reaches {reached} of {score}", got.best);
+                    let mut after_own = position;
+                    after_own.play(own).unwrap();
+                    if Outcome::of(-exact.solve(&after_own).score) == outcome {
+                        assert_eq!(got.best, own, "{position}: the midgame's move keeps the outcome");
+                        preferred += 1;
+                    } else {
+                        overruled += 1;
+                    }
+                }
+            }
+        }
+        // Each branch was taken: the midgame's move kept, overruled, and a lost position.
+        assert!(preferred > 0 && overruled > 0 && lost > 0, "{preferred} {overruled} {lost}");
     }
 }
