@@ -382,14 +382,7 @@ impl Engine {
 
     /// The most empties the exact solver is tried on within `limit`.
     fn solve_empties(limit: Option<Duration>) -> u32 {
-        match limit {
-            None => 0,
-            Some(t) if t >= Duration::from_millis(3000) => 22,
-            Some(t) if t >= Duration::from_millis(900) => 20,
-            Some(t) if t >= Duration::from_millis(250) => 18,
-            Some(t) if t >= Duration::from_millis(80) => 16,
-            Some(_) => 12,
-        }
+        reach(limit, &[(3000, 22), (900, 20), (250, 18), (80, 16), (0, 12)])
     }
 
     /// Chooses a move for the side to move in `position` and says how good it is, within the
@@ -478,15 +471,7 @@ impl Engine {
     /// 1.2 s of 24: about 2.3 times as long per empty (docs/REVERSI.md, "2026-12-01: proven
     /// outcomes").
     fn outcome_empties(limit: Option<Duration>) -> u32 {
-        match limit {
-            None => 0,
-            Some(t) if t >= Duration::from_millis(2500) => 24,
-            Some(t) if t >= Duration::from_millis(900) => 23,
-            Some(t) if t >= Duration::from_millis(300) => 22,
-            Some(t) if t >= Duration::from_millis(80) => 20,
-            Some(t) if t >= Duration::from_millis(30) => 18,
-            Some(_) => 0,
-        }
+        reach(limit, &[(2500, 24), (900, 23), (300, 22), (80, 20), (30, 18)])
     }
 
     /// A move where the game's outcome can be proven, or found likely, in time (Othello's
@@ -882,6 +867,13 @@ const EDGES_AWAY_FROM_CORNERS: u64 = EDGES & !CORNERS & !adjacent(CORNERS);
 const C_SQUARES: u64 = EDGES & adjacent(CORNERS);
 /// The squares diagonal to a corner (b2, g2, b7, g7).
 const X_SQUARES: u64 = adjacent(CORNERS) & !EDGES;
+
+/// The empties a solve reaches within `limit`: the first of `steps` (the least limit in
+/// milliseconds, the empties; largest first) that the limit meets, 0 for none or no limit.
+fn reach(limit: Option<Duration>, steps: &[(u64, u32)]) -> u32 {
+    let Some(limit) = limit else { return 0 };
+    steps.iter().find(|&&(ms, _)| limit >= Duration::from_millis(ms)).map_or(0, |&(_, empties)| empties)
+}
 
 /// The share of the budget (numerator, denominator) of the midgame search before the outcome
 /// solves ([`Engine::outcome_first`]); they take the rest.
