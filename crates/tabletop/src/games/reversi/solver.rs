@@ -1372,6 +1372,18 @@ mod tests {
     use crate::game::{Game, TwoPlayer};
     use crate::search::{NoEvaluation, NoOrdering, Options, Search};
 
+    /// A seeded random game played down to `empties` empty squares; `None` if it ended first.
+    fn random_game(rng: &mut rand_chacha::ChaCha8Rng, empties: u32) -> Option<Reversi> {
+        use rand::Rng;
+        let mut pos = Reversi::new();
+        let mut list = Vec::new();
+        while pos.open_squares() > empties && !pos.is_over() {
+            pos.legal_moves(&mut list);
+            pos.play_unchecked(list[rng.gen_range(0..list.len())]);
+        }
+        (!pos.is_over()).then_some(pos)
+    }
+
     #[test]
     fn a_deadline_already_passed_stops_the_solve_at_its_first_node() {
         // 20 empties: thousands of nodes to solve. The clock was read only when the node count
@@ -1494,18 +1506,10 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
         let (mut exact, mut wld) = (Solver::new(18), Solver::new(18));
         let mut seen = [0; 3];
-        let mut list = Vec::new();
         let mut checked = 0;
         while checked < 150 {
-            let mut pos = Reversi::new();
             let stop = rng.gen_range(12..=20);
-            while pos.open_squares() > stop && !pos.is_over() {
-                pos.legal_moves(&mut list);
-                pos.play_unchecked(list[rng.gen_range(0..list.len())]);
-            }
-            if pos.is_over() {
-                continue;
-            }
+            let Some(pos) = random_game(&mut rng, stop) else { continue };
             let score = exact.solve(&pos).score;
             let got = wld.solve_outcome(&pos).expect("no deadline");
             assert_eq!(got.outcome, Outcome::of(score), "{pos}: exact {score}");
@@ -1528,21 +1532,14 @@ mod tests {
 
     #[test]
     fn likely_outcomes_cut_and_mostly_agree_with_the_proof_and_the_preferred_move_comes_first() {
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
         let mut solver = Solver::new(18);
         let mut list = Vec::new();
         let (mut agree, mut positions, mut cut_offs) = ([0; STAGE_T.len()], 0, 0);
         let (mut preferred, mut with_move) = (0, 0);
         while positions < 40 {
-            let mut pos = Reversi::new();
-            while pos.open_squares() > 18 && !pos.is_over() {
-                pos.legal_moves(&mut list);
-                pos.play_unchecked(list[rng.gen_range(0..list.len())]);
-            }
-            if pos.is_over() || pos.placements() == 0 {
-                continue;
-            }
+            let Some(pos) = random_game(&mut rng, 18).filter(|pos| pos.placements() != 0) else { continue };
             let proven = solver.solve_outcome(&pos).expect("no deadline");
             for (stage, agreed) in agree.iter_mut().enumerate() {
                 solver.clear();
@@ -1631,16 +1628,8 @@ mod tests {
         one.set_selective_from(61);
         let mut checked = 0;
         while checked < 8 {
-            let mut pos = Reversi::new();
-            let mut list = Vec::new();
             let empties = rng.gen_range(SPLIT_MIN..=SPLIT_MIN + 3);
-            while pos.open_squares() > empties && !pos.is_over() {
-                pos.legal_moves(&mut list);
-                pos.play_unchecked(list[rng.gen_range(0..list.len())]);
-            }
-            if pos.is_over() {
-                continue;
-            }
+            let Some(pos) = random_game(&mut rng, empties) else { continue };
             let expected = one.solve(&pos).score;
             let got = two.solve(&pos);
             assert_eq!(got.score, expected, "{pos}");
