@@ -482,7 +482,37 @@ impl Engine {
     /// each a likely outcome, then the proof. The last solve that ends decides: its winning or
     /// drawing move is played (the midgame's own when it keeps the outcome, as it is tried
     /// first); after a loss, or when none ends, the midgame's move.
+    ///
+    /// Time left after a proof goes to the margin: the exact score on the proven side of 0
+    /// (the proof's table entries carry over), whose move keeps the outcome and loses no
+    /// discs; unfinished by the deadline, the proof's move stands.
     fn outcome_first(&mut self, position: &Reversi, budget: Option<MoveTime>, start: Instant) -> Analysis {
+        let mut result = self.outcome_move(position, budget, start);
+        let window = match result.outcome {
+            Some(Outcome::Win) => (0, 65),
+            Some(Outcome::Loss) => (-65, 0),
+            Some(Outcome::Draw) => {
+                result.exact = true;
+                result.depth = position.open_squares();
+                return result;
+            }
+            None => return result,
+        };
+        self.solver.set_deadline(budget.map(|b| start + b.limit));
+        if let Some(exact) = self.solver.solve_window(position, window.0, window.1) {
+            result.nodes += exact.nodes;
+            result.best = exact.best.unwrap_or(result.best);
+            result.value = exact.score;
+            result.exact = true;
+            result.depth = position.open_squares();
+        }
+        self.solver.set_deadline(None);
+        result
+    }
+
+    /// [`Engine::outcome_first`] without the margin: the midgame search, then the outcome
+    /// solves.
+    fn outcome_move(&mut self, position: &Reversi, budget: Option<MoveTime>, start: Instant) -> Analysis {
         let (p, o) = position.player_opponent();
         let empties = position.open_squares();
         let mid_budget = budget.map(|b| b.scaled(MIDGAME_SHARE.0, MIDGAME_SHARE.1));
@@ -504,7 +534,6 @@ impl Engine {
             }
             last = Some((solution, stage.is_none()));
         }
-        self.solver.set_deadline(None);
         if let Some((solution, proven)) = last {
             result.best = solution.best.unwrap_or(own);
             if proven {
@@ -516,6 +545,7 @@ impl Engine {
                 };
             }
         }
+        self.solver.set_deadline(None);
         result
     }
 
@@ -1362,7 +1392,7 @@ mod tests {
             }
             let score = exact.solve(&position).score;
             engine.clear();
-            let got = engine.outcome_first(&position, budget, Instant::now());
+            let got = engine.outcome_move(&position, budget, Instant::now());
             assert_eq!(got.outcome, Some(Outcome::of(score)), "{position}");
             let mut child = position;
             child.play(got.best).unwrap();
@@ -1391,5 +1421,30 @@ mod tests {
         }
         // Each branch was taken: the midgame's move kept, overruled, and a lost position.
         assert!(preferred > 0 && overruled > 0 && lost > 0, "{preferred} {overruled} {lost}");
+    }
+
+    #[test]
+    fn time_left_after_a_proof_finds_the_margin_and_a_move_that_reaches_it() {
+        // The positions of the test above, with time for the exact score after the proof.
+        let mut exact = Solver::new(20);
+        let mut engine = Engine::new(None, Some(4));
+        let budget = Some(MoveTime::fixed(Duration::from_secs(60)));
+        let mut seen = [0; 3];
+        for position in random_positions(31, 40, 41..44) {
+            if !(17..=19).contains(&position.open_squares()) || position.placements() == 0 {
+                continue;
+            }
+            let score = exact.solve(&position).score;
+            engine.clear();
+            let got = engine.outcome_first(&position, budget, Instant::now());
+            assert_eq!(got.outcome, Some(Outcome::of(score)), "{position}");
+            assert!(got.exact, "{position}");
+            assert_eq!(got.value, score, "{position}");
+            let mut child = position;
+            child.play(got.best).unwrap();
+            assert_eq!(-exact.solve(&child).score, score, "{position}: {} does not reach {score}", got.best);
+            seen[Outcome::of(score) as usize] += 1;
+        }
+        assert!(seen[0] > 0 && seen[2] > 0, "losses and wins: {seen:?}");
     }
 }
