@@ -1376,20 +1376,23 @@ mod tests {
         assert_ne!(engine.analyse(&position).best.to_string(), "b3");
     }
 
+    /// Seeded positions of 17-19 empties with a move, beyond the exact solve's reach at 100 ms.
+    fn beyond_the_exact_reach() -> impl Iterator<Item = Reversi> {
+        random_positions(31, 40, 41..44)
+            .into_iter()
+            .filter(|position| (17..=19).contains(&position.open_squares()) && position.placements() > 0)
+    }
+
     #[test]
     fn a_proven_outcome_is_kept_and_the_midgame_choice_preferred_among_the_moves_that_keep_it() {
-        // Positions of 17-19 empties, beyond the exact solve's reach at 100 ms. The midgame
-        // search is held to 4 plies and the budget is large, so that nothing here depends on
-        // the machine's speed.
+        // The midgame search is held to 4 plies and the budget is large, so that nothing here
+        // depends on the machine's speed.
         let mut exact = Solver::new(20);
         let mut engine = Engine::new(None, Some(4));
         let mut midgame = Engine::new(None, Some(4));
         let budget = Some(MoveTime::fixed(Duration::from_secs(60)));
         let (mut overruled, mut preferred, mut lost) = (0, 0, 0);
-        for position in random_positions(31, 40, 41..44) {
-            if !(17..=19).contains(&position.open_squares()) || position.placements() == 0 {
-                continue;
-            }
+        for position in beyond_the_exact_reach() {
             let score = exact.solve(&position).score;
             engine.clear();
             let got = engine.outcome_move(&position, budget, Instant::now());
@@ -1430,10 +1433,7 @@ mod tests {
         let mut engine = Engine::new(None, Some(4));
         let budget = Some(MoveTime::fixed(Duration::from_secs(60)));
         let mut seen = [0; 3];
-        for position in random_positions(31, 40, 41..44) {
-            if !(17..=19).contains(&position.open_squares()) || position.placements() == 0 {
-                continue;
-            }
+        for position in beyond_the_exact_reach() {
             let score = exact.solve(&position).score;
             engine.clear();
             let got = engine.outcome_first(&position, budget, Instant::now());
