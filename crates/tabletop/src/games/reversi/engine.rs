@@ -448,17 +448,7 @@ impl Engine {
         let mid_budget = budget.map(|b| if exact_possible { b.scaled(1, 4) } else { b });
         let mut result = self.midgame(p, o, mid_budget, start);
         if exact_possible {
-            let deadline = budget.map(|b| start + b.limit);
-            self.solver.set_deadline(deadline);
-            if let Some(sol) = self.solver.solve_window(position, -64, 64) {
-                result.best = sol.best.unwrap_or(result.best);
-                result.value = sol.score;
-                result.exact = true;
-                result.outcome = Some(Outcome::of(sol.score));
-                result.depth = empties;
-                result.nodes += sol.nodes;
-            }
-            self.solver.set_deadline(None);
+            self.solve_into(position, (-64, 64), budget.map(|b| start + b.limit), &mut result);
         }
         result.elapsed = start.elapsed();
         result
@@ -498,16 +488,23 @@ impl Engine {
             }
             None => return result,
         };
-        self.solver.set_deadline(budget.map(|b| start + b.limit));
-        if let Some(exact) = self.solver.solve_window(position, window.0, window.1) {
-            result.nodes += exact.nodes;
-            result.best = exact.best.unwrap_or(result.best);
-            result.value = exact.score;
+        self.solve_into(position, window, budget.map(|b| start + b.limit), &mut result);
+        result
+    }
+
+    /// The exact score within `window` (exclusive bounds) by `deadline`: when the solve ends in
+    /// time, its score and move replace the search's in `result`.
+    fn solve_into(&mut self, position: &Reversi, window: (i32, i32), deadline: Option<Instant>, result: &mut Analysis) {
+        self.solver.set_deadline(deadline);
+        if let Some(sol) = self.solver.solve_window(position, window.0, window.1) {
+            result.best = sol.best.unwrap_or(result.best);
+            result.value = sol.score;
             result.exact = true;
+            result.outcome = Some(Outcome::of(sol.score));
             result.depth = position.open_squares();
+            result.nodes += sol.nodes;
         }
         self.solver.set_deadline(None);
-        result
     }
 
     /// [`Engine::outcome_first`] without the margin: the midgame search, then the outcome
