@@ -96,6 +96,29 @@ fn parse_mem_available(text: &str) -> Option<u64> {
     }
 }
 
+/// Asks the processor to bring the cache line of `value` in ahead of its use: a table probe
+/// that would stall on memory finds it in the cache when enough work comes between. A hint
+/// that changes nothing else (a no-op off x86-64).
+///
+/// ```
+/// let table = vec![0u64; 1 << 16];
+/// tabletop::memory::prefetch(&table[12_345]);
+/// assert_eq!(table[12_345], 0);
+/// ```
+#[inline(always)]
+pub fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and never changes memory; the address comes from a
+    // reference. Measured: the Reversi engine's children's buckets fetched while a node
+    // orders its moves made its midgame search about 9% faster for the same nodes (the
+    // endgame solver gained nothing measurable); see docs/REVERSI.md.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((value as *const T).cast::<i8>())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
+
 #[cfg(target_os = "linux")]
 fn advise_huge_pages(start: usize, bytes: usize) {
     const PAGE: usize = 4096;

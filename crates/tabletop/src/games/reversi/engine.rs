@@ -162,7 +162,13 @@ struct Entry {
     age: u8,
 }
 
-/// The engine's search table holds `2^ENGINE_TABLE_BITS` entries.
+/// Two table entries in one cache line (48 bytes and padding), so that a probe reads one
+/// line: buckets of two 24-byte entries side by side put half of them across two lines.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket([Entry; 2]);
+
+/// The engine's search table holds `2^ENGINE_TABLE_BITS` entries (two to a [`Bucket`]).
 const ENGINE_TABLE_BITS: u32 = 18;
 /// The engine's endgame solver has a table of `2^ENGINE_SOLVER_BITS` entries.
 const ENGINE_SOLVER_BITS: u32 = 20;
@@ -216,7 +222,8 @@ impl Analysis {
 
 /// The engine: a search with its tables. Reuse it across moves.
 pub struct Engine {
-    table: Vec<Entry>,
+    table: Vec<Bucket>,
+    /// The number of buckets less one (a power of two less one).
     mask: usize,
     /// Counts the searches (wrapping). Entries of earlier searches give their move only, not
     /// their bounds: with ProbCut those bounds are estimates, and one carried over from the
@@ -273,8 +280,8 @@ impl Engine {
     pub fn try_new(time: Option<Duration>, depth: Option<u32>) -> Result<Engine, TableAllocError> {
         let time = if time.is_none() && depth.is_none() { Some(Duration::from_secs(1)) } else { time };
         Ok(Engine {
-            table: try_large_vec(1 << ENGINE_TABLE_BITS, Entry::default)?,
-            mask: (1 << ENGINE_TABLE_BITS) - 1,
+            table: try_large_vec(1 << (ENGINE_TABLE_BITS - 1), Bucket::default)?,
+            mask: (1 << (ENGINE_TABLE_BITS - 1)) - 1,
             age: 0,
             nodes: 0,
             deadline: None,
@@ -319,7 +326,7 @@ impl Engine {
     /// assert_eq!((again.best, again.value, again.nodes), (fresh.best, fresh.value, fresh.nodes));
     /// ```
     pub fn clear(&mut self) {
-        self.table.fill(Entry::default());
+        self.table.fill(Bucket::default());
         self.age = 0;
         self.nodes = 0;
         self.deadline = None;
@@ -378,7 +385,7 @@ impl Engine {
     /// assert!(Engine::MEMORY_BYTES > 20 << 20 && Engine::MEMORY_BYTES < 64 << 20);
     /// ```
     pub const MEMORY_BYTES: u64 =
-        (std::mem::size_of::<Entry>() as u64) * (1 << ENGINE_TABLE_BITS) + Solver::memory_bytes(ENGINE_SOLVER_BITS);
+        (std::mem::size_of::<Bucket>() as u64) * (1 << (ENGINE_TABLE_BITS - 1)) + Solver::memory_bytes(ENGINE_SOLVER_BITS);
 
     /// The most empties the exact solver is tried on within `limit`.
     fn solve_empties(limit: Option<Duration>) -> u32 {
@@ -640,18 +647,23 @@ impl Engine {
         }
     }
 
-    /// The first of the two entries of a position's bucket.
+    /// The bucket of a position.
     #[inline]
     fn bucket(&self, p: u64, o: u64) -> usize {
         let h = (p ^ o.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ o.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-        (h >> 24) as usize & self.mask & !1
+        (h >> 25) as usize & self.mask
+    }
+
+    /// Starts fetching the bucket of the position into the cache, for a probe soon after.
+    #[inline]
+    fn prefetch(&self, p: u64, o: u64) {
+        crate::memory::prefetch(&self.table[self.bucket(p, o)]);
     }
 
     /// The table's entry for the position, if it holds one.
     #[inline]
     fn probe(&self, p: u64, o: u64) -> Option<Entry> {
-        let b = self.bucket(p, o);
-        self.table[b..b + 2].iter().find(|e| e.p == p && e.o == o).copied()
+        self.table[self.bucket(p, o)].0.iter().find(|e| e.p == p && e.o == o).copied()
     }
 
     /// Stores an entry in its bucket: the first slot keeps the deepest entry of the current
@@ -661,9 +673,10 @@ impl Engine {
     #[inline]
     fn store(&mut self, entry: Entry) {
         let b = self.bucket(entry.p, entry.o);
-        let first = &self.table[b];
+        let slots = &mut self.table[b].0;
+        let first = &slots[0];
         let keep_first = !(first.p == entry.p && first.o == entry.o) && first.age == entry.age && first.depth > entry.depth;
-        self.table[b + keep_first as usize] = entry;
+        slots[keep_first as usize] = entry;
     }
 
     fn pvs(&mut self, p: u64, o: u64, ix: &Indices, depth: u32, alpha: i32, beta: i32) -> i32 {
@@ -772,6 +785,8 @@ impl Engine {
                 let f = flips(p, o, sq);
                 let (np, no) = (p | f | (1 << sq), o & !f);
                 let replies = moves(no, np);
+                // The child's bucket arrives while the other moves are ordered.
+                self.prefetch(no, np);
                 let key = if depth >= ORDER_BY_EVALUATION_MIN {
                     self.evaluate_leaf(&ix.play(sq, f), no, np, replies) + self.reply_weight * replies.count_ones() as i32
                 } else {
@@ -1306,7 +1321,9 @@ mod tests {
     #[test]
     fn memory_figure_matches_the_tables() {
         let engine = Engine::try_new(None, Some(1)).unwrap();
-        let table = engine.table.len() * std::mem::size_of::<Entry>();
+        let table = engine.table.len() * std::mem::size_of::<Bucket>();
+        assert_eq!(std::mem::size_of::<Bucket>(), 64, "a bucket is one cache line");
+        assert_eq!(engine.table.len() * 2, 1 << ENGINE_TABLE_BITS);
         assert_eq!(Engine::MEMORY_BYTES, table as u64 + Solver::memory_bytes(ENGINE_SOLVER_BITS));
         assert_eq!(Solver::memory_bytes(ENGINE_SOLVER_BITS), 64 * ((1 << 20) / 3 + 1 + (1 << 10) / 3 + 1));
     }
@@ -1352,7 +1369,7 @@ mod tests {
         engine.store(entry(deep, 12, 1));
         engine.store(entry(same_bucket[0], 1, 2));
         assert_eq!(engine.probe(same_bucket[0].0, same_bucket[0].1).map(|e| e.depth), Some(1));
-        assert_eq!(engine.table[target].depth, 1);
+        assert_eq!(engine.table[target].0[0].depth, 1);
     }
 
     #[test]
