@@ -3,7 +3,7 @@
 //! A table probe is a random access into hundreds of megabytes: with 4 KB pages nearly every
 //! one also misses the TLB, and a miss to memory costs as much as hundreds of instructions.
 //! Huge pages for the tables remove most of the TLB misses; they are a hint that changes no
-//! contents.
+//! contents. [`prefetch`] asks for a probe's cache line ahead of the probe.
 //!
 //! Tables are allocated fallibly ([`try_large_vec`]): a size that the address space or the
 //! system refuses is an error ([`TableAllocError`]) that front ends report, not an abort.
