@@ -143,6 +143,9 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     const NAME: &'static str;
     /// The option keys the game accepts at creation.
     const OPTION_KEYS: &'static [&'static str];
+    /// The options as form fields for a generic page (default: none described; a game with its
+    /// own page module draws its options itself).
+    const OPTION_FIELDS: &'static [OptionField] = &[];
     /// The players it offers.
     fn player_kinds() -> &'static [PlayerKind];
     /// The starting position from the public options and the server's secret (validated, with a reason).
@@ -460,6 +463,45 @@ pub trait SessionFactory: Sync {
     fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, SessionError>;
     /// Fills in what the server keeps to itself for a new game (see [`Adapter::complete_secret`]).
     fn complete_secret(&self, secret: &mut Value);
+    /// The creation options as form fields (see [`Adapter::OPTION_FIELDS`]), so that a page
+    /// with no code of the game's own can offer them.
+    fn option_fields(&self) -> &'static [OptionField] {
+        &[]
+    }
+}
+
+/// One creation option as a form field: what a generic page needs to offer it (its label, its
+/// kind and range, its default). Serialized into the server's catalog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct OptionField {
+    /// The option's key in the options object (`"size"`).
+    pub key: &'static str,
+    /// What the field is called on the page (`"Board size"`).
+    pub label: &'static str,
+    /// Its kind, range and default.
+    pub kind: OptionKind,
+}
+
+/// The kind of an [`OptionField`]: a whole number in a range, or one of a few named choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum OptionKind {
+    /// A whole number from `min` to `max`.
+    Integer {
+        /// The smallest value.
+        min: i64,
+        /// The largest value.
+        max: i64,
+        /// The value when the option is left out.
+        default: i64,
+    },
+    /// One of `choices`: `(value, label)` pairs.
+    Choice {
+        /// The values sent and their labels on the page.
+        choices: &'static [(&'static str, &'static str)],
+        /// The value when the option is left out.
+        default: &'static str,
+    },
 }
 
 /// The [`SessionFactory`] of a game `G` served through the adapter `A`.
@@ -485,6 +527,10 @@ impl<G: Review, A: Adapter<G>> SessionFactory for Served<G, A> {
 
     fn complete_secret(&self, secret: &mut Value) {
         A::complete_secret(secret)
+    }
+
+    fn option_fields(&self) -> &'static [OptionField] {
+        A::OPTION_FIELDS
     }
 }
 
