@@ -27,6 +27,7 @@
 pub mod analysis;
 pub mod arena;
 pub mod cancel;
+pub mod clock;
 pub mod conformance;
 pub mod environment;
 pub mod external;
