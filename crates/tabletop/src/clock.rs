@@ -331,7 +331,7 @@ fn seconds_text(ms: u128) -> String {
 /// A base time: whole minutes as a number (`5`), else `M:SS` with decimals (`0:30`, `1:30.5`).
 fn base_text(duration: Duration) -> String {
     let ms = duration.as_millis();
-    if ms % 60_000 == 0 {
+    if ms.is_multiple_of(60_000) {
         return (ms / 60_000).to_string();
     }
     let seconds = seconds_text(ms % 60_000);

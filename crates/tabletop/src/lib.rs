@@ -43,6 +43,7 @@ pub mod registry;
 pub mod review;
 pub mod search;
 pub mod session;
+pub mod stats;
 #[cfg(feature = "cli")]
 pub mod tools;
 pub mod value;
