@@ -52,7 +52,7 @@ pub struct BenchArgs {
     /// Only these sets (e.g. Test_L3_R1); default all five.
     #[arg(long = "set")]
     pub sets: Vec<String>,
-    /// Directory of the benchmark sets.
+    /// Directory of the benchmark sets (default: the repository's crates/tabletop/data/connect/sets).
     #[arg(long)]
     pub data: Option<String>,
     /// Transposition table entries (8 bytes each) for the sets.
@@ -105,18 +105,13 @@ pub struct BenchArgs {
 /// Runs `tabletop bench connect`: the benchmark sets (every score checked), the acceptance
 /// matches and the empty board, as asked.
 pub fn bench(args: BenchArgs) -> ToolResult {
-    use crate::games::connect::bench::{default_data_dir, pons_ms, solve_set, SETS};
+    use crate::games::connect::bench::{pons_ms, solve_set, DATA_DIR, SETS};
     let v = ConnectVariant::connect4();
     if args.analysis {
         return bench_analysis(&args);
     }
     if !args.no_sets {
-        let dir = args
-            .data
-            .clone()
-            .map(std::path::PathBuf::from)
-            .or_else(default_data_dir)
-            .unwrap_or_else(|| "../shared/data/connect".into());
+        let dir = std::path::PathBuf::from(args.data.as_deref().unwrap_or(DATA_DIR));
         let names: Vec<&str> = if args.sets.is_empty() {
             SETS.iter().map(|s| s.0).collect()
         } else {

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::tools::invalid;
 use crate::games::reversi::accuracy::{measure, players_from_specs, positions as accuracy_positions, DEFAULT_PLAYERS};
-use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, time_use_positions, FfoLine};
+use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, time_use_positions, FfoLine, FFO_FILES};
 use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
 use crate::games::reversi::solver::{ParallelSolver, Solver};
 use crate::games::reversi::patterns::PatternWeights;
@@ -204,12 +204,6 @@ pub fn solve(args: SolveArgs) -> ToolResult {
     Ok(())
 }
 
-/// The shared FFO files, by their first position's number.
-const FFO_FILES: [(usize, &str); 2] = [
-    (40, concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-40-49.obf")),
-    (50, concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-50-59.obf")),
-];
-
 /// The FFO positions of a range such as `40-49` (within #40-#59), numbered.
 fn ffo_lines(range: &str) -> ToolResult<Vec<(usize, FfoLine)>> {
     let bad = || ToolError::Invalid(format!("--ffo {range:?}: give a range such as 40-49, 50-59 or 40-59"));
@@ -219,11 +213,10 @@ fn ffo_lines(range: &str) -> ToolResult<Vec<(usize, FfoLine)>> {
         return Err(bad());
     }
     let mut lines = Vec::new();
-    for (first, file) in FFO_FILES {
+    for (first, text) in FFO_FILES {
         if to < first || from > first + 9 {
             continue;
         }
-        let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
         for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
             if (from..=to).contains(&(first + i)) {
                 lines.push((first + i, line.parse().with_context(|| format!("FFO line {}", i + 1))?));
