@@ -9,23 +9,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::tools::invalid;
 use crate::games::reversi::accuracy::{measure, players_from_specs, positions as accuracy_positions, DEFAULT_PLAYERS};
 use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, time_use_positions, FfoLine, FFO_FILES};
+use crate::games::reversi::options::parse_position;
 use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
 use crate::games::reversi::solver::{ParallelSolver, Solver};
-use crate::games::reversi::patterns::PatternWeights;
 use crate::games::reversi::{Reversi, ReversiMove};
-
-/// The largest pattern weight file read (the built-in one is 5 MB).
-const PATTERN_FILE_MAX_BYTES: u64 = 64 << 20;
-
-/// Reads the pattern weight file `path` that `option` named (`tabletop tune`'s
-/// `--play-patterns` and `--refine`, `tabletop nboard --weights`), kept until the program
-/// ends: the engine holds `'static` weights, like the built-in ones.
-pub(crate) fn read_pattern_weights(option: &str, path: &std::path::Path) -> ToolResult<&'static PatternWeights> {
-    let bytes = crate::tools::read_capped_bytes(path, PATTERN_FILE_MAX_BYTES)?;
-    let weights = PatternWeights::parse(&bytes)
-        .map_err(|e| ToolError::Invalid(format!("{option} {}: bad pattern weight file: {e}", path.display())))?;
-    Ok(Box::leak(Box::new(weights)))
-}
 
 /// Options of `tabletop bench reversi`.
 #[derive(clap::Args)]
@@ -115,14 +102,6 @@ pub struct SolveArgs {
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
-}
-
-/// The position of `--position` (OBF form), or the start.
-pub fn parse_position(text: Option<&str>) -> ToolResult<Reversi> {
-    match text {
-        None => Ok(Reversi::new()),
-        Some(t) => t.parse::<Reversi>().with_context(|| format!("bad position {t:?}")),
-    }
 }
 
 /// Runs `tabletop perft reversi`: the paths to a depth, with the table of subtree counts from depth 8.
