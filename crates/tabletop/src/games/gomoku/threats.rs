@@ -2,6 +2,9 @@
 //! threatening five next), and the search for a victory by continuous fours (VCF): fours played
 //! one after another, each answered by the only block, until a double four or a five. A VCF found
 //! is a proof of a win, so the engine plays it at once and counts it as won at its horizon.
+//!
+//! The moves worth looking at ([`candidates`], the empty points near the stones) are here too:
+//! the threat search needs them, and the engine, which uses this module, searches them.
 
 use super::rules::{Gomoku, GomokuMove, Point, Stone, DIRECTIONS, FIVE};
 use crate::game::Game;
