@@ -1,11 +1,12 @@
 //! The Connect-N solver: small boards and Pons' benchmark sets.
 
+use tabletop::games::connect::bench::DATA_DIR;
 use tabletop::games::connect::solver::{plain_negamax, Solver};
 use tabletop::games::connect::{Connect, ConnectVariant};
 use tabletop::Game;
 
 fn check_set(name: &str, step: usize) {
-    let path = format!("{}/../../../shared/data/connect/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{DATA_DIR}/{name}");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let v = ConnectVariant::connect4();
     let mut solver = Solver::new(v, 1 << 22);
@@ -48,7 +49,7 @@ fn set_l1_r2_sampled() {
 /// nodes with many empty cells) give the exact scores; the table is shared across positions.
 #[test]
 fn parallel_solves_sampled() {
-    let path = format!("{}/../../../shared/data/connect/Test_L1_R2", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{DATA_DIR}/Test_L1_R2");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let v = ConnectVariant::connect4();
     let mut solver = Solver::new(v, 1 << 22);
@@ -123,7 +124,7 @@ fn seeded_sample_of_every_set() {
     let v = ConnectVariant::connect4();
     let mut solver = Solver::new(v, 1 << 22);
     for name in ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2"] {
-        let path = format!("{}/../../../shared/data/connect/{name}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{DATA_DIR}/{name}");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         for _ in 0..40 {

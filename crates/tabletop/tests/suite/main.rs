@@ -13,6 +13,7 @@ mod mathable_rules;
 mod parsing_props;
 mod player_vocabulary;
 mod registry;
+mod repository;
 mod reversi_accuracy;
 mod reversi_ffo;
 mod reversi_levels;

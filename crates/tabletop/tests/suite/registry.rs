@@ -5,10 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-/// The workspace root (two levels above this crate).
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("the workspace exists")
-}
+use super::repository::workspace;
 
 /// Every `.rs`, `.js` and `.css` file below `dir`.
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -3,10 +3,12 @@
 
 use std::time::Instant;
 
+use tabletop::games::reversi::bench::FFO_FILES;
 use tabletop::games::reversi::solver::Solver;
 use tabletop::games::reversi::{Reversi, ReversiMove};
 
-const FFO: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-40-49.obf"));
+/// The file of #40-#49.
+const FFO: &str = FFO_FILES[0].1;
 
 /// (position, best score, moves achieving it) of line `index` (0 = #40).
 fn case(index: usize) -> (Reversi, i32, Vec<ReversiMove>) {

@@ -1,5 +1,6 @@
-//! The solver benchmark over Pons' shared test sets (`Test_L3_R1` ... `Test_L1_R2`): each line
-//! is a position (a column sequence) and its exact score.
+//! The solver benchmark over Pons' test sets (`Test_L3_R1` ... `Test_L1_R2`, copied into the
+//! repository's `crates/tabletop/data/connect/sets/`): each line is a position (a column
+//! sequence) and its exact score.
 //!
 //! ```
 //! use tabletop::games::connect::bench::solve_set;
@@ -25,11 +26,9 @@ pub fn pons_ms(set: &str) -> Option<f64> {
     SETS.iter().find(|s| s.0 == set).map(|s| s.1)
 }
 
-/// The directory of the sets in the shared data beside the repository, if it is there.
-pub fn default_data_dir() -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/connect"));
-    dir.exists().then(|| dir.to_path_buf())
-}
+/// The directory of the five sets in the repository (`crates/tabletop/data/connect/sets`), the
+/// default of `tabletop bench connect` and what the tests read.
+pub const DATA_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/connect/sets");
 
 /// What solving one set gave.
 #[derive(Clone, Debug, Default)]

@@ -20,6 +20,8 @@ pub mod solver;
 
 pub use rules::{Column, Connect, ConnectMoveError, ConnectPositionError, ConnectVariant, ConnectVariantError, Side};
 #[cfg(feature = "cli")]
+pub mod options;
+#[cfg(feature = "cli")]
 pub mod terminal;
 #[cfg(feature = "cli")]
 pub mod tools;

@@ -7,7 +7,7 @@ use clap::Args;
 use crate::games::connect::engine::make_player;
 use crate::games::connect::rules::render_board_marked;
 use crate::games::connect::{Column, Connect, ConnectVariant, Side};
-use crate::games::connect::tools::SizeArgs;
+use crate::games::connect::options::SizeArgs;
 use crate::{Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
 use crate::external::make_local_player as local_player;

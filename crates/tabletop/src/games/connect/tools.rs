@@ -7,44 +7,9 @@ use crate::tools::{bail, check_threads, invalid, read_capped_bytes, Context, Too
 use crate::games::connect::book::Book;
 use crate::games::connect::engine::Engine;
 use crate::games::connect::solver::Solver;
+use crate::games::connect::options::SizeArgs;
 use crate::games::connect::{Connect, ConnectVariant};
 use crate::{perft as count_paths, Game, Player};
-
-/// Board size options shared by every connect command.
-#[derive(clap::Args, Clone, Debug)]
-pub struct SizeArgs {
-    /// A preset: connect3 (4x3, line 3), connect4-6x4, connect4 (7x6, the default), or WxH/N.
-    #[arg(long)]
-    pub preset: Option<String>,
-    /// Number of columns (3 to 9).
-    #[arg(long)]
-    pub width: Option<usize>,
-    /// Number of rows (3 to 9; width * (height + 1) at most 64).
-    #[arg(long)]
-    pub height: Option<usize>,
-    /// Line length to win (3 to 6).
-    #[arg(long)]
-    pub connect: Option<usize>,
-}
-
-impl SizeArgs {
-    /// The variant: the preset (default connect4) with any of width/height/connect overridden.
-    pub fn variant(&self) -> ToolResult<ConnectVariant> {
-        let base: ConnectVariant = match &self.preset {
-            Some(p) => p.parse().map_err(|e| ToolError::invalid("--preset", e))?,
-            None => ConnectVariant::connect4(),
-        };
-        if self.width.is_none() && self.height.is_none() && self.connect.is_none() {
-            return Ok(base);
-        }
-        ConnectVariant::new(
-            self.width.unwrap_or(base.width()),
-            self.height.unwrap_or(base.height()),
-            self.connect.unwrap_or(base.line()),
-        )
-        .map_err(|e| ToolError::Invalid(e.to_string()))
-    }
-}
 
 /// Options of `tabletop bench connect`.
 #[derive(clap::Args)]
@@ -52,7 +17,7 @@ pub struct BenchArgs {
     /// Only these sets (e.g. Test_L3_R1); default all five.
     #[arg(long = "set")]
     pub sets: Vec<String>,
-    /// Directory of the benchmark sets.
+    /// Directory of the benchmark sets (default: the repository's crates/tabletop/data/connect/sets).
     #[arg(long)]
     pub data: Option<String>,
     /// Transposition table entries (8 bytes each) for the sets.
@@ -105,18 +70,13 @@ pub struct BenchArgs {
 /// Runs `tabletop bench connect`: the benchmark sets (every score checked), the acceptance
 /// matches and the empty board, as asked.
 pub fn bench(args: BenchArgs) -> ToolResult {
-    use crate::games::connect::bench::{default_data_dir, pons_ms, solve_set, SETS};
+    use crate::games::connect::bench::{pons_ms, solve_set, DATA_DIR, SETS};
     let v = ConnectVariant::connect4();
     if args.analysis {
         return bench_analysis(&args);
     }
     if !args.no_sets {
-        let dir = args
-            .data
-            .clone()
-            .map(std::path::PathBuf::from)
-            .or_else(default_data_dir)
-            .unwrap_or_else(|| "../shared/data/connect".into());
+        let dir = std::path::PathBuf::from(args.data.as_deref().unwrap_or(DATA_DIR));
         let names: Vec<&str> = if args.sets.is_empty() {
             SETS.iter().map(|s| s.0).collect()
         } else {

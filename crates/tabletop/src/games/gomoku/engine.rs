@@ -75,31 +75,6 @@ pub fn evaluate(p: &Gomoku) -> i32 {
     total.clamp(-(WIN as i64) / 4, WIN as i64 / 4) as i32
 }
 
-/// The empty intersections within two of a stone (the centre on an empty board): the only moves
-/// worth searching.
-pub fn candidates(p: &Gomoku) -> Vec<usize> {
-    let n = p.size() as i32;
-    if p.stones_placed() == 0 {
-        return vec![((n / 2) * n + n / 2) as usize];
-    }
-    let mut near = vec![false; (n * n) as usize];
-    for q in 0..(n * n) as usize {
-        if p.stone_at(q).is_none() {
-            continue;
-        }
-        let (r, c) = (q as i32 / n, q as i32 % n);
-        for dr in -2..=2 {
-            for dc in -2..=2 {
-                let (rr, cc) = (r + dr, c + dc);
-                if rr >= 0 && rr < n && cc >= 0 && cc < n {
-                    near[(rr * n + cc) as usize] = true;
-                }
-            }
-        }
-    }
-    (0..(n * n) as usize).filter(|&q| near[q] && p.stone_at(q).is_none()).collect()
-}
-
 /// How good `stone` at the empty `point` is by its lines alone: longest runs and their open ends.
 pub fn point_value(p: &Gomoku, point: usize, stone: Stone) -> i32 {
     let n = p.size() as i32;
@@ -136,7 +111,7 @@ pub fn point_value(p: &Gomoku, point: usize, stone: Stone) -> i32 {
     value
 }
 
-use super::threats::{mv, vcf};
+use super::threats::{candidates, mv, vcf};
 
 /// How many fours a victory by continuous fours may take where the engine looks for one: at the
 /// root, inside the tree and at its horizon (fewer where positions are many).

@@ -2,9 +2,37 @@
 //! threatening five next), and the search for a victory by continuous fours (VCF): fours played
 //! one after another, each answered by the only block, until a double four or a five. A VCF found
 //! is a proof of a win, so the engine plays it at once and counts it as won at its horizon.
+//!
+//! The moves worth looking at ([`candidates`], the empty points near the stones) are here too:
+//! the threat search needs them, and the engine, which uses this module, searches them.
 
 use super::rules::{Gomoku, GomokuMove, Point, Stone, DIRECTIONS, FIVE};
 use crate::game::Game;
+
+/// The empty intersections within two of a stone (the centre on an empty board): the only moves
+/// worth searching.
+pub fn candidates(p: &Gomoku) -> Vec<usize> {
+    let n = p.size() as i32;
+    if p.stones_placed() == 0 {
+        return vec![((n / 2) * n + n / 2) as usize];
+    }
+    let mut near = vec![false; (n * n) as usize];
+    for q in 0..(n * n) as usize {
+        if p.stone_at(q).is_none() {
+            continue;
+        }
+        let (r, c) = (q as i32 / n, q as i32 % n);
+        for dr in -2..=2 {
+            for dc in -2..=2 {
+                let (rr, cc) = (r + dr, c + dc);
+                if rr >= 0 && rr < n && cc >= 0 && cc < n {
+                    near[(rr * n + cc) as usize] = true;
+                }
+            }
+        }
+    }
+    (0..(n * n) as usize).filter(|&q| near[q] && p.stone_at(q).is_none()).collect()
+}
 
 /// The move placing the side to move's stone at `point`.
 pub(crate) fn mv(p: &Gomoku, point: usize) -> GomokuMove {
@@ -71,7 +99,7 @@ fn five_points_through(p: &Gomoku, point: usize, stone: Stone) -> Vec<usize> {
 pub fn fours(p: &Gomoku) -> Vec<(usize, Vec<usize>)> {
     let me = p.side_to_move();
     let mut out = Vec::new();
-    for q in super::engine::candidates(p) {
+    for q in candidates(p) {
         if p.makes_five(q, me) {
             continue;
         }

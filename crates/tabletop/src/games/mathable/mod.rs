@@ -57,6 +57,8 @@ pub use rules::{Bag, EndCause, EndRefusal, Mathable, MathableMove, MathableMoveE
 pub use save::SaveState;
 pub use settings::{Layout, Operations, Preset, Settings, SettingsError, TokenSet, MAX_TOKEN};
 #[cfg(feature = "cli")]
+pub mod options;
+#[cfg(feature = "cli")]
 pub mod terminal;
 #[cfg(feature = "cli")]
 pub mod tools;

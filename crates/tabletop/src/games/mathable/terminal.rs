@@ -8,7 +8,7 @@ use clap::Args;
 use crate::games::mathable::players::from_spec;
 use crate::games::mathable::text::{self, Grid, Shade};
 use crate::games::mathable::{Mathable, MathableMove, Preset, SaveState, Tokens};
-use crate::games::mathable::tools::{load_state, GameOptions};
+use crate::games::mathable::options::{load_state, GameOptions};
 use crate::{Game, Player, PlayerSpec, Record, Seat};
 
 use crate::tools::common::{paint, use_color, Input};

@@ -1,69 +1,14 @@
-//! `tabletop match/bench/moves mathable`: Mathable's tools, and the game options every
-//! Mathable command shares.
+//! `tabletop match/bench/moves mathable`: Mathable's tools (the game options every Mathable
+//! command shares are in [`options`](super::options)).
 
 use crate::tools::{bail, invalid, Context, ToolResult};
 use crate::games::mathable::bench::{midgame_positions, time_placements, time_turns};
 use crate::games::mathable::engine::EnginePlayer;
 use crate::games::mathable::matches::play_match;
+use crate::games::mathable::options::GameOptions;
 use crate::games::mathable::players::from_spec;
-use crate::games::mathable::{Layout, Mathable, Operations, Preset, SaveState, Settings, TokenSet};
+use crate::games::mathable::{Mathable, SaveState};
 use crate::{Game, PlayerSpec, Seat, Status};
-
-/// The game settings every Mathable command takes: a preset and overrides of its parts.
-#[derive(clap::Args, Clone, Debug)]
-pub struct GameOptions {
-    /// Preset: classic (the official rules, the default), junior, simple (no special squares,
-    /// no bonus, no end-of-game deductions).
-    #[arg(long)]
-    pub preset: Option<Preset>,
-    /// Number of players, 2 to 4.
-    #[arg(long)]
-    pub players: Option<u8>,
-    /// Board size N (even, 8 to 14).
-    #[arg(long)]
-    pub size: Option<u8>,
-    /// Rack size R (4 to 8).
-    #[arg(long)]
-    pub rack: Option<u8>,
-    /// Token set: classic (106) or junior (60).
-    #[arg(long)]
-    pub tokens: Option<TokenSet>,
-    /// Special squares: official or plain.
-    #[arg(long)]
-    pub layout: Option<Layout>,
-    /// Operations: all or addsub.
-    #[arg(long)]
-    pub operations: Option<Operations>,
-    /// Bonus for placing a full rack in one turn (0 = none).
-    #[arg(long)]
-    pub bonus: Option<u16>,
-    /// End-of-game deductions of the tokens left on the racks (true/false).
-    #[arg(long)]
-    pub deductions: Option<bool>,
-}
-
-impl GameOptions {
-    /// The preset given, else classic.
-    pub fn preset(&self) -> Preset {
-        self.preset.unwrap_or(Preset::Classic)
-    }
-
-    /// The settings: the preset with the overrides, checked.
-    pub fn settings(&self, seed: u64) -> ToolResult<Settings> {
-        let mut s = Settings::preset(self.preset());
-        s.players = self.players.unwrap_or(s.players);
-        s.size = self.size.unwrap_or(s.size);
-        s.rack = self.rack.unwrap_or(s.rack);
-        s.tokens = self.tokens.unwrap_or(s.tokens);
-        s.layout = self.layout.unwrap_or(s.layout);
-        s.operations = self.operations.unwrap_or(s.operations);
-        s.bonus = self.bonus.unwrap_or(s.bonus);
-        s.deductions = self.deductions.unwrap_or(s.deductions);
-        s.seed = seed;
-        s.validate().map_err(invalid)?;
-        Ok(s)
-    }
-}
 
 /// Options of `tabletop match mathable`.
 #[derive(clap::Args)]
@@ -98,12 +43,6 @@ pub struct BenchArgs {
     /// Engine spec for the computer-turn timing.
     #[arg(long, default_value = "engine")]
     pub engine: PlayerSpec,
-}
-
-/// Reads a saved game (size-capped, validated): the position and the moves that led to it.
-pub fn load_state(path: &std::path::Path) -> ToolResult<(Mathable, Vec<String>)> {
-    let text = crate::tools::read_capped(path, crate::tools::SAVE_MAX_BYTES)?;
-    SaveState::read(&text).with_context(|| format!("cannot load {}", path.display()))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,6 +22,13 @@ use super::rules::{Reversi, ReversiPositionError};
 use super::solver::{ParallelSolver, Solution};
 use crate::game::Game;
 
+/// The FFO endgame test files, #40-#49 and #50-#59, by their first position's number (copied
+/// into the repository's `crates/tabletop/data/reversi/ffo/`; 3 kB, so built in).
+pub const FFO_FILES: [(usize, &str); 2] = [
+    (40, include_str!("../../../data/reversi/ffo/ffo-40-49.obf")),
+    (50, include_str!("../../../data/reversi/ffo/ffo-50-59.obf")),
+];
+
 /// One line of an FFO test file: the position and the listed moves' scores.
 #[derive(Clone, Debug)]
 pub struct FfoLine {

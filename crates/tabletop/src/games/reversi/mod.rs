@@ -64,6 +64,8 @@ pub use rules::{
     Color, ColorError, Reversi, ReversiMove, ReversiMoveError, ReversiPositionError, Square, TranscriptError,
 };
 #[cfg(feature = "cli")]
+pub mod options;
+#[cfg(feature = "cli")]
 pub mod terminal;
 #[cfg(feature = "cli")]
 pub mod tools;

@@ -12,9 +12,9 @@ use crate::games::reversi::players::make_local_player;
 use crate::games::reversi::rules::render_board_marked;
 use crate::games::reversi::{Color, Reversi, ReversiMove};
 use crate::games::reversi::probcut::ProbCut;
-use crate::games::reversi::tools::read_pattern_weights;
+use crate::games::reversi::options::read_pattern_weights;
 use crate::tools::{parse_duration_arg, read_capped, ToolError};
-use crate::games::reversi::tools::parse_position;
+use crate::games::reversi::options::parse_position;
 use crate::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
 use crate::tools::common::{paint, run_match_cli_with, use_color, Input, MatchOptions};

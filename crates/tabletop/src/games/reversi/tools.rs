@@ -8,24 +8,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::tools::invalid;
 use crate::games::reversi::accuracy::{measure, players_from_specs, positions as accuracy_positions, DEFAULT_PLAYERS};
-use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, time_use_positions, FfoLine};
+use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, time_use_positions, FfoLine, FFO_FILES};
+use crate::games::reversi::options::parse_position;
 use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
 use crate::games::reversi::solver::{ParallelSolver, Solver};
-use crate::games::reversi::patterns::PatternWeights;
 use crate::games::reversi::{Reversi, ReversiMove};
-
-/// The largest pattern weight file read (the built-in one is 5 MB).
-const PATTERN_FILE_MAX_BYTES: u64 = 64 << 20;
-
-/// Reads the pattern weight file `path` that `option` named (`tabletop tune`'s
-/// `--play-patterns` and `--refine`, `tabletop nboard --weights`), kept until the program
-/// ends: the engine holds `'static` weights, like the built-in ones.
-pub(crate) fn read_pattern_weights(option: &str, path: &std::path::Path) -> ToolResult<&'static PatternWeights> {
-    let bytes = crate::tools::read_capped_bytes(path, PATTERN_FILE_MAX_BYTES)?;
-    let weights = PatternWeights::parse(&bytes)
-        .map_err(|e| ToolError::Invalid(format!("{option} {}: bad pattern weight file: {e}", path.display())))?;
-    Ok(Box::leak(Box::new(weights)))
-}
 
 /// Options of `tabletop bench reversi`.
 #[derive(clap::Args)]
@@ -117,14 +104,6 @@ pub struct SolveArgs {
     pub json: bool,
 }
 
-/// The position of `--position` (OBF form), or the start.
-pub fn parse_position(text: Option<&str>) -> ToolResult<Reversi> {
-    match text {
-        None => Ok(Reversi::new()),
-        Some(t) => t.parse::<Reversi>().with_context(|| format!("bad position {t:?}")),
-    }
-}
-
 /// Runs `tabletop perft reversi`: the paths to a depth, with the table of subtree counts from depth 8.
 pub fn perft(args: PerftArgs) -> ToolResult {
     let position = parse_position(args.position.as_deref())?;
@@ -204,12 +183,6 @@ pub fn solve(args: SolveArgs) -> ToolResult {
     Ok(())
 }
 
-/// The shared FFO files, by their first position's number.
-const FFO_FILES: [(usize, &str); 2] = [
-    (40, concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-40-49.obf")),
-    (50, concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/reversi/ffo-50-59.obf")),
-];
-
 /// The FFO positions of a range such as `40-49` (within #40-#59), numbered.
 fn ffo_lines(range: &str) -> ToolResult<Vec<(usize, FfoLine)>> {
     let bad = || ToolError::Invalid(format!("--ffo {range:?}: give a range such as 40-49, 50-59 or 40-59"));
@@ -219,11 +192,10 @@ fn ffo_lines(range: &str) -> ToolResult<Vec<(usize, FfoLine)>> {
         return Err(bad());
     }
     let mut lines = Vec::new();
-    for (first, file) in FFO_FILES {
+    for (first, text) in FFO_FILES {
         if to < first || from > first + 9 {
             continue;
         }
-        let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
         for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).enumerate() {
             if (from..=to).contains(&(first + i)) {
                 lines.push((first + i, line.parse().with_context(|| format!("FFO line {}", i + 1))?));

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::tools::{bail, Context, ToolResult};
 use crate::games::reversi::eval::Weights;
-use crate::games::reversi::tools::read_pattern_weights;
+use crate::games::reversi::options::read_pattern_weights;
 use crate::games::reversi::patterns::{PatternWeights, PHASES};
 use crate::games::reversi::tuning::{
     fit_endcut, fit_patterns, fit_probcut, parse_positions, positions_bytes, tune, Labelled, PatternFit, SelfPlay,

@@ -21,6 +21,8 @@ pub mod solver;
 
 pub use rules::{Cell, Side, Slide, SlideMove, SlideMoveError, SlidePositionError, SlideVariant, SlideVariantError};
 #[cfg(feature = "cli")]
+pub mod options;
+#[cfg(feature = "cli")]
 pub mod terminal;
 #[cfg(feature = "cli")]
 pub mod tools;

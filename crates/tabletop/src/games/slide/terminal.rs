@@ -5,7 +5,7 @@ use clap::Args;
 use crate::games::slide::players::player_from_spec;
 use crate::games::slide::rules::render_board_marked;
 use crate::games::slide::{Side, Slide, SlideMove};
-use crate::games::slide::tools::VariantArgs;
+use crate::games::slide::options::VariantArgs;
 use crate::{EndReason, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::external::make_local_player as local_player;

@@ -1,42 +1,16 @@
-//! `tabletop perft/solve/bench slide`: Slide's tools, and the board options every Slide command
-//! shares.
+//! `tabletop perft/solve/bench slide`: Slide's tools (the board options every Slide command
+//! shares are in [`options`](super::options)).
 
 use std::time::Instant;
 
 use indicatif::ProgressBar;
 
-use crate::tools::{bail, invalid, Context, ToolError, ToolResult};
+use crate::tools::{bail, invalid, ToolError, ToolResult};
 use crate::games::slide::dictionary::document_test;
 use crate::games::slide::solver::{SlideSolver, SlideValue};
+use crate::games::slide::options::VariantArgs;
 use crate::games::slide::{Slide, SlideVariant};
 use crate::Game;
-
-/// Board size and empty squares, shared by every Slide command.
-#[derive(clap::Args, Clone, Copy, Debug)]
-pub struct VariantArgs {
-    /// Board size n (3 to 8).
-    #[arg(long, default_value_t = 3)]
-    pub size: usize,
-    /// Squares that must stay empty, k (0 to n*n - 2).
-    #[arg(long, default_value_t = 1)]
-    pub empty: usize,
-}
-
-impl VariantArgs {
-    /// The variant, checked.
-    pub fn variant(self) -> ToolResult<SlideVariant> {
-        SlideVariant::new(self.size, self.empty).map_err(invalid)
-    }
-
-    /// The start, or the configuration given, checked.
-    pub fn position(self, config: Option<&str>) -> ToolResult<Slide> {
-        let variant = self.variant()?;
-        match config {
-            Some(text) => Slide::from_notation(&variant, text).with_context(|| format!("bad position {text:?}")),
-            None => Ok(Slide::start(&variant)),
-        }
-    }
-}
 
 /// Options of `tabletop perft slide`.
 #[derive(clap::Args)]
