@@ -1121,6 +1121,72 @@ test("start page: a game the catalog names the grid module for is offered with i
   assert.match(await page.textContent("#start-error"), /gridsample/);
 });
 
+// m,n,k between two people, each in a browser of their own, with a watcher: every move a click
+// on a cell; X completes the diagonal a1-b2-c3 and the line is marked on every page.
+test("mnk: two people through an invite link play tic-tac-toe by clicking cells, live, with a watcher; X's diagonal wins", async ({ browser, base }) => {
+  const pages = await inviteGame(browser, base, "mnk");
+  const { a, b, c } = pages;
+  const moves = ["a1", "a2", "b2", "a3", "c3"];
+  await playLive(pages, { pick: (page, turn) => page.click(`#board [data-key="${moves[turn]}"]`), maxTurns: moves.length + 1 });
+  for (const p of [a, b, c]) {
+    await p.waitForFunction(() => window.tabletop.state.status.over);
+    await p.locator("#result:not([hidden])").waitFor();
+    assert.equal(await p.getAttribute('#board [data-key="c3"]', "aria-label"), "c3, X, last move, winning line");
+    assert.equal(await p.getAttribute('#board [data-key="a2"]', "aria-label"), "a2, O");
+    assert.equal(await p.locator("#board .cell.win").count(), 3, "the winning line is marked");
+    assert.equal(await p.locator("#board .cell.playable").count(), 0, "nothing to play once it is over");
+  }
+  assert.deepEqual(await a.evaluate(() => window.tabletop.state.moves), moves);
+  assert.match(await a.textContent("#result"), /X wins.*You won\./s);
+  assert.match(await b.textContent("#result"), /X wins.*You lost\./s);
+  assert.deepEqual(await unnamedControls(b), [], "every control on the m,n,k page has a name");
+  await shot(a, "mnk-people-x");
+  await shot(b, "mnk-people-o");
+  await shot(c, "mnk-people-watcher");
+  // Stepping back: after the first move only a1 is taken.
+  await stepTo(c, "#step-first", 0);
+  await stepTo(c, "#step-forward", 1);
+  assert.equal(await c.getAttribute('#board [data-key="a1"]', "aria-label"), "a1, X, last move");
+  assert.equal(await c.locator("#board .cell.taken").count(), 1);
+  assert.deepEqual(await c.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions received");
+});
+
+// m,n,k on a phone at 15 x 15 (its largest board), chosen in the start page's options form: the
+// whole board fits the 390 px screen and every cell is tapped where it is.
+test("mnk on a phone, at this screen: a 15 x 15 board from the options form fits the screen; five in a row wins", async ({ browser, base }) => {
+  const page = await person(browser, PHONE);
+  await page.goto(base);
+  await page.click("label:has(#game-mnk)");
+  await page.click("label:has(#opponent-screen)");
+  await page.click("#options-box summary");
+  assert.equal(await page.inputValue("#mnk-m"), "3");
+  await page.fill("#mnk-m", "15");
+  await page.fill("#mnk-n", "15");
+  await page.fill("#mnk-k", "5");
+  await shot(page, "mnk-options-phone");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator('#board [data-key="h8"]').waitFor();
+  assert.match(await page.textContent("#game-title"), /^m,n,k-game \(.*15.*15.*5.*\)$/);
+  assert.equal(await page.locator("#board .cell").count(), 225);
+  await noSidewaysScroll(page, "mnk 15 x 15, phone");
+  assert.equal(await page.locator(".gg-scroll").evaluate((box) => box.scrollWidth <= box.clientWidth), true, "15 x 15 fits the phone");
+  const width = await page.locator('#board [data-key="h8"]').evaluate((c) => c.getBoundingClientRect().width);
+  assert.ok(width >= 22, `the cells are ${width} px wide on a phone`);
+  const opening = ["d4", "d5", "e5", "e6", "f6", "f7", "g7", "g8", "h8"];
+  for (const [i, name] of opening.entries()) {
+    await page.click(`#board [data-key="${name}"]`);
+    await waitPly(page, i + 1);
+  }
+  await page.waitForFunction(() => window.tabletop.state.status.over);
+  await page.locator("#result:not([hidden])").waitFor();
+  assert.match(await page.textContent("#result"), /X wins/);
+  assert.equal(await page.locator("#board .cell.win").count(), 5, "the winning line is marked");
+  assert.equal(await page.getAttribute('#board [data-key="h8"]', "aria-label"), "h8, X, last move, winning line");
+  assert.deepEqual(await unnamedControls(page), [], "every control has a name");
+  await noSidewaysScroll(page, "mnk 15 x 15 over, phone");
+  await shot(page, "mnk-15-phone-over");
+});
+
 // The start page builds itself from whatever the catalog says: here the server's catalog with a
 // game added on the way that the page has no module for.
 test("start page: a listed game without a page module is reported, the others offered; Gomoku's card and options", async ({ browser, base }) => {
