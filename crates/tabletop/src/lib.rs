@@ -32,6 +32,7 @@ pub mod environment;
 pub mod external;
 pub mod game;
 pub mod games;
+pub mod grid;
 pub mod levels;
 pub mod memory;
 pub mod perft;
@@ -41,6 +42,7 @@ pub mod record;
 pub mod registry;
 pub mod review;
 pub mod search;
+pub mod searched;
 pub mod session;
 #[cfg(feature = "cli")]
 pub mod tools;

@@ -165,6 +165,8 @@ pub struct Table<'a, G: Analyze> {
     told_over: bool,
     /// The document program's framing (when `document`).
     program: DocumentProgram,
+    /// Does the game have a review (`tabletop review GAME`), to suggest after a game?
+    review: bool,
 }
 
 const COMMANDS: &str = "hint (a suggestion), undo (take back your last move), new (start again), \
@@ -183,7 +185,15 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             forfeit: None,
             told_over: false,
             program: DocumentProgram::default(),
+            review: true,
         }
+    }
+
+    /// Whether the game has a review to suggest after a game (`tabletop review GAME`; default
+    /// true).
+    pub fn reviewable(mut self, review: bool) -> Self {
+        self.review = review;
+        self
     }
 
     /// Plays as the origin document's program (no intro, the program ends with the game).
@@ -343,10 +353,11 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             let prompt = match status {
                 Status::ToMove(_) => self.presenter.prompt(&self.record),
                 // The one-line way to a review (`tabletop review`) of the game just played.
-                Status::Over(_) => format!(
+                Status::Over(_) if self.review => format!(
                     "Game over: new, undo, save FILE (then tabletop review {} --load FILE), load FILE or quit> ",
                     G::NAME
                 ),
+                Status::Over(_) => "Game over: new, undo, save FILE, load FILE or quit> ".to_string(),
             };
             let Some(line) = input.ask(&prompt) else {
                 if status.to_move().is_some() && !self.document {

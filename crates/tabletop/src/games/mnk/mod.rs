@@ -1,0 +1,124 @@
+//! The m,n,k-game: k in a row on a board of m columns and n rows, tic-tac-toe (3,3,3) by default.
+//! The sixth game, and the smallest: its rules ([`rules`]), a naive reference for the
+//! conformance suite ([`conformance`]), and this file, which gives it the library's standard
+//! parts: the generic search's players and analysis ([`crate::searched`]), the review on proved
+//! results, the grid's board JSON, terminal and environment ([`crate::grid`]), and the standard
+//! commands ([`crate::tools::standard`]).
+
+pub mod conformance;
+pub mod rules;
+
+use serde_json::Value;
+
+pub use rules::{Mnk, MnkError, MnkMove, MnkVariant};
+
+use crate::environment::Environments;
+use crate::grid::{board_json, CellActions};
+use crate::players::Players;
+use crate::record::Record;
+use crate::session::{option_usize, Adapter, OptionField, OptionKind, ReviewRange, Served, SessionError};
+use crate::{Analysis, AnalysisSettings, Game, PlayerKind, PlayerSpec, SpecError};
+
+impl Players for Mnk {
+    const PLAYER_KINDS: &'static [PlayerKind] = crate::searched::PLAYER_KINDS;
+
+    fn make_player(spec: &PlayerSpec, _start: &Mnk, seed: u64) -> Result<Box<dyn crate::Player<Mnk>>, SpecError> {
+        crate::searched::make_player(spec, seed)
+    }
+}
+
+impl crate::Analyze for Mnk {
+    fn analyze(record: &Record<Mnk>, settings: AnalysisSettings) -> Analysis {
+        crate::searched::analyze(record, settings)
+    }
+}
+
+impl crate::review::Review for Mnk {}
+
+/// The m,n,k-game on the server: the options m, n and k, the grid's board JSON.
+pub struct MnkAdapter;
+
+/// An option from 1 to 15 with its default.
+const fn side(key: &'static str, label: &'static str, default: i64) -> OptionField {
+    OptionField { key, label, kind: OptionKind::Integer { min: 1, max: rules::MAX_SIDE as i64, default } }
+}
+
+impl Adapter<Mnk> for MnkAdapter {
+    const NAME: &'static str = "mnk";
+    const OPTION_KEYS: &'static [&'static str] = &["m", "n", "k"];
+    const OPTION_FIELDS: &'static [OptionField] =
+        &[side("m", "Columns (m)", 3), side("n", "Rows (n)", 3), side("k", "In a row (k)", 3)];
+    const REVIEW: Option<ReviewRange<Mnk>> = Some(crate::review::review_range);
+
+    fn start(options: &Value, _secret: &Value) -> Result<Mnk, SessionError> {
+        let [m, n, k] = ["m", "n", "k"].map(|key| option_usize(options, key, 3));
+        Ok(Mnk::start(&MnkVariant::new(m?, n?, k?).map_err(SessionError::options)?))
+    }
+
+    fn board(record: &Record<Mnk>, _viewer: Option<usize>) -> Value {
+        board_json(record)
+    }
+
+    fn seat_name(seat: usize) -> String {
+        ["X", "O"].get(seat).unwrap_or(&"?").to_string()
+    }
+}
+
+/// The m,n,k-game in the [registry](crate::registry).
+pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
+    name: "mnk",
+    title: "m,n,k-game",
+    about: "k in a row on an m x n board: tic-tac-toe (3,3,3) by default",
+    player_kinds: crate::searched::PLAYER_KINDS,
+    session: &Served::<Mnk, MnkAdapter>::new(),
+    environment: Some(&Environments::<Mnk, MnkAdapter, CellActions>::new()),
+    conformance: conformance::check,
+    #[cfg(feature = "cli")]
+    commands: &crate::tools::standard::StandardCommands::<Mnk, MnkAdapter>::new(
+        "m,n,k-game",
+        &[crate::tools::commands::PlayExample { args: &["--player", "o=random"], first_move: "b2" }],
+    ),
+    load_tests: &[],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::SessionFactory;
+    use crate::Analyze;
+    use serde_json::json;
+
+    #[test]
+    fn tic_tac_toe_is_a_draw_with_every_move_exact() {
+        let analysis = Mnk::analyze(&Record::new(Mnk::start(&MnkVariant::default())), AnalysisSettings::depth(9));
+        assert_eq!(analysis.moves.len(), 9);
+        assert!(analysis.moves.iter().all(|m| m.exact), "{analysis:?}");
+        // Every first move draws with perfect play, the best one too.
+        assert!(analysis.moves.iter().all(|m| m.score == 0 && m.text == "draw (exact)"), "{analysis:?}");
+    }
+
+    #[test]
+    fn a_win_in_one_is_found_and_played() {
+        let p = Mnk::from_notation(&MnkVariant::default(), "xx./oo./... x").unwrap();
+        let analysis = Mnk::analyze(&Record::new(p), AnalysisSettings::time(std::time::Duration::from_millis(50)));
+        assert_eq!((analysis.moves[0].notation.as_str(), analysis.moves[0].text.as_str()), ("c3", "wins in 1 move"));
+        let mut engine = Mnk::make_player(&"engine:depth=2".parse().unwrap(), &p, 1).unwrap();
+        assert_eq!(engine.choose_move(&Record::new(p)).to_string(), "c3");
+    }
+
+    #[test]
+    fn the_board_json_is_the_grid_contract() {
+        let mut session = Served::<Mnk, MnkAdapter>::new().new_session(&json!({"m": 3, "n": 3, "k": 3}), &json!({})).unwrap();
+        for mv in ["a1", "a2", "b2", "b1", "c3"] {
+            session.play(mv).unwrap();
+        }
+        let board = session.view(None)["board"].clone();
+        assert_eq!(board["cells"], json!(["", "", "x", "o", "x", "", "x", "o", ""]));
+        assert_eq!((board["rows"].clone(), board["seats"].clone()), (json!(3), json!(["x", "o"])));
+        assert_eq!(board["names"].as_array().unwrap()[..4], [json!("a3"), json!("b3"), json!("c3"), json!("a2")]);
+        assert_eq!((board["col_labels"].clone(), board["row_labels"].clone()), (json!(["a", "b", "c"]), json!(["3", "2", "1"])));
+        assert_eq!((board["last"].clone(), board["line"].clone()), (json!(["c3"]), json!(["a1", "b2", "c3"])));
+        assert!(Served::<Mnk, MnkAdapter>::new().new_session(&json!({"m": 3, "n": 3, "k": 4}), &json!({})).is_err());
+        assert!(session.has_review());
+    }
+}

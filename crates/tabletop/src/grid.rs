@@ -1,0 +1,235 @@
+//! Games played on a rectangular grid of cells, whatever the game: a [`Grid`] says how many
+//! columns and rows there are and whose piece is on each cell, and this module gives it the rest
+//! that every such game writes the same way:
+//!
+//! - cell names ([`cell_name`], [`parse_cell`]): a column letter from `a` and a row number from
+//!   1 at the bottom (`b2`), the move notation of placement games;
+//! - the position notation ([`notation`], [`parse_notation`]): the rows from the top separated
+//!   by `/`, each cell `.` or a seat's piece letter, a space and the side to move (`x.o/.x./... o`);
+//! - the board JSON of the page's generic grid module ([`board_json`]) and the terminal's board
+//!   ([`render`]).
+//!
+//! Cells are numbered row by row from the bottom row: cell `row * cols + col`.
+//!
+//! ```
+//! use tabletop::grid::{cell_name, parse_cell};
+//! assert_eq!(cell_name(3, 4), "b2");
+//! assert_eq!(parse_cell(" B2 ", 3, 3), Ok(4));
+//! assert!(parse_cell("d1", 3, 3).is_err());
+//! ```
+
+use serde_json::{json, Value};
+
+use crate::game::{Game, Seat};
+use crate::record::Record;
+
+/// A game whose board is a grid of cells, each empty or holding one seat's piece.
+pub trait Grid: Game {
+    /// Each seat's piece as one lowercase letter (`"x"`, `"o"`), in seat order.
+    const PIECES: &'static [&'static str];
+    /// The number of columns and rows.
+    fn dimensions(&self) -> (usize, usize);
+    /// The seat whose piece is on `cell` (`row * cols + col`, row 0 at the bottom), if any.
+    fn piece(&self, cell: usize) -> Option<Seat>;
+    /// The cells of a winning line (highlighted), none by default.
+    fn line(&self) -> Vec<usize> {
+        Vec::new()
+    }
+    /// The cells a move played (highlighted as the last move): by default the cell its
+    /// notation names, as in placement games.
+    fn move_cells(&self, mv: Self::Move) -> Vec<usize> {
+        let (cols, rows) = self.dimensions();
+        parse_cell(&mv.to_string(), cols, rows).ok().into_iter().collect()
+    }
+    /// The variant in words for the terminal's title (`3 x 3`).
+    fn describe(&self) -> String {
+        let (cols, rows) = self.dimensions();
+        format!("{cols} x {rows}")
+    }
+}
+
+/// Why a cell name was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CellError {
+    /// Not a column letter and a row number.
+    #[error("{0:?} is not a cell: type a column letter and a row number, e.g. b2")]
+    Syntax(String),
+    /// Outside the board.
+    #[error("{name} is off the {cols} x {rows} board")]
+    OffBoard {
+        /// The name read.
+        name: String,
+        /// Columns.
+        cols: usize,
+        /// Rows.
+        rows: usize,
+    },
+}
+
+/// The name of `cell` on a board `cols` wide: `b2`.
+pub fn cell_name(cols: usize, cell: usize) -> String {
+    format!("{}{}", (b'a' + (cell % cols) as u8) as char, cell / cols + 1)
+}
+
+/// Reads a cell name (any case, spaces around) on a `cols x rows` board.
+pub fn parse_cell(text: &str, cols: usize, rows: usize) -> Result<usize, CellError> {
+    let t = text.trim().to_ascii_lowercase();
+    let syntax = || CellError::Syntax(text.trim().chars().take(20).collect());
+    let col = t.chars().next().filter(char::is_ascii_lowercase).ok_or_else(syntax)?;
+    let digits = &t[1..];
+    if digits.is_empty() || digits.len() > 2 || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(syntax());
+    }
+    let row: usize = digits.parse().map_err(|_| syntax())?;
+    let c = (col as u8 - b'a') as usize;
+    if row == 0 || row > rows || c >= cols {
+        return Err(CellError::OffBoard { name: t, cols, rows });
+    }
+    Ok((row - 1) * cols + c)
+}
+
+/// Why a position's notation was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotationError {
+    /// Not rows, a space and the side to move.
+    #[error("a position is the rows from the top separated by '/', each cell '.' or a piece ({pieces}), a space and the side to move")]
+    Syntax {
+        /// The pieces, comma-separated.
+        pieces: String,
+    },
+    /// The rows do not make the board.
+    #[error("the position has {rows} rows of lengths {lengths}; this board is {cols} x {expected}")]
+    Shape {
+        /// Rows given.
+        rows: usize,
+        /// Their lengths, comma-separated.
+        lengths: String,
+        /// Columns of the board.
+        cols: usize,
+        /// Rows of the board.
+        expected: usize,
+    },
+    /// A cell is neither `.` nor a piece.
+    #[error("{0:?} is not a cell: use . or a piece letter")]
+    Cell(char),
+}
+
+/// The position notation of a grid: the rows from the top, `/` between them, then a space and
+/// the piece of `to_move`.
+pub fn notation<G: Grid>(position: &G, to_move: Seat) -> String {
+    let (cols, rows) = position.dimensions();
+    let text: Vec<String> = (0..rows)
+        .rev()
+        .map(|r| (0..cols).map(|c| position.piece(r * cols + c).map_or(".", |s| G::PIECES[s.index()])).collect())
+        .collect();
+    format!("{} {}", text.join("/"), G::PIECES[to_move.index()])
+}
+
+/// Reads [`notation`] on a `cols x rows` board of pieces `pieces`: each cell's seat (cell order,
+/// from the bottom row) and the side to move. The game checks what its rules add (counts, lines).
+pub fn parse_notation(
+    text: &str,
+    cols: usize,
+    rows: usize,
+    pieces: &[&str],
+) -> Result<(Vec<Option<Seat>>, Seat), NotationError> {
+    let syntax = || NotationError::Syntax { pieces: pieces.join(", ") };
+    let seat_of = |t: &str| pieces.iter().position(|p| p.eq_ignore_ascii_case(t)).map(|i| Seat(i as u8));
+    let (board, side) = text.trim().rsplit_once(' ').ok_or_else(syntax)?;
+    let to_move = seat_of(side.trim()).ok_or_else(syntax)?;
+    let lines: Vec<&str> = board.trim().split('/').collect();
+    if lines.len() != rows || lines.iter().any(|l| l.chars().count() != cols) {
+        let lengths: Vec<String> = lines.iter().take(20).map(|l| l.chars().count().to_string()).collect();
+        return Err(NotationError::Shape { rows: lines.len(), lengths: lengths.join(", "), cols, expected: rows });
+    }
+    let mut cells = vec![None; cols * rows];
+    for (i, line) in lines.iter().enumerate() {
+        for (c, ch) in line.chars().enumerate() {
+            if ch != '.' {
+                cells[(rows - 1 - i) * cols + c] = Some(seat_of(&ch.to_string()).ok_or(NotationError::Cell(ch))?);
+            }
+        }
+    }
+    Ok((cells, to_move))
+}
+
+/// The board as the page's generic grid module draws it:
+/// `{"rows", "cols", "cells", "seats", "names", "col_labels", "row_labels", "last", "line"}`,
+/// the cells and names row by row from the top row, `""` for an empty cell.
+pub fn board_json<G: Grid>(record: &Record<G>) -> Value {
+    let position = record.current();
+    let (cols, rows) = position.dimensions();
+    let top_first: Vec<usize> = (0..rows).rev().flat_map(|r| r * cols..(r + 1) * cols).collect();
+    let names = |cells: Vec<usize>| cells.into_iter().map(|c| cell_name(cols, c)).collect::<Vec<_>>();
+    let last = match (record.positions().iter().rev().nth(1), record.moves().last()) {
+        (Some(before), Some(&mv)) => before.move_cells(mv),
+        _ => Vec::new(),
+    };
+    json!({
+        "rows": rows,
+        "cols": cols,
+        "cells": top_first.iter().map(|&c| position.piece(c).map_or("", |s| G::PIECES[s.index()])).collect::<Vec<_>>(),
+        "seats": G::PIECES,
+        "names": names(top_first.clone()),
+        "col_labels": (0..cols).map(|c| ((b'a' + c as u8) as char).to_string()).collect::<Vec<_>>(),
+        "row_labels": (0..rows).rev().map(|r| (r + 1).to_string()).collect::<Vec<_>>(),
+        "last": names(last),
+        "line": names(position.line()),
+    })
+}
+
+/// The board as text for the terminal: column letters, row numbers, the pieces, the last move in
+/// brackets and a winning line in capitals; `paint` colours a seat's piece text.
+pub fn render<G: Grid>(record: &Record<G>, paint: impl Fn(Seat, &str) -> String) -> String {
+    let position = record.current();
+    let (cols, rows) = position.dimensions();
+    let (line, last) = (position.line(), board_json(record)["last"].clone());
+    let letters: String = (0..cols).map(|c| format!(" {} ", (b'a' + c as u8) as char)).collect();
+    let mut out = format!("    {letters}\n");
+    for r in (0..rows).rev() {
+        out.push_str(&format!("{:>3} ", r + 1));
+        for cell in r * cols..(r + 1) * cols {
+            out.push_str(&match position.piece(cell) {
+                None => " . ".to_string(),
+                Some(seat) => {
+                    let piece = G::PIECES[seat.index()];
+                    let piece = if line.contains(&cell) { piece.to_ascii_uppercase() } else { piece.to_string() };
+                    let lastly = last.as_array().is_some_and(|l| l.iter().any(|n| *n == cell_name(cols, cell)));
+                    paint(seat, &if lastly { format!("[{piece}]") } else { format!(" {piece} ") })
+                }
+            });
+        }
+        out.push_str(&format!(" {}\n", r + 1));
+    }
+    out.push_str(&format!("    {letters}\n"));
+    out
+}
+
+/// The [environment](crate::environment) encoding of a grid game whose moves are cells: action
+/// `cell` plays on that cell (`row * cols + col`, row 0 at the bottom); the observation is three
+/// `rows x cols` planes (the player's pieces, the others', the empty cells).
+pub struct CellActions;
+
+impl<G: Grid> crate::environment::Encoding<G> for CellActions {
+    fn num_actions(start: &G) -> usize {
+        start.dimensions().0 * start.dimensions().1
+    }
+
+    fn encode(position: &G, mv: G::Move) -> Option<usize> {
+        position.move_cells(mv).first().copied()
+    }
+
+    fn decode(position: &G, action: usize) -> Option<G::Move> {
+        let (cols, rows) = position.dimensions();
+        (action < cols * rows).then(|| position.parse_move(&cell_name(cols, action)).ok()).flatten()
+    }
+
+    fn observation_shape(start: &G) -> Vec<usize> {
+        vec![3, start.dimensions().1, start.dimensions().0]
+    }
+
+    fn observe(position: &G, player: usize, out: &mut [f32]) {
+        let (cols, rows) = position.dimensions();
+        crate::environment::board_planes(out, rows, cols, player, |r, c| position.piece(r * cols + c).map(Seat::index));
+    }
+}

@@ -1,0 +1,125 @@
+//! The standard computer players and analysis of a two-player game valued by the generic
+//! [`Search`]: what a game gets by giving only a small evaluation ([`Searched`]).
+//!
+//! - [`PLAYER_KINDS`] and [`make_player`]: `engine` (the search, `time=`/`depth=`, or the ten
+//!   levels through [`levels`](crate::levels): the search at a depth mixed with random moves,
+//!   seeded) and `random`; a game's `impl Players` forwards to them.
+//! - [`analyze`]: every legal move's value by the search, all to one depth decided before
+//!   searching from a cost model of the position's branching (never the clock); lines that end
+//!   before the horizon are exact, so small games are solved.
+//!
+//! ```
+//! use tabletop::searched::{make_player, PLAYER_KINDS};
+//! assert!(PLAYER_KINDS.iter().any(|k| k.name == "engine" && k.help.contains("10 maximum")));
+//! # let _ = make_player::<tabletop::games::connect::Connect>;
+//! ```
+
+use std::time::Duration;
+
+use crate::analysis::{search_moves, sorted, Analysis, AnalysisSettings};
+use crate::game::TwoPlayer;
+use crate::levels::{describe_level, level_setting, seed_without_level, MixedPlayer};
+use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
+use crate::players::{Player, RandomPlayer};
+use crate::record::Record;
+use crate::search::{Limits, NoOrdering, Options, Search};
+
+/// A game the generic search plays with the game's own evaluation.
+pub trait Searched: TwoPlayer {
+    /// The static value of the position for the side to move, well inside the decisive range
+    /// (default: 0, so the search alone finds wins and losses).
+    fn evaluate(&self) -> i32 {
+        0
+    }
+}
+
+/// The players of a [`Searched`] game.
+pub const PLAYER_KINDS: &[PlayerKind] = &[
+    PlayerKind {
+        name: "engine",
+        settings: &["time", "depth", "level", "seed"],
+        help: "alpha-beta search with the game's evaluation, to `depth` plies or for `time` (default 1s); \
+               or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, \
+               6 advanced, 7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the levels' choices)",
+    },
+    PlayerKind { name: "random", settings: &["seed"], help: "uniformly random legal moves" },
+];
+
+/// The ten levels: (the search's depth, its share of the moves in percent; random moves the
+/// others). Fixed depths, no clock: a level plays the same moves on any machine.
+const LEVELS: [(u32, u32); 10] =
+    [(1, 0), (1, 15), (1, 30), (2, 45), (2, 60), (3, 70), (3, 80), (4, 90), (4, 100), (8, 100)];
+
+/// The transposition table's size (2^16 entries: the standard engine serves small boards).
+const TABLE_BITS: u32 = 16;
+
+type Engine<G> = Search<G, fn(&G) -> i32, NoOrdering>;
+
+fn engine<G: Searched>() -> Engine<G> {
+    Search::new(G::evaluate as fn(&G) -> i32, NoOrdering, Options { tt_bits: Some(TABLE_BITS), ..Options::default() })
+}
+
+/// The `engine` player: the generic search under fixed limits.
+pub struct EnginePlayer<G: Searched> {
+    search: Engine<G>,
+    limits: Limits,
+    describe: String,
+}
+
+impl<G: Searched> EnginePlayer<G> {
+    /// The search under `limits`, described as `describe`.
+    pub fn new(limits: Limits, describe: String) -> Self {
+        EnginePlayer { search: engine(), limits, describe }
+    }
+}
+
+impl<G: Searched> Player<G> for EnginePlayer<G> {
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+
+    fn choose_move(&mut self, record: &Record<G>) -> G::Move {
+        let found = self.search.search(record.current(), &record.earlier_hashes(), self.limits);
+        found.best_move.expect("choose_move is only called while the game goes on")
+    }
+
+    fn reset(&mut self) {
+        self.search.clear();
+    }
+}
+
+/// Builds the player a spec of [`PLAYER_KINDS`] names; `seed` seeds random choices unless the
+/// spec sets its own.
+pub fn make_player<G: Searched>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<G>>, SpecError> {
+    let kind = spec.check(PLAYER_KINDS)?;
+    let seed = spec.get_u64("seed")?.unwrap_or(seed);
+    if kind.name == "random" {
+        return Ok(Box::new(RandomPlayer::new(seed)));
+    }
+    if let Some(level) = level_setting(spec)? {
+        let (depth, percent) = LEVELS[level as usize - 1];
+        let strong = Box::new(EnginePlayer::new(Limits::depth(depth), format!("engine:depth={depth}")));
+        let weak = Box::new(RandomPlayer::new(seed.wrapping_add(1)));
+        return Ok(Box::new(MixedPlayer::new(strong, weak, percent, seed, describe_level(spec, level))));
+    }
+    if spec.settings.contains_key("seed") {
+        return Err(seed_without_level(spec));
+    }
+    let depth = spec.get_in_range("depth", 1..=64)?.map(|d| d as u32);
+    let time = spec.get_duration("time")?.or(depth.is_none().then_some(Duration::from_secs(1)));
+    let describe = if spec.settings.is_empty() { "engine:time=1s".to_string() } else { spec.to_string() };
+    Ok(Box::new(EnginePlayer::new(Limits { depth, time, nodes: None }, describe)))
+}
+
+/// Every legal move's value by the search, each to one depth: the fixed one, else the deepest
+/// whose predicted cost fits the settings' time (a product of the shrinking branching, at a
+/// million nodes a second). Lines ending before the horizon are exact.
+pub fn analyze<G: Searched>(record: &Record<G>, settings: AnalysisSettings) -> Analysis {
+    let mut moves = Vec::new();
+    record.current().legal_moves(&mut moves);
+    let branching = moves.len();
+    let cost =
+        |d: u32| (0..d as usize).map(|i| (branching.saturating_sub(i).max(1) as f64).powf(0.75)).product::<f64>() / 1e6;
+    let depth = settings.pick_depth(branching.max(1) as u32, cost);
+    sorted(search_moves(&mut engine(), record, depth, |score, depth| format!("{score:+} (depth {depth})")))
+}
