@@ -123,3 +123,31 @@ pub fn analyze<G: Searched>(record: &Record<G>, settings: AnalysisSettings) -> A
     let depth = settings.pick_depth(branching.max(1) as u32, cost);
     sorted(search_moves(&mut engine(), record, depth, |score, depth| format!("{score:+} (depth {depth})")))
 }
+
+/// Gives a [`Searched`] game the standard parts: `impl Players` ([`PLAYER_KINDS`],
+/// [`make_player`]), `impl Analyze` ([`analyze`]) and `impl Review` (the defaults, on proved
+/// results). In the game's folder: `crate::searched::standard_game!(MyGame);`.
+macro_rules! standard_game {
+    ($game:ty) => {
+        impl $crate::players::Players for $game {
+            const PLAYER_KINDS: &'static [$crate::PlayerKind] = $crate::searched::PLAYER_KINDS;
+
+            fn make_player(
+                spec: &$crate::PlayerSpec,
+                _start: &Self,
+                seed: u64,
+            ) -> Result<Box<dyn $crate::Player<Self>>, $crate::SpecError> {
+                $crate::searched::make_player(spec, seed)
+            }
+        }
+
+        impl $crate::Analyze for $game {
+            fn analyze(record: &$crate::Record<Self>, settings: $crate::AnalysisSettings) -> $crate::Analysis {
+                $crate::searched::analyze(record, settings)
+            }
+        }
+
+        impl $crate::review::Review for $game {}
+    };
+}
+pub(crate) use standard_game;

@@ -10,30 +10,13 @@ pub mod rules;
 
 use serde_json::Value;
 
-pub use rules::{Mnk, MnkError, MnkMove, MnkVariant};
+pub use rules::{Mnk, MnkVariant};
 
 use crate::environment::Environments;
 use crate::grid::{board_json, CellActions};
-use crate::players::Players;
 use crate::record::Record;
 use crate::session::{option_usize, Adapter, OptionField, OptionKind, ReviewRange, Served, SessionError};
-use crate::{Analysis, AnalysisSettings, Game, PlayerKind, PlayerSpec, SpecError};
-
-impl Players for Mnk {
-    const PLAYER_KINDS: &'static [PlayerKind] = crate::searched::PLAYER_KINDS;
-
-    fn make_player(spec: &PlayerSpec, _start: &Mnk, seed: u64) -> Result<Box<dyn crate::Player<Mnk>>, SpecError> {
-        crate::searched::make_player(spec, seed)
-    }
-}
-
-impl crate::Analyze for Mnk {
-    fn analyze(record: &Record<Mnk>, settings: AnalysisSettings) -> Analysis {
-        crate::searched::analyze(record, settings)
-    }
-}
-
-impl crate::review::Review for Mnk {}
+use crate::Game;
 
 /// The m,n,k-game on the server: the options m, n and k, the grid's board JSON.
 pub struct MnkAdapter;
@@ -85,7 +68,8 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
 mod tests {
     use super::*;
     use crate::session::SessionFactory;
-    use crate::Analyze;
+    use crate::players::Players;
+    use crate::{AnalysisSettings, Analyze};
     use serde_json::json;
 
     #[test]
