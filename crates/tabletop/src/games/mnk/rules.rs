@@ -55,7 +55,8 @@ impl Mnk {
         self.variant.k as usize
     }
 
-    fn to_move(&self) -> Seat {
+    /// The seat whose turn it is (x on an even count).
+    fn mover(&self) -> Seat {
         Seat((self.pieces.count(None) % 2) as u8)
     }
 }
@@ -85,7 +86,7 @@ impl Game for Mnk {
             None if self.pieces.count(None) == self.variant.m as usize * self.variant.n as usize => {
                 Status::Over(Outcome::Draw)
             }
-            None => Status::ToMove(self.to_move()),
+            None => Status::ToMove(self.mover()),
         }
     }
 
@@ -99,7 +100,7 @@ impl Game for Mnk {
     }
 
     fn play_unchecked(&mut self, mv: CellMove) {
-        let (cell, seat) = (mv.cell as usize, self.to_move());
+        let (cell, seat) = (mv.cell as usize, self.mover());
         self.pieces.put(cell, seat);
         if DIRECTIONS.iter().any(|&d| run(self, cell, d, seat).len() >= self.k()) {
             self.winner = Some(seat);
@@ -131,7 +132,7 @@ impl Game for Mnk {
     }
 
     fn notation(&self) -> String {
-        notation(self, self.to_move())
+        notation(self, self.mover())
     }
 
     /// Reads a position, e.g. `xx./oo./... x`.
@@ -146,7 +147,7 @@ impl Game for Mnk {
     fn from_notation(variant: &MnkVariant, text: &str) -> Result<Self, GridError> {
         let (pieces, to_move) = parse_notation(text, variant.m as usize, variant.n as usize, Self::PIECES)?;
         let mut p = Mnk { variant: *variant, pieces, winner: None };
-        if p.to_move() != to_move || pieces.count(Some(Seat(0))) != pieces.count(Some(Seat(1))) + to_move.index() {
+        if pieces.count(Some(Seat(0))) != pieces.count(Some(Seat(1))) + to_move.index() {
             return Err(GridError::Impossible("the counts of x and o do not fit the side to move"));
         }
         let [x, o] = [Seat(0), Seat(1)].map(|seat| !lines(&p, seat, p.k()).is_empty());
@@ -171,7 +172,7 @@ impl Game for Mnk {
 
 impl TwoPlayer for Mnk {
     fn last_mover(&self) -> Seat {
-        self.to_move().opponent()
+        self.mover().opponent()
     }
 }
 
@@ -197,7 +198,7 @@ impl Grid for Mnk {
 
 impl crate::searched::Searched for Mnk {
     fn evaluate(&self) -> i32 {
-        crate::grid::line_potential(self, self.k(), self.to_move())
+        crate::grid::line_potential(self, self.k(), self.mover())
     }
 }
 
