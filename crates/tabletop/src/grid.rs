@@ -217,7 +217,25 @@ pub fn parse_notation(text: &str, cols: usize, rows: usize, letters: &[&str]) ->
 
 /// The board as the page's generic grid module draws it:
 /// `{"rows", "cols", "cells", "seats", "names", "col_labels", "row_labels", "last", "line"}`,
-/// the cells and names row by row from the top row, `""` for an empty cell.
+/// the cells and names row by row from the top row, `""` for an empty cell; `names` the move
+/// a click on each cell plays, `seats` each seat's piece text, `last` the cells of the last
+/// move and `line` those of a winning line.
+///
+/// ```
+/// use serde_json::json;
+/// use tabletop::games::mnk::{Mnk, MnkVariant};
+/// use tabletop::{grid::board_json, Game, Record};
+/// let mut record = Record::new(Mnk::start(&MnkVariant::default()));
+/// for mv in ["a1", "a2", "b2", "b1", "c3"] {
+///     record.play(record.current().parse_move(mv).unwrap()).unwrap();
+/// }
+/// let board = board_json(&record);
+/// assert_eq!(board["cells"], json!(["", "", "x", "o", "x", "", "x", "o", ""]));
+/// assert_eq!((&board["rows"], &board["cols"], &board["seats"]), (&json!(3), &json!(3), &json!(["x", "o"])));
+/// assert_eq!(board["names"], json!(["a3", "b3", "c3", "a2", "b2", "c2", "a1", "b1", "c1"]));
+/// assert_eq!((&board["col_labels"], &board["row_labels"]), (&json!(["a", "b", "c"]), &json!(["3", "2", "1"])));
+/// assert_eq!((&board["last"], &board["line"]), (&json!(["c3"]), &json!(["a1", "b2", "c3"])));
+/// ```
 pub fn board_json<G: Grid>(record: &Record<G>) -> Value {
     let position = record.current();
     let (cols, rows) = position.dimensions();
@@ -299,6 +317,20 @@ pub fn lines<G: Grid>(position: &G, seat: Seat, k: usize) -> Vec<usize> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The winner of a position read from its notation in a game where a row of `k` wins and the
+/// game ends with it: the seat with such a row, which must have moved last (`to_move` is
+/// another); none without one.
+pub fn winner_by_lines<G: Grid>(position: &G, k: usize, to_move: Seat) -> Result<Option<Seat>, GridError> {
+    let mut winners = (0..G::PIECES.len() as u8).map(Seat).filter(|&seat| !lines(position, seat, k).is_empty());
+    match (winners.next(), winners.next()) {
+        (Some(_), Some(_)) => Err(GridError::Impossible("two sides have a winning row")),
+        (Some(winner), None) if winner == to_move => {
+            Err(GridError::Impossible("the side to move already has a winning row"))
+        }
+        (winner, _) => Ok(winner),
+    }
 }
 
 /// The value for `me` of a board where rows of `k` win: every row of `k` cells holding one

@@ -150,14 +150,7 @@ impl Game for Mnk {
         if pieces.count(Some(Seat(0))) != pieces.count(Some(Seat(1))) + to_move.index() {
             return Err(GridError::Impossible("the counts of x and o do not fit the side to move"));
         }
-        let [x, o] = [Seat(0), Seat(1)].map(|seat| !lines(&p, seat, p.k()).is_empty());
-        p.winner = match (x, o) {
-            (true, true) => return Err(GridError::Impossible("both sides have k in a row")),
-            (true, false) if to_move == Seat(1) => Some(Seat(0)),
-            (false, true) if to_move == Seat(0) => Some(Seat(1)),
-            (false, false) => None,
-            _ => return Err(GridError::Impossible("the side to move already has k in a row")),
-        };
+        p.winner = crate::grid::winner_by_lines(&p, p.k(), to_move)?;
         Ok(p)
     }
 
