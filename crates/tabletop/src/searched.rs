@@ -9,9 +9,14 @@
 //!   before the horizon are exact, so small games are solved.
 //!
 //! ```
+//! use tabletop::games::mnk::{Mnk, MnkVariant};
 //! use tabletop::searched::{make_player, PLAYER_KINDS};
+//! use tabletop::{Game, Record};
 //! assert!(PLAYER_KINDS.iter().any(|k| k.name == "engine" && k.help.contains("10 maximum")));
-//! # let _ = make_player::<tabletop::games::connect::Connect>;
+//! let record = Record::new(Mnk::from_notation(&MnkVariant::default(), "xx./oo./... x").unwrap());
+//! let mut top = make_player::<Mnk>(&"engine:level=10".parse().unwrap(), 1).unwrap();
+//! assert_eq!(top.choose_move(&record).to_string(), "c3"); // the win at once
+//! assert!(make_player::<Mnk>(&"engine:seed=3".parse().unwrap(), 1).is_err()); // a seed only with a level
 //! ```
 
 use std::time::Duration;
