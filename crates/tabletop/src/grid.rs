@@ -337,16 +337,22 @@ pub fn winner_by_lines<G: Grid>(position: &G, k: usize, to_move: Seat) -> Result
 /// side's pieces only counts `4^pieces` for that side (against it for the others), clamped well
 /// inside the decisive range. The evaluation of k-in-a-row games for the generic search.
 pub fn line_potential<G: Grid>(position: &G, k: usize, me: Seat) -> i32 {
-    let (cols, rows) = position.dimensions();
+    let dims = position.dimensions();
     let mut total = 0i64;
-    for (cell, direction) in (0..cols * rows).flat_map(|q| DIRECTIONS.map(|d| (q, d))) {
-        let Some(window) = (0..k as i32).map(|s| step((cols, rows), cell, direction, s)).collect::<Option<Vec<_>>>()
-        else {
+    for (cell, direction) in (0..dims.0 * dims.1).flat_map(|q| DIRECTIONS.map(|d| (q, d))) {
+        // A straight row is on the board when its last cell is.
+        if step(dims, cell, direction, k as i32 - 1).is_none() {
             continue;
-        };
-        let count =
-            |mine: bool| window.iter().filter(|&&q| position.piece(q).is_some_and(|s| (s == me) == mine)).count();
-        match (count(true) as u32, count(false) as u32) {
+        }
+        let (mut mine, mut theirs) = (0u32, 0u32);
+        for q in (0..k as i32).filter_map(|s| step(dims, cell, direction, s)) {
+            match position.piece(q) {
+                Some(seat) if seat == me => mine += 1,
+                Some(_) => theirs += 1,
+                None => {}
+            }
+        }
+        match (mine, theirs) {
             (mine, 0) => total += 4i64.pow(mine.min(20)),
             (0, theirs) => total -= 4i64.pow(theirs.min(20)),
             _ => {}

@@ -36,6 +36,12 @@ pub trait Searched: TwoPlayer {
     fn evaluate(&self) -> i32 {
         0
     }
+    /// What one node of the search costs in seconds on the calibration machine (a release
+    /// build), for [`analyze`]'s plan: 1 µs by default; a game whose evaluation reads the whole
+    /// board says more.
+    fn node_seconds(&self) -> f64 {
+        1e-6
+    }
 }
 
 /// The players of a [`Searched`] game.
@@ -51,9 +57,14 @@ pub const PLAYER_KINDS: &[PlayerKind] = &[
 ];
 
 /// The ten levels: (the search's depth, its share of the moves in percent; random moves the
-/// others). Fixed depths, no clock: a level plays the same moves on any machine.
+/// others). Fixed depths and a node budget ([`LEVEL_NODES`]), no clock: a level plays the same
+/// moves on any machine, and a large board cannot keep it thinking.
 const LEVELS: [(u32, u32); 10] =
     [(1, 0), (1, 15), (1, 30), (2, 45), (2, 60), (3, 70), (3, 80), (4, 90), (4, 100), (8, 100)];
+
+/// The most nodes a level's search may visit for one move (it then plays the best move of its
+/// last complete iteration).
+pub const LEVEL_NODES: u64 = 200_000;
 
 /// The transposition table's size (2^16 entries: the standard engine serves small boards).
 const TABLE_BITS: u32 = 16;
@@ -103,7 +114,8 @@ pub fn make_player<G: Searched>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn 
     }
     if let Some(level) = level_setting(spec)? {
         let (depth, percent) = LEVELS[level as usize - 1];
-        let strong = Box::new(EnginePlayer::new(Limits::depth(depth), format!("engine:depth={depth}")));
+        let limits = Limits { depth: Some(depth), time: None, nodes: Some(LEVEL_NODES) };
+        let strong = Box::new(EnginePlayer::new(limits, format!("engine:depth={depth}")));
         let weak = Box::new(RandomPlayer::new(seed.wrapping_add(1)));
         return Ok(Box::new(MixedPlayer::new(strong, weak, percent, seed, describe_level(spec, level))));
     }
@@ -117,14 +129,18 @@ pub fn make_player<G: Searched>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn 
 }
 
 /// Every legal move's value by the search, each to one depth: the fixed one, else the deepest
-/// whose predicted cost fits the settings' time (a product of the shrinking branching, at a
-/// million nodes a second). Lines ending before the horizon are exact.
+/// whose predicted cost fits the settings' time. The plan counts every child of the root and
+/// all of their children (a search one ply deep evaluates them all), then `(moves left)^0.6`
+/// a ply below, at [`Searched::node_seconds`] a node. Lines ending before the horizon are
+/// exact, so small games are solved.
 pub fn analyze<G: Searched>(record: &Record<G>, settings: AnalysisSettings) -> Analysis {
     let mut moves = Vec::new();
     record.current().legal_moves(&mut moves);
-    let branching = moves.len();
-    let cost =
-        |d: u32| (0..d as usize).map(|i| (branching.saturating_sub(i).max(1) as f64).powf(0.75)).product::<f64>() / 1e6;
+    let (branching, node) = (moves.len(), record.current().node_seconds());
+    let cost = |d: u32| {
+        let width = |i: usize| branching.saturating_sub(i).max(1) as f64;
+        (0..d as usize).map(|i| if i < 2 { width(i) } else { width(i).powf(0.6) }).product::<f64>() * node
+    };
     let depth = settings.pick_depth(branching.max(1) as u32, cost);
     sorted(search_moves(&mut engine(), record, depth, |score, depth| format!("{score:+} (depth {depth})")))
 }

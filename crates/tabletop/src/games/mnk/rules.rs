@@ -193,6 +193,10 @@ impl crate::searched::Searched for Mnk {
     fn evaluate(&self) -> i32 {
         crate::grid::line_potential(self, self.k(), self.mover())
     }
+
+    fn node_seconds(&self) -> f64 {
+        1e-6 + 4e-9 * (self.variant.m as usize * self.variant.n as usize * self.k()) as f64
+    }
 }
 
 crate::searched::standard_game!(Mnk);
