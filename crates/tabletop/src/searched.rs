@@ -21,13 +21,13 @@
 
 use std::time::Duration;
 
-use crate::analysis::{search_moves, sorted, Analysis, AnalysisSettings};
-use crate::game::TwoPlayer;
+use crate::analysis::{search_moves, sorted, Analysis, AnalysisSettings, MoveValue};
+use crate::game::{Status, TwoPlayer};
 use crate::levels::{describe_level, level_setting, seed_without_level, MixedPlayer};
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
 use crate::players::{Player, RandomPlayer};
 use crate::record::Record;
-use crate::search::{Limits, NoOrdering, Options, Search};
+use crate::search::{verdict, Limits, NoOrdering, Options, Search, Verdict};
 
 /// A game the generic search plays with the game's own evaluation.
 pub trait Searched: TwoPlayer {
@@ -64,7 +64,7 @@ const LEVELS: [(u32, u32); 10] =
 
 /// The most nodes a level's search may visit for one move (it then plays the best move of its
 /// last complete iteration).
-pub const LEVEL_NODES: u64 = 200_000;
+pub const LEVEL_NODES: u64 = 100_000;
 
 /// The transposition table's size (2^16 entries: the standard engine serves small boards).
 const TABLE_BITS: u32 = 16;
@@ -130,7 +130,8 @@ pub fn make_player<G: Searched>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn 
 
 /// Every legal move's value by the search, each to one depth: the fixed one, else the deepest
 /// whose predicted cost fits the settings' time. The plan counts every child of the root and
-/// all of their children (a search one ply deep evaluates them all), then `(moves left)^0.6`
+/// all of their children (a search one ply deep evaluates them all; a plan of one ply evaluates
+/// the children only), then `(moves left)^0.6`
 /// a ply below, at [`Searched::node_seconds`] a node. Lines ending before the horizon are
 /// exact, so small games are solved.
 pub fn analyze<G: Searched>(record: &Record<G>, settings: AnalysisSettings) -> Analysis {
@@ -142,7 +143,25 @@ pub fn analyze<G: Searched>(record: &Record<G>, settings: AnalysisSettings) -> A
         (0..d as usize).map(|i| if i < 2 { width(i) } else { width(i).powf(0.6) }).product::<f64>() * node
     };
     let depth = settings.pick_depth(branching.max(1) as u32, cost);
-    sorted(search_moves(&mut engine(), record, depth, |score, depth| format!("{score:+} (depth {depth})")))
+    if depth > 1 {
+        return sorted(search_moves(&mut engine(), record, depth, |score, depth| format!("{score:+} (depth {depth})")));
+    }
+    // One ply: each child's own evaluation, or its end (`search_moves` searches two at least).
+    let values = moves.into_iter().map(|mv| {
+        let mut child = record.current().clone();
+        child.play_unchecked(mv);
+        let (score, exact) = match child.status() {
+            Status::Over(outcome) => (-child.terminal_value(outcome, 1), true),
+            Status::ToMove(_) => (-child.evaluate(), false),
+        };
+        let text = match verdict(score) {
+            Verdict::Score(_) if exact => "draw (exact)".to_string(),
+            Verdict::Score(score) => format!("{score:+} (depth 1)"),
+            forced => crate::value::forced_result(forced).unwrap_or_default(),
+        };
+        MoveValue { notation: mv.to_string(), score, exact, depth: (!exact).then_some(1), text }
+    });
+    sorted(values.collect())
 }
 
 /// Gives a [`Searched`] game the standard parts: `impl Players` ([`PLAYER_KINDS`],

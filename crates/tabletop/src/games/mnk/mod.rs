@@ -84,8 +84,11 @@ mod tests {
     #[test]
     fn a_win_in_one_is_found_and_played() {
         let p = Mnk::from_notation(&MnkVariant::default(), "xx./oo./... x").unwrap();
-        let analysis = Mnk::analyze(&Record::new(p), AnalysisSettings::time(std::time::Duration::from_millis(50)));
-        assert_eq!((analysis.moves[0].notation.as_str(), analysis.moves[0].text.as_str()), ("c3", "wins in 1 move"));
+        for time in [0, 50].map(std::time::Duration::from_millis) {
+            // One ply (no time) and a search to the end.
+            let best = Mnk::analyze(&Record::new(p), AnalysisSettings::time(time)).moves[0].clone();
+            assert_eq!((best.notation.as_str(), best.text.as_str(), best.exact), ("c3", "wins in 1 move", true));
+        }
         let mut engine = Mnk::make_player(&"engine:depth=2".parse().unwrap(), &p, 1).unwrap();
         assert_eq!(engine.choose_move(&Record::new(p)).to_string(), "c3");
     }

@@ -195,7 +195,7 @@ impl crate::searched::Searched for Mnk {
     }
 
     fn node_seconds(&self) -> f64 {
-        1e-6 + 4e-9 * (self.variant.m as usize * self.variant.n as usize * self.k()) as f64
+        1e-6 + 2e-8 * (self.variant.m as usize * self.variant.n as usize * self.k()) as f64
     }
 }
 
