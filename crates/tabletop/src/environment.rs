@@ -227,7 +227,7 @@ pub fn episode_seed(seed: u64, slot: u64, episode: u64) -> u64 {
 
 impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> EnvironmentFactory for Environments<G, A, E> {
     fn option_keys(&self) -> Vec<&'static str> {
-        A::OPTION_KEYS.iter().copied().chain(["seed"]).collect()
+        crate::session::option_keys::<G, A>().into_iter().chain(["seed"]).collect()
     }
 
     fn load(&self, options: &Value) -> Result<Box<dyn Environment>, EnvError> {

@@ -152,8 +152,9 @@ pub type ReviewRange<G> = fn(&Record<G>, usize, usize, ReviewSettings, &mut dyn 
 pub trait Adapter<G: Players>: Send + Sync + 'static {
     /// The game's name.
     const NAME: &'static str;
-    /// The option keys the game accepts at creation.
-    const OPTION_KEYS: &'static [&'static str];
+    /// The option keys the game accepts at creation besides those of [`Adapter::OPTION_FIELDS`]
+    /// (see [`option_keys`]).
+    const OPTION_KEYS: &'static [&'static str] = &[];
     /// The options as form fields for a generic page (default: none described; a game with its
     /// own page module draws its options itself).
     const OPTION_FIELDS: &'static [OptionField] = &[];
@@ -232,6 +233,13 @@ pub trait Adapter<G: Players>: Send + Sync + 'static {
     }
 }
 
+/// Every option key a game accepts at creation: its [`Adapter::OPTION_KEYS`], then the keys of
+/// its [`Adapter::OPTION_FIELDS`] not among them.
+pub fn option_keys<G: Players, A: Adapter<G>>() -> Vec<&'static str> {
+    let fields = A::OPTION_FIELDS.iter().map(|f| f.key).filter(|k| !A::OPTION_KEYS.contains(k));
+    A::OPTION_KEYS.iter().copied().chain(fields).collect()
+}
+
 /// The default [`Adapter::move_limit`].
 pub const DEFAULT_MOVE_LIMIT: usize = 1000;
 
@@ -262,8 +270,9 @@ impl<G: Analyze + Players, A: Adapter<G>> GenericSession<G, A> {
         let Some(map) = options.as_object() else {
             return Err(SessionError::Options("options must be a JSON object".into()));
         };
-        if let Some(key) = map.keys().find(|k| !A::OPTION_KEYS.contains(&k.as_str())) {
-            let valid = if A::OPTION_KEYS.is_empty() { "none".to_string() } else { A::OPTION_KEYS.join(", ") };
+        let keys = option_keys::<G, A>();
+        if let Some(key) = map.keys().find(|k| !keys.contains(&k.as_str())) {
+            let valid = if keys.is_empty() { "none".to_string() } else { keys.join(", ") };
             return Err(SessionError::Options(format!("{} has no option {key:?}; valid options: {valid}", A::NAME)));
         }
         Ok(GenericSession { record: Record::new(A::start(options, secret)?), adapter: std::marker::PhantomData })

@@ -1,6 +1,7 @@
 //! The m,n,k-game's part of the conformance suite: a naive grid reference written from the rules.
 
-use super::rules::{Mnk, MnkMove, MnkVariant};
+use super::rules::{Mnk, MnkVariant};
+use crate::grid::CellMove;
 use crate::conformance::{check_playouts, Conformance, Report};
 use crate::game::{Game, Seat};
 use crate::grid::Grid;
@@ -15,12 +16,12 @@ fn has_line(p: &Mnk, seat: Seat) -> bool {
 }
 
 impl Conformance for Mnk {
-    fn candidate_moves(&self) -> Vec<MnkMove> {
+    fn candidate_moves(&self) -> Vec<CellMove> {
         let (m, n) = self.dimensions();
-        (0..m * n).map(|cell| MnkMove { cell: cell as u16, cols: m as u8 }).collect()
+        (0..m * n).map(|cell| CellMove { cell: cell as u16, cols: m as u8 }).collect()
     }
 
-    fn reference_is_legal(&self, mv: MnkMove) -> bool {
+    fn reference_is_legal(&self, mv: CellMove) -> bool {
         let (m, n) = self.dimensions();
         let full = (0..m * n).all(|q| self.piece(q).is_some());
         !full && !has_line(self, Seat(0)) && !has_line(self, Seat(1)) && self.piece(mv.cell as usize).is_none()

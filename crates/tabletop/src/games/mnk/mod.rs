@@ -10,30 +10,13 @@ pub mod rules;
 
 use serde_json::Value;
 
-pub use rules::{Mnk, MnkError, MnkMove, MnkVariant};
+pub use rules::{Mnk, MnkVariant};
 
 use crate::environment::Environments;
 use crate::grid::{board_json, CellActions};
-use crate::players::Players;
 use crate::record::Record;
 use crate::session::{option_usize, Adapter, OptionField, OptionKind, ReviewRange, Served, SessionError};
-use crate::{Analysis, AnalysisSettings, Game, PlayerKind, PlayerSpec, SpecError};
-
-impl Players for Mnk {
-    const PLAYER_KINDS: &'static [PlayerKind] = crate::searched::PLAYER_KINDS;
-
-    fn make_player(spec: &PlayerSpec, _start: &Mnk, seed: u64) -> Result<Box<dyn crate::Player<Mnk>>, SpecError> {
-        crate::searched::make_player(spec, seed)
-    }
-}
-
-impl crate::Analyze for Mnk {
-    fn analyze(record: &Record<Mnk>, settings: AnalysisSettings) -> Analysis {
-        crate::searched::analyze(record, settings)
-    }
-}
-
-impl crate::review::Review for Mnk {}
+use crate::Game;
 
 /// The m,n,k-game on the server: the options m, n and k, the grid's board JSON.
 pub struct MnkAdapter;
@@ -45,7 +28,6 @@ const fn side(key: &'static str, label: &'static str, default: i64) -> OptionFie
 
 impl Adapter<Mnk> for MnkAdapter {
     const NAME: &'static str = "mnk";
-    const OPTION_KEYS: &'static [&'static str] = &["m", "n", "k"];
     const OPTION_FIELDS: &'static [OptionField] =
         &[side("m", "Columns (m)", 3), side("n", "Rows (n)", 3), side("k", "In a row (k)", 3)];
     const REVIEW: Option<ReviewRange<Mnk>> = Some(crate::review::review_range);
@@ -84,9 +66,9 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::players::Players;
     use crate::session::SessionFactory;
-    use crate::Analyze;
-    use serde_json::json;
+    use crate::{AnalysisSettings, Analyze};
 
     #[test]
     fn tic_tac_toe_is_a_draw_with_every_move_exact() {
@@ -95,30 +77,19 @@ mod tests {
         assert!(analysis.moves.iter().all(|m| m.exact), "{analysis:?}");
         // Every first move draws with perfect play, the best one too.
         assert!(analysis.moves.iter().all(|m| m.score == 0 && m.text == "draw (exact)"), "{analysis:?}");
+        let served = Served::<Mnk, MnkAdapter>::new();
+        assert!(served.new_session(&serde_json::json!({"m": 3, "k": 4}), &Value::Null).is_err());
     }
 
     #[test]
     fn a_win_in_one_is_found_and_played() {
         let p = Mnk::from_notation(&MnkVariant::default(), "xx./oo./... x").unwrap();
-        let analysis = Mnk::analyze(&Record::new(p), AnalysisSettings::time(std::time::Duration::from_millis(50)));
-        assert_eq!((analysis.moves[0].notation.as_str(), analysis.moves[0].text.as_str()), ("c3", "wins in 1 move"));
+        for time in [0, 50].map(std::time::Duration::from_millis) {
+            // One ply (no time) and a search to the end.
+            let best = Mnk::analyze(&Record::new(p), AnalysisSettings::time(time)).moves[0].clone();
+            assert_eq!((best.notation.as_str(), best.text.as_str(), best.exact), ("c3", "wins in 1 move", true));
+        }
         let mut engine = Mnk::make_player(&"engine:depth=2".parse().unwrap(), &p, 1).unwrap();
         assert_eq!(engine.choose_move(&Record::new(p)).to_string(), "c3");
-    }
-
-    #[test]
-    fn the_board_json_is_the_grid_contract() {
-        let mut session = Served::<Mnk, MnkAdapter>::new().new_session(&json!({"m": 3, "n": 3, "k": 3}), &json!({})).unwrap();
-        for mv in ["a1", "a2", "b2", "b1", "c3"] {
-            session.play(mv).unwrap();
-        }
-        let board = session.view(None)["board"].clone();
-        assert_eq!(board["cells"], json!(["", "", "x", "o", "x", "", "x", "o", ""]));
-        assert_eq!((board["rows"].clone(), board["seats"].clone()), (json!(3), json!(["x", "o"])));
-        assert_eq!(board["names"].as_array().unwrap()[..4], [json!("a3"), json!("b3"), json!("c3"), json!("a2")]);
-        assert_eq!((board["col_labels"].clone(), board["row_labels"].clone()), (json!(["a", "b", "c"]), json!(["3", "2", "1"])));
-        assert_eq!((board["last"].clone(), board["line"].clone()), (json!(["c3"]), json!(["a1", "b2", "c3"])));
-        assert!(Served::<Mnk, MnkAdapter>::new().new_session(&json!({"m": 3, "n": 3, "k": 4}), &json!({})).is_err());
-        assert!(session.has_review());
     }
 }
