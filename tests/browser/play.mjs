@@ -190,6 +190,36 @@ const DEFAULTS = {
   },
 };
 
+// m,n,k (tic-tac-toe by default) has no page module of its own: the generic grid module
+// (js/games/grid.js) draws it from the catalog entry and the board JSON.
+DEFAULTS.mnk = {
+  async start(page) {
+    assert.equal(await page.textContent("#game-title"), "m,n,k-game", "the defaults need no words");
+    assert.equal(await page.locator("#board .cell").count(), 9, "3 x 3 by default");
+    assert.equal(await page.locator("#board .coord.col").allTextContents().then((t) => t.join("")), "abc");
+    assert.equal(await page.locator("#board .coord.row").allTextContents().then((t) => t.join("")), "321");
+    assert.equal(await page.getAttribute('#board [data-key="b2"]', "aria-label"), "b2, empty");
+    // Keyboard: from a3, right to b3, down to b2, Enter plays b2; the computer answers.
+    await page.locator('#board [data-key="a3"]').focus();
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowDown");
+    assert.equal(await page.evaluate(() => document.activeElement.dataset.key), "b2");
+    await page.keyboard.press("Enter");
+    await waitPly(page, 2, 30000);
+    assert.equal(await page.evaluate(() => window.tabletop.state.moves[0]), "b2");
+    assert.match(await page.getAttribute('#board [data-key="b2"]', "aria-label"), /^b2, X\b/);
+    assert.equal(await page.locator("#board .cell.taken").count(), 2);
+    assert.equal(await page.locator("#board .cell.last").count(), 1, "the computer's move is marked");
+    // The grid module's stylesheet is in: the players' swatches have their seats' colours.
+    assert.equal(await page.locator(".swatch.seat0").evaluate((e) => getComputedStyle(e).backgroundColor), "rgb(0, 114, 178)");
+    await shot(page, "mnk-computer-start");
+  },
+  maxTurns: 10,
+  async end(page, text) {
+    assert.match(text, /X wins|O wins|Draw/, text);
+  },
+};
+
 eachGame((game) => `${game}: the start page's defaults, played against the computer to the end`, async ({ browser, base }, game) => {
   const extra = DEFAULTS[game] || {};
   const page = await person(browser);
@@ -966,6 +996,200 @@ test("gomoku at this screen, on a phone: points named and tapped, the last move 
   await noSidewaysScroll(page, "gomoku game page over, phone");
 });
 
+// ---- the generic grid module (js/games/grid.js): a grid game with no JavaScript of its own ----
+
+// A catalog entry for a game the grid module draws, as the server lists one.
+const GRID_ENTRY = {
+  name: "gridsample", title: "Grid Sample", about: "k in a row on a board of any size", module: "grid", seats: 2,
+  options: [
+    { key: "m", label: "Columns", kind: { type: "integer", min: 1, max: 20, default: 3 } },
+    { key: "rule", label: "Rule", kind: { type: "choice", choices: [["free", "Free-style"], ["exact", "Exactly k"]], default: "free" } },
+  ],
+  players: [{ name: "engine", settings: [], help: "" }, { name: "human", settings: [], help: "" }],
+};
+
+// The library's grid board JSON for a `cols` x `rows` board with `pieces` ({name: "x" | "o"}).
+function gridBoard(cols, rows, pieces, last, line) {
+  const letters = "abcdefghijklmnopqrstuvwxyz".slice(0, cols).split("");
+  const names = Array.from({ length: rows * cols }, (_, i) => letters[i % cols] + (rows - Math.floor(i / cols)));
+  return {
+    rows, cols, cells: names.map((n) => pieces[n] || ""), seats: ["x", "o"], names,
+    col_labels: letters, row_labels: Array.from({ length: rows }, (_, r) => String(rows - r)), last, line,
+  };
+}
+
+test("grid page module: a grid board JSON drawn, named and playable, on a phone and a desktop", async ({ browser, base }) => {
+  for (const [viewport, where] of [[PHONE, "phone"], [DESKTOP, "desktop"]]) {
+    for (const size of [3, 15, 20]) {
+      const page = await person(browser, viewport);
+      await page.goto(base);
+      await page.locator("#game-choice input").first().waitFor();
+      // X's diagonal from a1 (the last move) up and right, O's pieces beside it.
+      const pieces = { a1: "x", b2: "x", c3: "x", a2: "o", b3: "o" };
+      const board = gridBoard(size, size, pieces, ["a1"], ["a1", "b2", "c3"]);
+      const drawn = await page.evaluate(async ({ entry, board }) => {
+        const game = (await import("/js/games/grid.js")).forGame(entry);
+        const link = document.createElement("link");
+        link.rel = "stylesheet";
+        link.href = "/js/games/grid.css";
+        await new Promise((resolve, reject) => { link.onload = resolve; link.onerror = reject; document.head.append(link); });
+        window.played = [];
+        const state = { status: { over: false, to_move: 1 }, history: [], players: [], board };
+        const ctx = {
+          state, board, playable: true, legal: board.names.filter((n, i) => !board.cells[i]), ui: {}, hint: null, analysis: null, replaying: false,
+          viewSeat: 1, seated: true, nameOf: (seat) => ["X", "O"][seat], play: (move) => window.played.push(move), rerender: () => {}, terminate: () => {},
+        };
+        const out = game.render(ctx);
+        const area = document.createElement("div");
+        area.id = "board";
+        area.className = `board-area ${entry.name} ${game.styleClass}`;
+        area.append(out.board);
+        const main = document.querySelector("main");
+        main.hidden = true;
+        main.after(area);
+        return { help: out.help, key: game.boardKey(board), title: game.title({ m: board.cols, rule: "exact" }), plain: game.title({ m: 3, rule: "free" }), seats: game.seats({}) };
+      }, { entry: GRID_ENTRY, board });
+      assert.equal(drawn.title, "Grid Sample" + (size === 3 ? " (Exactly k)" : ` (Columns ${size}, Exactly k)`), "the title names the options that differ from the defaults");
+      assert.equal(drawn.plain, "Grid Sample");
+      assert.equal(drawn.seats, 2);
+      assert.match(drawn.help, /empty cell/);
+      assert.equal(await page.locator("#board .cell").count(), size * size);
+      assert.equal(await page.locator("#board .coord.col").allTextContents().then((t) => t.join("")), board.col_labels.join(""));
+      assert.deepEqual(await page.locator("#board .coord.row").allTextContents(), board.row_labels);
+      assert.deepEqual(await unnamedControls(page), [], "every cell has a name");
+      assert.equal(await page.getAttribute('#board [data-key="a1"]', "aria-label"), "a1, X, last move, winning line");
+      assert.equal(await page.getAttribute('#board [data-key="c3"]', "aria-label"), "c3, X, winning line");
+      assert.equal(await page.getAttribute('#board [data-key="a2"]', "aria-label"), "a2, O");
+      assert.equal(await page.getAttribute('#board [data-key="b1"]', "aria-label"), "b1, empty");
+      assert.equal(await page.locator("#board .cell.win").count(), 3, "the winning line is marked");
+      assert.equal(await page.locator("#board .cell.last").count(), 1, "the last move is marked");
+      // Pieces are coloured by seat.
+      const colour = (key) => page.locator(`#board [data-key="${key}"] .piece`).evaluate((e) => getComputedStyle(e).color);
+      assert.equal(await colour("b2"), "rgb(0, 114, 178)");
+      assert.equal(await colour("a2"), "rgb(213, 94, 0)");
+      // A taken cell is not playable; an empty one plays its name, by a click and by the keyboard.
+      await page.click('#board [data-key="b1"]');
+      await page.click('#board [data-key="a1"]', { force: true });
+      await page.locator('#board [data-key="b1"]').focus();
+      await page.keyboard.press("ArrowRight");
+      await page.keyboard.press("Enter");
+      assert.deepEqual(await page.evaluate(() => window.played), ["b1", "c1"]);
+      await noSidewaysScroll(page, `grid ${size} x ${size}, ${where}`);
+      const width = await page.locator("#board .cell").first().evaluate((c) => c.getBoundingClientRect().width);
+      assert.ok(width >= (size <= 15 ? 22 : 20), `grid ${size} x ${size} cells are ${width} px wide on a ${where}`);
+      const fits = await page.locator(".gg-scroll").evaluate((box) => box.scrollWidth <= box.clientWidth);
+      // Up to 15 x 15 the board fits a 390 px phone whole; a wider one scrolls inside its own box.
+      if (size <= 15 || where === "desktop") assert.equal(fits, true, `${size} x ${size} fits the ${where}`);
+      if (size === 3) assert.ok(width <= 120, `a 3 x 3 board stays small (${width} px cells)`);
+      await shot(page, `grid-sample-${size}-${where}`);
+    }
+  }
+});
+
+test("start page: a game the catalog names the grid module for is offered with its options from the catalog", async ({ browser, base }) => {
+  const page = await person(browser, PHONE);
+  await page.route("**/api/catalog", async (route) => {
+    const response = await route.fetch();
+    const catalog = await response.json();
+    catalog.games.push(GRID_ENTRY);
+    await route.fulfill({ response, json: catalog });
+  });
+  await page.goto(base);
+  await page.locator("#game-gridsample").waitFor({ state: "attached" });
+  assert.equal(await page.textContent("#start-error"), "", "nothing reported");
+  await page.click("label:has(#game-gridsample)");
+  assert.match(await page.textContent("label:has(#game-gridsample)"), /Grid Sample.*k in a row on a board of any size/s);
+  await page.click("#options-box summary");
+  assert.equal(await page.inputValue("#gridsample-m"), "3");
+  assert.equal(await page.getAttribute("#gridsample-m", "max"), "20");
+  assert.equal(await page.inputValue("#gridsample-rule"), "free");
+  assert.deepEqual(await page.locator("#gridsample-rule option").allTextContents(), ["Free-style", "Exactly k"]);
+  assert.equal(await page.getByRole("spinbutton", { name: /^Columns\b/ }).getAttribute("id"), "gridsample-m", "each option is labelled");
+  assert.equal(await page.getByRole("combobox", { name: /^Rule\b/ }).getAttribute("id"), "gridsample-rule", "each option is labelled");
+  assert.deepEqual(await unnamedControls(page), [], "every control on the start page has a name");
+  await noSidewaysScroll(page, "start page with a grid game");
+  // A number out of its range is refused by the form itself; what Start sends is what was chosen.
+  await page.fill("#gridsample-m", "99");
+  assert.equal(await page.locator("#gridsample-m:invalid").count(), 1, "99 columns is out of range");
+  await page.fill("#gridsample-m", "7");
+  await page.selectOption("#gridsample-rule", "exact");
+  const sent = page.waitForRequest((r) => r.url().endsWith("/api/games") && r.method() === "POST");
+  await page.click("button[type=submit]");
+  const body = JSON.parse((await sent).postData());
+  assert.deepEqual(body.options, { m: 7, rule: "exact" });
+  assert.equal(body.seats.length, 2);
+  // This server has no such game: it says so.
+  await page.waitForFunction(() => document.getElementById("start-error").textContent !== "");
+  assert.match(await page.textContent("#start-error"), /gridsample/);
+  // (A full-page screenshot moves the start page under the pointer: taken last.)
+  await shot(page, "start-page-grid-phone");
+});
+
+// m,n,k between two people, each in a browser of their own, with a watcher: every move a click
+// on a cell; X completes the diagonal a1-b2-c3 and the line is marked on every page.
+test("mnk: two people through an invite link play tic-tac-toe by clicking cells, live, with a watcher; X's diagonal wins", async ({ browser, base }) => {
+  const pages = await inviteGame(browser, base, "mnk");
+  const { a, b, c } = pages;
+  const moves = ["a1", "a2", "b2", "a3", "c3"];
+  await playLive(pages, { pick: (page, turn) => page.click(`#board [data-key="${moves[turn]}"]`), maxTurns: moves.length + 1 });
+  for (const p of [a, b, c]) {
+    await p.waitForFunction(() => window.tabletop.state.status.over);
+    await p.locator("#result:not([hidden])").waitFor();
+    assert.equal(await p.getAttribute('#board [data-key="c3"]', "aria-label"), "c3, X, last move, winning line");
+    assert.equal(await p.getAttribute('#board [data-key="a2"]', "aria-label"), "a2, O");
+    assert.equal(await p.locator("#board .cell.win").count(), 3, "the winning line is marked");
+    assert.equal(await p.locator("#board .cell.playable").count(), 0, "nothing to play once it is over");
+  }
+  assert.deepEqual(await a.evaluate(() => window.tabletop.state.moves), moves);
+  assert.match(await a.textContent("#result"), /X wins.*You won\./s);
+  assert.match(await b.textContent("#result"), /X wins.*You lost\./s);
+  assert.deepEqual(await unnamedControls(b), [], "every control on the m,n,k page has a name");
+  await shot(a, "mnk-people-x");
+  await shot(b, "mnk-people-o");
+  await shot(c, "mnk-people-watcher");
+  // Stepping back: after the first move only a1 is taken.
+  await stepTo(c, "#step-first", 0);
+  await stepTo(c, "#step-forward", 1);
+  assert.equal(await c.getAttribute('#board [data-key="a1"]', "aria-label"), "a1, X, last move");
+  assert.equal(await c.locator("#board .cell.taken").count(), 1);
+  assert.deepEqual(await c.evaluate(() => window.tabletop.replayMismatches()), [], "stepping shows the positions received");
+});
+
+// m,n,k on a phone at 15 x 15 (its largest board), chosen in the start page's options form: the
+// whole board fits the 390 px screen and every cell is tapped where it is.
+test("mnk on a phone, at this screen: a 15 x 15 board from the options form fits the screen; five in a row wins", async ({ browser, base }) => {
+  const page = await person(browser, PHONE);
+  await page.goto(base);
+  await page.click("label:has(#game-mnk)");
+  await page.click("label:has(#opponent-screen)");
+  await page.click("#options-box summary");
+  assert.equal(await page.inputValue("#mnk-m"), "3");
+  await page.fill("#mnk-m", "15");
+  await page.fill("#mnk-n", "15");
+  await page.fill("#mnk-k", "5");
+  await Promise.all([page.waitForURL(/\/game\//), page.click("button[type=submit]")]);
+  await page.locator('#board [data-key="h8"]').waitFor();
+  assert.match(await page.textContent("#game-title"), /^m,n,k-game \(.*15.*15.*5.*\)$/);
+  assert.equal(await page.locator("#board .cell").count(), 225);
+  await noSidewaysScroll(page, "mnk 15 x 15, phone");
+  assert.equal(await page.locator(".gg-scroll").evaluate((box) => box.scrollWidth <= box.clientWidth), true, "15 x 15 fits the phone");
+  const width = await page.locator('#board [data-key="h8"]').evaluate((c) => c.getBoundingClientRect().width);
+  assert.ok(width >= 22, `the cells are ${width} px wide on a phone`);
+  const opening = ["d4", "d5", "e5", "e6", "f6", "f7", "g7", "g8", "h8"];
+  for (const [i, name] of opening.entries()) {
+    await page.click(`#board [data-key="${name}"]`);
+    await waitPly(page, i + 1);
+  }
+  await page.waitForFunction(() => window.tabletop.state.status.over);
+  await page.locator("#result:not([hidden])").waitFor();
+  assert.match(await page.textContent("#result"), /X wins/);
+  assert.equal(await page.locator("#board .cell.win").count(), 5, "the winning line is marked");
+  assert.equal(await page.getAttribute('#board [data-key="h8"]', "aria-label"), "h8, X, last move, winning line");
+  assert.deepEqual(await unnamedControls(page), [], "every control has a name");
+  await noSidewaysScroll(page, "mnk 15 x 15 over, phone");
+  await shot(page, "mnk-15-phone-over");
+});
+
 // The start page builds itself from whatever the catalog says: here the server's catalog with a
 // game added on the way that the page has no module for.
 test("start page: a listed game without a page module is reported, the others offered; Gomoku's card and options", async ({ browser, base }) => {
@@ -1145,10 +1369,13 @@ test("phone 390 x 844: the start page does not scroll sideways", async ({ browse
   await page.locator("#game-choice input").first().waitFor();
   await noSidewaysScroll(page, "start page");
   assert.deepEqual(await unnamedControls(page), [], "every control on the start page has a name");
-  // The page loads the modules of the games the server offers, and of no other game.
+  // The page loads the modules the catalog names for the games the server offers (a game's own,
+  // or the generic grid module, once for all the games it draws), and no other.
   const loaded = await page.evaluate(() => performance.getEntriesByType("resource").map((r) => new URL(r.name).pathname)
     .map((path) => /^\/js\/games\/(\w+)\.(js|css)$/.exec(path)).filter(Boolean).map((m) => `${m[1]}.${m[2]}`).filter((f) => !f.startsWith("common.")).sort());
-  const offered = (await (await fetch(base + "api/catalog")).json()).games.flatMap((g) => [`${g.name}.css`, `${g.name}.js`]).sort();
+  const modules = new Set((await (await fetch(base + "api/catalog")).json()).games.map((g) => g.module));
+  assert.ok(modules.has("grid"), "a game without a module of its own (mnk) is drawn by the grid module");
+  const offered = [...modules].flatMap((m) => [`${m}.css`, `${m}.js`]).sort();
   assert.deepEqual(loaded, offered, "the start page loads each offered game's module and stylesheet, and nothing else");
 });
 

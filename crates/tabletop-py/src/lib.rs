@@ -60,11 +60,21 @@ fn options_json(options: Option<&Bound<'_, PyDict>>) -> PyResult<Value> {
     Ok(Value::Object(map))
 }
 
+/// The registry's games that are environments (a game without an action numbering is not).
+fn environment_names() -> Vec<&'static str> {
+    registry::GAMES.iter().filter(|g| g.environment.is_some()).map(|g| g.name).collect()
+}
+
+/// The environment factory of the registry's game `name`.
+fn environment(name: &str) -> PyResult<&'static dyn tabletop::environment::EnvironmentFactory> {
+    registry::find(name).and_then(|entry| entry.environment).ok_or_else(|| {
+        value_error(format!("no game {name:?}; the games are: {}", environment_names().join(", ")))
+    })
+}
+
 /// The environment of the registry's game `name` with `options`.
 fn load(name: &str, options: &Value) -> PyResult<Box<dyn Environment>> {
-    let entry = registry::find(name)
-        .ok_or_else(|| value_error(format!("no game {name:?}; the games are: {}", registry::names())))?;
-    entry.environment.load(options).map_err(env_error)
+    environment(name)?.load(options).map_err(env_error)
 }
 
 /// A game with its options, as OpenSpiel's `pyspiel.Game`: made by `load_game`.
@@ -504,9 +514,7 @@ fn load_game(name: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<Game> 
 /// The options game `name` accepts.
 #[pyfunction]
 fn game_options(name: &str) -> PyResult<Vec<&'static str>> {
-    let entry = registry::find(name)
-        .ok_or_else(|| value_error(format!("no game {name:?}; the games are: {}", registry::names())))?;
-    Ok(entry.environment.option_keys())
+    Ok(environment(name)?.option_keys())
 }
 
 /// The computer players game `name` offers, as (name, help) pairs.
@@ -520,7 +528,7 @@ fn player_kinds(name: &str) -> PyResult<Vec<(&'static str, &'static str)>> {
 /// The native module.
 #[pymodule]
 fn _tabletop(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("GAMES", registry::GAMES.iter().map(|g| g.name).collect::<Vec<_>>())?;
+    m.add("GAMES", environment_names())?;
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
     m.add_class::<Engine>()?;

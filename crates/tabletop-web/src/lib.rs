@@ -1,13 +1,35 @@
-//! `tabletop serve`: a web page for every game and a JSON API, with games kept in SQLite.
+//! `tabletop serve`: a web page for every game and a JSON API, with games kept in SQLite or
+//! PostgreSQL.
 //!
-//! - [`config`]: the server's settings ([`ServeConfig`], the `tabletop serve` flags).
-//! - [`sessions`]: a uniform [`sessions::Session`] over any game, with a small adapter per game.
-//! - [`store`]: the SQLite database (versioned schema; every move committed before the answer).
-//! - [`live`]: the games in memory (a bounded cache), their events, proposals and computers.
-//! - [`connection`]: per-address caps and the write deadline for clients that stop reading.
-//! - [`error`]: [`error::ApiError`], why a request failed (one variant per HTTP status).
-//! - [`engines`]: the bounded pool of engine workers that does all the thinking.
-//! - [`server`]: the router, the page (embedded in the binary), the API handlers, the limits.
+//! # Layers
+//!
+//! A request goes down these layers, each using only the ones below it:
+//!
+//! 1. [`server`]: HTTP. The router, the limits and defences, and one handler per route, which
+//!    extracts the request, makes one call into [`service`] (or [`page`]) and turns the answer
+//!    or the [`error::ApiError`] into a response. It never touches a game's session (a rule
+//!    `tests/layers.rs` checks).
+//! 2. [`service`]: the game flow of each action (create, join, claim, move, undo, proposals,
+//!    resign, hint, analysis, review, watch): the checks, the pace, the library's session,
+//!    storing, telling the event streams, scheduling the computer.
+//! 3. [`live`]: the games in memory (a bounded cache over the database), each with its
+//!    session, stored row, event channel, presence, proposal and computer; [`engines`] does the
+//!    thinking on a bounded pool of workers.
+//! 4. [`store`]: the database (versioned schema; every move committed before the answer).
+//!
+//! Beside them: [`page`] (the page's embedded files and the catalog of games, which names the
+//! page module that draws each), [`config`] (the `tabletop serve` flags), [`sessions`] (the
+//! library's [`sessions::Session`], started by name), [`connection`] (per-address caps and the
+//! write deadline), [`error`] (why a request failed, one variant per HTTP status) and
+//! [`command`].
+//!
+//! A move, `POST /api/games/{id}/moves`: `server::submit_move` extracts the body, then
+//! [`service::play`] locks the seat's game (`live::AppState::seated`), checks the ply, the turn,
+//! the storage and the seat's pace, handles the agreement move, plays the move on the session,
+//! stores it (`live::LiveGame::store_move`, through [`store`]), tells the event streams
+//! (`live::LiveGame::changed`; each stream's [`service::Watch`] renders the state for its
+//! viewer), schedules the computer if it is next ([`live::schedule_for`], on [`engines`]), and
+//! answers the mover's state, which the handler sends as JSON.
 
 #![warn(missing_docs)]
 
@@ -17,7 +39,9 @@ pub mod connection;
 pub mod engines;
 pub mod error;
 pub mod live;
+pub mod page;
 pub mod server;
+pub mod service;
 pub mod sessions;
 pub mod store;
 

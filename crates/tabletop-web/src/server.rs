@@ -4,12 +4,23 @@
 //!   connections itself (hyper) so that header and idle timeouts and a connection cap apply.
 //! - The router: routes, per-client rate limits, the body limit (from `Content-Length`), the
 //!   request log, and every error as JSON.
-//! - [`crate::live`] holds the games in play; [`crate::engines`] does all the thinking.
+//! - The handlers: each extracts its request (path, body, query, token, client address), makes
+//!   ONE call into [`crate::service`] (the game flow) or [`crate::page`] (the page's files and
+//!   catalog), and turns the answer or the [`ApiError`] into a response.
+//!
+//! # The layering rule (checked by `tests/layers.rs`)
+//!
+//! This file routes, extracts and maps errors; it never drives a game. Outside comments and
+//! string literals it names nothing of the library (`tabletop::`), no session (`Session`,
+//! `sessions`, `.session`, `new_session`, `boxed_clone`), no game in memory (`LiveGame`,
+//! `.lock()`, `seated`, `schedule`), and calls no session method (`.play(`, `.view(`,
+//! `check_move`, `agreement_move`, `board_at(` on a game, ...): all of that is
+//! [`crate::service`]'s, over [`crate::live`]. Each handler calls [`crate::service`] at most
+//! once.
 
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::rejection::JsonRejection;
@@ -23,7 +34,6 @@ use futures_util::stream::Stream;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tabletop::PlayerSpec;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 use tower_governor::governor::GovernorConfigBuilder;
@@ -33,11 +43,12 @@ use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 
 use crate::config::ServeConfig;
 pub use crate::error::ApiError;
-use crate::live::{AppState, Change, LiveGame, ProposalKind, Shared};
-use crate::sessions::new_session;
-use crate::store::{GameRow, Store, StoreError, StoredInvite};
+use crate::live::{AppState, Shared};
+use crate::service::{AnalysisRequest, ClaimRequest, HintRequest, MoveRequest, NewGame, ProposalAnswer, TokenRequest};
+use crate::store::{Store, StoreError};
 
 pub use crate::error::BODY_LIMIT;
+pub use crate::service::{refine_budget, thinking_count, REVIEW_CHUNK, REVIEW_PER_POSITION};
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -95,28 +106,15 @@ fn at_most(text: &str, limit: usize) -> String {
     }
 }
 
-/// The page and its files, embedded in the binary.
-#[derive(rust_embed::RustEmbed)]
-#[folder = "assets/"]
-struct Assets;
-
+/// A file of the page, with its type.
 fn asset(path: &str) -> Option<Response> {
-    let file = Assets::get(path)?;
-    let kind = match path.rsplit('.').next() {
-        Some("html") => "text/html; charset=utf-8",
-        Some("js" | "mjs") => "text/javascript; charset=utf-8",
-        Some("css") => "text/css; charset=utf-8",
-        Some("svg") => "image/svg+xml",
-        Some("png") => "image/png",
-        Some("json") => "application/json",
-        _ => "application/octet-stream",
-    };
-    Some(([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")], file.data.into_owned()).into_response())
+    let (kind, data) = crate::page::file(path)?;
+    Some(([(header::CONTENT_TYPE, kind), (header::CACHE_CONTROL, "no-cache")], data).into_response())
 }
 
 async fn page() -> Response {
-    match Assets::get("index.html") {
-        Some(file) => Html(file.data.into_owned()).into_response(),
+    match crate::page::file("index.html") {
+        Some((_, data)) => Html(data).into_response(),
         None => ApiError::NotFound("index.html".into()).into_response(),
     }
 }
@@ -492,17 +490,7 @@ pub enum ServeError {
     Serve(std::io::Error),
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct CreateRequest {
-    game: String,
-    #[serde(default)]
-    options: Value,
-    #[serde(default)]
-    seats: Vec<String>,
-    #[serde(default)]
-    hints: bool,
-}
+// ---- The handlers: extract, one call, answer. ----
 
 /// The origin for links: `--public-url`, else the request's Host.
 fn origin(state: &AppState, headers: &HeaderMap) -> String {
@@ -519,148 +507,20 @@ async fn create_game(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    body: Result<Json<CreateRequest>, JsonRejection>,
+    body: Result<Json<NewGame>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    state.check_writable()?;
-    let options = if request.options.is_null() { json!({}) } else { request.options };
-    let mut secret = json!({});
-    if let Some(seed) = state.config.game_seed {
-        secret["seed"] = json!(state.next_game_seed(seed));
-    }
-    crate::sessions::complete_secret(&request.game, &mut secret);
-    let session = new_session(&request.game, &options, &secret).map_err(|e| ApiError::BadRequest(e.to_string()))?;
-    let seats_needed = session.num_seats();
-    let mut seats = request.seats;
-    if seats.is_empty() {
-        seats = vec!["engine".to_string(); seats_needed];
-        seats[0] = "human".to_string();
-    }
-    if seats.len() != seats_needed {
-        return Err(ApiError::BadRequest(format!("{} needs {seats_needed} seats, got {}", request.game, seats.len())));
-    }
-    let caps = state.caps();
-    for (seat, text) in seats.iter_mut().enumerate() {
-        let spec: PlayerSpec =
-            text.parse().map_err(|e: tabletop::SpecError| ApiError::BadRequest(format!("seat {seat}: {e}")))?;
-        if spec.settings.is_empty() && (spec.name == "human" || spec.name == "open") {
-            *text = spec.name;
-            continue;
-        }
-        session.check_spec(&spec, &caps).map_err(|e| ApiError::BadRequest(format!("seat {seat}: {e}")))?;
-        *text = spec.to_string();
-    }
-    if !seats.iter().any(|s| s == "human") {
-        return Err(ApiError::BadRequest("at least one seat must be \"human\" (the creator's)".into()));
-    }
-    // One address cannot fill the lobby: its open games are capped.
-    let opens_seats = seats.iter().any(|s| s == "open");
-    if opens_seats {
-        let cap = state.config.max_open_games_per_address;
-        state.open_games().check(client.ip(), cap, crate::config::OPEN_GAME_COUNTED)?;
-    }
-    // The tokens are shown in this answer only: the database keeps their hashes.
-    let (tokens, token_hashes): (Vec<String>, Vec<String>) =
-        (0..seats_needed).map(|_| crate::live::new_token()).unzip();
-    // Each person's seat gets an invitation of its own, apart from its token: a code used
-    // once, which gives its first opener a new token for the seat (so the link is worth
-    // nothing after, and the creator's copy of the token stops working then).
-    let codes: Vec<Option<String>> =
-        seats.iter().map(|s| (s == "human").then(crate::live::new_token).map(|(code, _)| code)).collect();
-    let invites = codes
-        .iter()
-        .map(|code| code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false }))
-        .collect();
-    let row = GameRow {
-        id: crate::live::random_hex(),
-        game: request.game,
-        options,
-        secret,
-        token_hashes,
-        seats,
-        invites,
-        hints: request.hints,
-        resigned: Vec::new(),
-        ended: None,
-        ended_winners: Vec::new(),
-        created: crate::live::now_seconds(),
-    };
-    let live = state.insert_new(row, session).await?;
-    let mut game = live.lock().await;
-    if opens_seats {
-        state.open_games().opened(client.ip(), &game.row.id);
-    }
-    crate::live::schedule_for(&state, &mut game, client.ip()).await;
-    let base = origin(&state, &headers);
-    let id = game.row.id.clone();
-    let names = game.session.seat_names();
-    let shown: Vec<Value> =
-        game.row.seats.iter().zip(&tokens).map(|(s, t)| if s == "human" { json!(t) } else { Value::Null }).collect();
-    let invites: Vec<Value> = game
-        .row
-        .seats
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| *s == "human")
-        .filter_map(|(seat, _)| Some((seat, codes.get(seat)?.as_ref()?)))
-        .map(|(seat, code)| {
-            let path = format!("/game/{id}#invite={code}");
-            json!({"seat": seat, "name": names.get(seat), "url": format!("{base}{path}"), "path": path})
-        })
-        .collect();
-    let watch = format!("/game/{id}");
-    let creator = game.row.seats.iter().position(|s| s == "human");
-    Ok(Json(json!({
-        "id": id,
-        "tokens": shown,
-        "invites": invites,
-        "watch": {"url": format!("{base}{watch}"), "path": watch},
-        "state": game.state(creator),
-    })))
+    let origin = origin(&state, &headers);
+    Ok(Json(crate::service::create(&state, client.ip(), &origin, request).await?))
 }
 
-/// The games this server offers, from the library's registry, for the start page:
-/// `{"games": [{"name", "title", "about", "players": [{"name", "settings", "help"}],
-/// "computers": [[spec, label], ...], "default_computer": spec}]}`: the computers the start form
-/// offers people, and the one it chooses at first (the terminal's default too,
-/// [`tabletop::levels::DEFAULT_COMPUTER`]).
+/// `GET /api/catalog`: see [`crate::page::catalog`].
 async fn catalog() -> Json<Value> {
-    let games: Vec<Value> = tabletop::registry::GAMES
-        .iter()
-        .map(|game| {
-            let players: Vec<Value> = game
-                .player_kinds
-                .iter()
-                .map(|k| json!({"name": k.name, "settings": k.settings, "help": k.help}))
-                .collect();
-            let computers: Vec<Value> = tabletop::levels::offered_computers(game.player_kinds)
-                .into_iter()
-                .map(|(spec, label)| json!([spec, label]))
-                .collect();
-            json!({
-                "name": game.name,
-                "title": game.title,
-                "about": game.about,
-                "players": players,
-                "computers": computers,
-                "default_computer": tabletop::levels::DEFAULT_COMPUTER,
-            })
-        })
-        .collect();
-    Json(json!({ "games": games }))
+    Json(crate::page::catalog().clone())
 }
 
 async fn lobby(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
-    let rows = state.store().lobby(50).await?;
-    let games: Vec<Value> = rows
-        .into_iter()
-        .map(|(id, game, options, seats, created)| {
-            let open: Vec<usize> = seats.iter().enumerate().filter(|(_, s)| *s == "open").map(|(i, _)| i).collect();
-            let players = crate::live::public_players(&game, &seats);
-            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created})
-        })
-        .collect();
-    Ok(Json(json!({ "games": games })))
+    Ok(Json(crate::service::lobby(&state).await?))
 }
 
 /// The body of a join: an empty JSON object (a JSON body cannot come from another site's form).
@@ -675,46 +535,11 @@ async fn join(
     body: Result<Json<JoinRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(JoinRequest {}) = body.map_err(bad_body)?;
-    state.check_writable()?;
-    let live = state.game(&id).await?;
-    let mut game = live.lock().await;
-    if game.to_move().is_none() {
-        return Err(ApiError::Conflict("the game is over".into()));
-    }
-    let seat = game
-        .row
-        .seats
-        .iter()
-        .position(|s| s == "open")
-        .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
-    let mut seats = game.row.seats.clone();
-    seats[seat] = "human".to_string();
-    let token = game.take_seat(&state, seats, seat).await?;
-    if !game.row.seats.iter().any(|s| s == "open") {
-        state.open_games().closed(&id);
-    }
-    game.changed(Change::SeatTaken, Some(seat));
-    crate::live::schedule_for(&state, &mut game, client.ip()).await;
-    Ok(Json(json!({"seat": seat, "token": token, "state": game.state(Some(seat))})))
+    Ok(Json(crate::service::join(&state, client.ip(), &id).await?))
 }
 
-/// The body of a claim: the invitation's code, and the token this browser already holds in the
-/// game, if any (its creator checking the link it sent, or a person who opened it before).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ClaimRequest {
-    invite: String,
-    #[serde(default)]
-    token: Option<String>,
-}
-
-/// How many times a claim looks again after another process wrote the game first.
-const CLAIM_ATTEMPTS: usize = 4;
-
-/// `POST /api/games/{id}/claim` with `{"invite", "token"?}`: opens an invitation. The first
-/// opener gets the seat and a new token for it (the invitation is then used); a later opener
-/// gets 409 saying whose seat it is; a `token` that already holds a seat in the game (the
-/// creator checking the link) keeps that seat and leaves the invitation unused.
+/// `POST /api/games/{id}/claim` with `{"invite", "token"?}`: opens an invitation (see
+/// [`crate::service::claim`]).
 async fn claim(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
@@ -722,38 +547,7 @@ async fn claim(
     body: Result<Json<ClaimRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let mut attempt = 0;
-    loop {
-        let live = state.game(&id).await?;
-        let mut game = live.lock().await;
-        let seat = game.invited_seat(&request.invite).ok_or_else(|| {
-            ApiError::Forbidden("this invitation is not one of this game's: check the link you were sent".into())
-        })?;
-        if let Some(held) = game.seat_of(request.token.as_deref()) {
-            let answer = json!({"seat": held, "claimed": false, "invited_seat": seat, "state": game.state(Some(held))});
-            return Ok(Json(answer));
-        }
-        if game.invite_used(seat) {
-            let name = game.session.seat_names().get(seat).cloned().unwrap_or_else(|| format!("seat {seat}"));
-            return Err(ApiError::Conflict(format!("This invitation was already used: {name} is taken.")));
-        }
-        state.check_writable()?;
-        match game.use_invite(&state, seat).await {
-            Ok(token) => {
-                game.changed(Change::SeatTaken, Some(seat));
-                crate::live::schedule_for(&state, &mut game, client.ip()).await;
-                return Ok(Json(
-                    json!({"seat": seat, "token": token, "claimed": true, "state": game.state(Some(seat))}),
-                ));
-            }
-            // Another process wrote the game first (perhaps using this invitation): look again.
-            Err(_) if game.lost_a_race() && attempt + 1 < CLAIM_ATTEMPTS => {
-                tracing::info!(game = %id, "a claim lost a race with another writer; looking again");
-                attempt += 1;
-            }
-            Err(err) => return Err(err),
-        }
-    }
+    Ok(Json(crate::service::claim(&state, client.ip(), &id, request).await?))
 }
 
 /// What a state request may carry in its query: nothing secret. A seat's token comes in the
@@ -795,39 +589,18 @@ async fn get_game(
     query: Result<Query<StateQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<Value>, ApiError> {
     query.map_err(bad_query)?;
-    let live = state.game(&id).await?;
-    let game = live.lock().await;
-    let viewer = game.seat_of(bearer(&headers));
-    Ok(Json(game.state(viewer)))
+    Ok(Json(crate::service::view(&state, &id, bearer(&headers)).await?))
 }
 
-/// How long a ticket for an event stream stays good.
-const TICKET_LIFE: Duration = Duration::from_secs(60);
-
-/// Tickets waiting to be used, at most (older ones are dropped when they expire).
-const TICKETS_HELD: usize = 100_000;
-
 /// `POST /api/games/{id}/ticket` with `{"token"}`: a single-use ticket, good for a minute, that
-/// opens the seat's event stream (`GET .../events?ticket=T`). A browser's EventSource cannot
-/// send a header, and a ticket in a URL is worth nothing once used.
+/// opens the seat's event stream (`GET .../events?ticket=T`).
 async fn ticket(
     State(state): State<Shared>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let live = state.game(&id).await?;
-    let seat = live.lock().await.seat_of(Some(&request.token));
-    let seat = seat.ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))?;
-    let ticket = crate::live::random_hex();
-    let mut tickets = state.tickets.lock().unwrap_or_else(|e| e.into_inner());
-    let now = Instant::now();
-    tickets.retain(|_, (_, _, until)| *until > now);
-    if tickets.len() >= TICKETS_HELD {
-        return Err(ApiError::TooMany { what: "too many event-stream tickets are waiting".into(), retry_after: 10 });
-    }
-    tickets.insert(ticket.clone(), (id, seat, now + TICKET_LIFE));
-    Ok(Json(json!({"ticket": ticket, "expires_in": TICKET_LIFE.as_secs()})))
+    Ok(Json(crate::service::ticket(&state, &id, &request.token).await?))
 }
 
 async fn events(
@@ -837,82 +610,20 @@ async fn events(
     query: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, ApiError> {
     let Query(query) = query.map_err(bad_query)?;
-    // A ticket is used up here, whatever follows.
-    let seat = match &query.ticket {
-        None => None,
-        Some(ticket) => {
-            let taken = state.tickets.lock().unwrap_or_else(|e| e.into_inner()).remove(ticket);
-            match taken {
-                Some((game, seat, until)) if game == id && until > Instant::now() => Some(seat),
-                _ => {
-                    return Err(ApiError::Forbidden(
-                        "that ticket is not good (used, expired or for another game)".into(),
-                    ))
-                }
-            }
-        }
-    };
-    let live = state.game(&id).await?;
-    // Held while the stream is open: one client address, or everyone on one game, cannot hold
-    // every connection the server has.
-    let by_address = state.streams_by_address.try_hold(client.ip()).ok_or_else(|| ApiError::TooMany {
-        what: format!("this address has {} event streams open already", state.config.max_streams_per_address),
-        retry_after: 30,
-    })?;
-    let by_game = state.streams_by_game.try_hold(id.clone()).ok_or_else(|| ApiError::TooMany {
-        what: format!("this game has {} event streams open already", state.config.max_streams_per_game),
-        retry_after: 30,
-    })?;
-    let held = (by_address, by_game);
-    let (receiver, viewer, presence) = {
-        let mut game = live.lock().await;
-        // The seat may have been given up since the ticket was issued.
-        let viewer = seat.filter(|&s| game.row.seats.get(s).is_some_and(|spec| spec != "open"));
-        (game.events.subscribe(), viewer, game.presence_guard(viewer))
-    };
-    let stream = futures_util::stream::unfold(
-        (receiver, live, viewer, (presence, held), None),
-        |(mut receiver, live, viewer, presence, mut sent)| async move {
-            let note = if sent.is_none() {
-                crate::live::Note { change: Change::Connected, seat: viewer }
-            } else {
-                match receiver.recv().await {
-                    Ok(note) => note,
-                    // Missed some: the state sent next is the current one anyway.
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        crate::live::Note { change: Change::Connected, seat: None }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-                }
-            };
-            let data = live.lock().await.event_data(viewer, note, &mut sent);
-            let event = SseEvent::default().event("state").data(data);
-            Some((Ok(event), (receiver, live, viewer, presence, sent)))
-        },
-    );
+    let watch = crate::service::watch(&state, client.ip(), &id, query.ticket.as_deref()).await?;
+    let stream = futures_util::stream::unfold(watch, |mut watch| async move {
+        let data = watch.next().await?;
+        Some((Ok(SseEvent::default().event("state").data(data)), watch))
+    });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
-/// The public board after `ply` moves, for stepping through a game (nothing hidden: Mathable's
-/// racks are counts, as a watcher sees them).
+/// The public board after `ply` moves, for stepping through a game.
 async fn board_at(
     State(state): State<Shared>,
     UrlPath((id, ply)): UrlPath<(String, usize)>,
 ) -> Result<Json<Value>, ApiError> {
-    let live = state.game(&id).await?;
-    let game = live.lock().await;
-    let board = game.session.board_at(ply).map_err(|e| ApiError::BadRequest(e.to_string()))?;
-    Ok(Json(json!({"ply": ply, "board": board})))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveRequest {
-    #[serde(rename = "move")]
-    notation: String,
-    token: String,
-    /// The number of moves the client saw; a mismatch means someone else moved first (409).
-    ply: Option<usize>,
+    Ok(Json(crate::service::board_at(&state, &id, ply).await?))
 }
 
 async fn submit_move(
@@ -922,47 +633,7 @@ async fn submit_move(
     body: Result<Json<MoveRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let (mut game, seat) = state.seated(&id, &request.token).await?;
-    let ply = game.session.ply();
-    if let Some(seen) = request.ply.filter(|&p| p != ply) {
-        return Err(ApiError::Conflict(format!("the game has moved on: it is at move {ply}, not {seen}")));
-    }
-    match game.to_move() {
-        None => return Err(ApiError::Illegal("the game is over".into())),
-        Some(to_move) if to_move != seat => return Err(ApiError::Conflict("it is not your turn".into())),
-        Some(_) => {}
-    }
-    state.check_writable()?;
-    game.pace(seat)?;
-    // The game's agreement move (Mathable's terminate) is never a free win against the
-    // computer: each computer seat answers it at once (the library decides) and may refuse.
-    if let Some(agreement) = game.session.agreement_move() {
-        if game.session.check_move(&request.notation).is_ok_and(|n| n == agreement) {
-            for other in (0..game.session.num_seats()).filter(|&s| s != seat && game.is_computer(s)) {
-                game.session.agrees_to_end(other).map_err(|e| ApiError::Illegal(e.to_string()))?;
-            }
-        }
-    }
-    if game.asks_others(seat) {
-        // Between people, the game's agreement move (Mathable's terminate) is a proposal the
-        // others must accept: checked, not played.
-        let notation = game.session.check_move(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
-        if game.session.agreement_move().as_deref() == Some(notation.as_str()) {
-            game.propose(&state, ProposalKind::Terminate, seat).await?;
-            return Ok(Json(game.state(Some(seat))));
-        }
-    }
-    let notation = game.session.play(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
-    game.store_move(&state, ply, &notation).await?;
-    game.changed(Change::Move, Some(seat));
-    crate::live::schedule_for(&state, &mut game, client.ip()).await;
-    Ok(Json(game.state(Some(seat))))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TokenRequest {
-    token: String,
+    Ok(Json(crate::service::play(&state, client.ip(), &id, request).await?))
 }
 
 async fn undo(
@@ -972,29 +643,7 @@ async fn undo(
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let (mut game, seat) = state.seated(&id, &request.token).await?;
-    if game.to_move().is_none() {
-        return Err(ApiError::Illegal("the game has ended".into()));
-    }
-    state.check_writable()?;
-    game.pace(seat)?;
-    if game.asks_others(seat) {
-        game.request_takeback(&state, seat).await?;
-        return Ok(Json(game.state(Some(seat))));
-    }
-    // Against the computer (or only people who resigned): the last full round.
-    let target = game.undo_against_the_computer()?;
-    game.take_back_to(&state, target).await?;
-    game.changed(Change::Undo, Some(seat));
-    crate::live::schedule_for(&state, &mut game, client.ip()).await;
-    Ok(Json(game.state(Some(seat))))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProposalAnswer {
-    token: String,
-    accept: bool,
+    Ok(Json(crate::service::undo(&state, client.ip(), &id, &request.token).await?))
 }
 
 async fn answer_proposal(
@@ -1004,11 +653,7 @@ async fn answer_proposal(
     body: Result<Json<ProposalAnswer>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let (mut game, seat) = state.seated(&id, &request.token).await?;
-    state.check_writable()?;
-    game.answer_proposal(&state, seat, request.accept).await?;
-    crate::live::schedule_for(&state, &mut game, client.ip()).await;
-    Ok(Json(game.state(Some(seat))))
+    Ok(Json(crate::service::answer_proposal(&state, client.ip(), &id, request).await?))
 }
 
 async fn resign(
@@ -1018,40 +663,7 @@ async fn resign(
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let (mut game, seat) = state.seated(&id, &request.token).await?;
-    if game.to_move().is_none() {
-        return Err(ApiError::Illegal("the game is already over".into()));
-    }
-    state.check_writable()?;
-    game.resign(&state, seat).await?;
-    if game.to_move().is_none() {
-        state.open_games().closed(&id);
-    }
-    crate::live::schedule_for(&state, &mut game, client.ip()).await;
-    Ok(Json(game.state(Some(seat))))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HintRequest {
-    token: Option<String>,
-    /// Accepted as before (the hint is always for the current position), not read.
-    #[allow(dead_code)]
-    ply: Option<usize>,
-}
-
-/// The seat a hint or analysis is for, if this viewer may have it now.
-fn may_think_for(game: &LiveGame, token: Option<&str>) -> Result<usize, ApiError> {
-    let seat = game
-        .seat_of(token)
-        .ok_or_else(|| ApiError::Forbidden("hints are for the seat to move: send its token".into()))?;
-    if game.to_move() != Some(seat) {
-        return Err(ApiError::Forbidden("hints are only for the seat to move".into()));
-    }
-    if !game.hints_allowed() {
-        return Err(ApiError::Forbidden("hints are off in this game between people".into()));
-    }
-    Ok(seat)
+    Ok(Json(crate::service::resign(&state, client.ip(), &id, &request.token).await?))
 }
 
 async fn hint(
@@ -1061,65 +673,8 @@ async fn hint(
     body: Result<Json<HintRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let live = state.game(&id).await?;
-    let (snapshot, flag) = {
-        let game = live.lock().await;
-        may_think_for(&game, request.token.as_deref())?;
-        (game.session.boxed_clone(), game.cancel.clone())
-    };
-    // The analysis' settings, so that the hint is the analysis' best move.
-    let budget = analysis_budget(&state);
-    let name = snapshot.game();
-    let caps = state.caps();
-    let key = crate::engines::JobKey::Address(client.ip());
-    let advice =
-        state.pool.run(key, true, flag, move |slots| snapshot.hint(slots.slot(name), budget, &caps)).await.map_err(
-            |e| match e {
-                crate::engines::PoolError::Busy => ApiError::Busy,
-                other => ApiError::Internal(other.to_string()),
-            },
-        )?;
-    Ok(Json(advice.unwrap_or(Value::Null)))
+    Ok(Json(crate::service::hint(&state, client.ip(), &id, request).await?))
 }
-
-/// The time setting of the page's analysis and hint (the same, so that the hint is the
-/// analysis' best move): 1.5 s, or the server's longest thinking time if shorter. It picks the
-/// depth and the solvers' budgets from each game's calibration before searching (see
-/// `tabletop::analysis`), so the values do not depend on how busy the server is.
-fn analysis_budget(state: &AppState) -> Duration {
-    state.config.max_think.min(ANALYSIS_TIME)
-}
-
-/// `POST /api/games/{id}/analysis`: the body. `step` (default 0) asks for a refinement step
-/// of the analysis (see [`refine_budget`]).
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AnalysisRequest {
-    token: Option<String>,
-    ply: Option<usize>,
-    step: Option<u32>,
-}
-
-/// The time setting of refinement step `step` of an analysis, and the last step there is: the
-/// analysis' time (1.5 s, or `--max-think` if shorter) doubled per step, up to half of
-/// `--max-think` (half, so that a search planned from the calibration still ends before the
-/// watchdog on a busy machine). The last step is the first that reaches that cap (0 when the
-/// analysis' time already does). Each step's setting is fixed, so the same step of the same
-/// position gets the same values; `None` past the last step.
-///
-/// With the defaults (`--max-think 10`): 1.5 s, 3 s, 5 s, so steps 0 to 2.
-pub fn refine_budget(max_think: Duration, step: u32) -> Option<(Duration, u32)> {
-    let base = max_think.min(ANALYSIS_TIME);
-    let cap = base.max(max_think / 2);
-    let mut last = 0;
-    while last < 30 && base.saturating_mul(1 << last) < cap {
-        last += 1;
-    }
-    (step <= last).then(|| (base.saturating_mul(1 << step).min(cap), last))
-}
-
-/// The analysis' time setting of the page (the hint's too), before any refinement.
-const ANALYSIS_TIME: Duration = Duration::from_millis(1500);
 
 async fn analysis(
     State(state): State<Shared>,
@@ -1128,143 +683,14 @@ async fn analysis(
     body: Result<Json<AnalysisRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    let step = request.step.unwrap_or(0);
-    let Some((budget, last_step)) = refine_budget(state.config.max_think, step) else {
-        let last = refine_budget(state.config.max_think, 0).map_or(0, |(_, last)| last);
-        return Err(ApiError::BadRequest(format!("no refinement step {step}: the steps are 0 to {last}")));
-    };
-    let live = state.game(&id).await?;
-    let (snapshot, flag, ply, may_refine) = {
-        let game = live.lock().await;
-        let over = game.to_move().is_none();
-        if over && !game.session.hidden_information() {
-            let ply = request.ply.unwrap_or(game.session.ply());
-            if ply > game.session.ply() {
-                return Err(ApiError::BadRequest(format!("the game has {} moves", game.session.ply())));
-            }
-            // Anyone may analyse a finished game, as before; only its players refine it.
-            let player = game.seat_of(request.token.as_deref()).is_some();
-            if step > 0 && !player {
-                return Err(ApiError::Forbidden(
-                    "refining the analysis of a finished game is for its players: send a seat's token".into(),
-                ));
-            }
-            (game.session.boxed_clone(), game.cancel.clone(), Some(ply), player)
-        } else {
-            may_think_for(&game, request.token.as_deref())?;
-            if request.ply.is_some_and(|p| p != game.session.ply()) {
-                return Err(ApiError::Forbidden("during the game, only the current position can be analysed".into()));
-            }
-            (game.session.boxed_clone(), game.cancel.clone(), None, true)
-        }
-    };
-    let key = crate::engines::JobKey::Address(client.ip());
-    let job = flag.clone();
-    let work = move |_: &mut crate::engines::Slots| snapshot.analyze(ply, budget);
-    // Step 0 is a hint-sized job; the longer refinements wait in the long lane, which never
-    // holds every worker (computer moves keep one), both refused (503) when too many wait.
-    let answer = if step == 0 {
-        state.pool.run(key, true, job, work).await
-    } else {
-        state.pool.run_long_optional(key, job, work).await
-    }
-    .map_err(|e| match e {
-        crate::engines::PoolError::Busy => ApiError::Busy,
-        other => ApiError::Internal(other.to_string()),
-    })?;
-    if flag.is_cancelled() {
-        // Stopped by an undo, a resignation or the watchdog: not the reproducible answer.
-        let mut game = live.lock().await;
-        if game.cancel.is_same(&flag) && !game.thinking {
-            // The watchdog raised the game's flag: the game's next thinking needs a fresh one
-            // (a computer thinking under it renews it itself when it is done).
-            game.cancel = tabletop::cancel::CancelFlag::new();
-        }
-        return Err(ApiError::Busy);
-    }
-    let mut answer = answer.map_err(|e| ApiError::Illegal(e.to_string()))?;
-    let open = answer["open"].as_array().is_some_and(|open| !open.is_empty());
-    // A further step can value more: some move is open and searched (a depth), not one of the
-    // values no search gives (Mathable's points).
-    let refinable = may_refine && step < last_step && open && !answer["depth"].is_null();
-    answer["step"] = step.into();
-    answer["last_step"] = last_step.into();
-    answer["refinable"] = refinable.into();
-    Ok(Json(answer))
+    Ok(Json(crate::service::analysis(&state, client.ip(), &id, request).await?))
 }
 
-/// The time the analysis of each position of a review may take.
-pub const REVIEW_PER_POSITION: Duration = Duration::from_millis(250);
-
-/// Positions of a review per engine job: each job stays well within the wait an optional job
-/// is given ([`crate::engines::OPTIONAL_WAIT`]).
-pub const REVIEW_CHUNK: usize = 8;
-
-/// `GET /api/games/{id}/review`: every move of a finished game against the best move, for
-/// anyone who may see the game (a finished game hides nothing). Computed once per game through
-/// the engine pool, position after position in jobs of [`REVIEW_CHUNK`], as the analysis is;
-/// every other request for it waits for that one computation.
+/// `GET /api/games/{id}/review`: see [`crate::service::review`].
 async fn review(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let live = state.game(&id).await?;
-    let (snapshot, flag, cell) = {
-        let mut game = live.lock().await;
-        if game.to_move().is_some() {
-            return Err(ApiError::Conflict("only a finished game can be reviewed".into()));
-        }
-        let moves = game.session.moves();
-        let cell = match &game.review {
-            Some((of, cell)) if *of == moves => cell.clone(),
-            _ => {
-                let cell = Arc::new(tokio::sync::OnceCell::new());
-                game.review = Some((moves, cell.clone()));
-                cell
-            }
-        };
-        (game.session.boxed_clone(), game.cancel.clone(), cell)
-    };
-    let budget = state.config.max_think.min(REVIEW_PER_POSITION);
-    let settings = tabletop::review::ReviewSettings::time(budget);
-    let key = crate::engines::JobKey::Address(client.ip());
-    let value = cell
-        .get_or_try_init(|| async move {
-            let plies = snapshot.ply();
-            let mut whole: Option<Value> = None;
-            let mut from = 0;
-            while from < plies.max(1) {
-                let to = (from + REVIEW_CHUNK).min(plies);
-                let part = snapshot.boxed_clone();
-                let answer = state
-                    .pool
-                    .run(key.clone(), true, flag.clone(), move |_slots| part.review(from, to, settings))
-                    .await
-                    .map_err(|e| match e {
-                        crate::engines::PoolError::Busy => ApiError::Busy,
-                        other => ApiError::Internal(other.to_string()),
-                    })?
-                    .map_err(|e| ApiError::Internal(e.to_string()))?;
-                match &mut whole {
-                    None => whole = Some(answer),
-                    Some(w) => {
-                        for field in ["moves", "values"] {
-                            if let (Some(into), Some(more)) = (w[field].as_array_mut(), answer[field].as_array()) {
-                                into.extend(more.iter().cloned());
-                            }
-                        }
-                    }
-                }
-                from = to.max(from + 1);
-            }
-            whole.ok_or_else(|| ApiError::Internal("empty review".into()))
-        })
-        .await?;
-    Ok(Json(value.clone()))
-}
-
-/// The flag of a game's current thinking (used by tests to see that work is cancelled).
-pub fn thinking_count(state: &AppState) -> usize {
-    state.thinking.load(Ordering::SeqCst)
+    Ok(Json(crate::service::review(&state, client.ip(), &id).await?))
 }

@@ -19,7 +19,7 @@
 //!
 //! ```
 //! use tabletop::registry;
-//! let game = registry::find("connect").unwrap().environment.load(&serde_json::json!({})).unwrap();
+//! let game = registry::find("connect").unwrap().environment.unwrap().load(&serde_json::json!({})).unwrap();
 //! let mut state = game.new_initial_state(None);
 //! assert_eq!((game.num_players(), game.num_distinct_actions()), (2, 7));
 //! let four = state.string_to_action("4").unwrap();
@@ -38,6 +38,7 @@ use serde_json::{json, Value};
 use crate::analysis::{Analysis, Analyze};
 use crate::game::{Game, Outcome, Status};
 use crate::player_spec::PlayerSpec;
+use crate::players::Players;
 use crate::record::Record;
 use crate::session::{Adapter, Caps, EngineSlot};
 
@@ -224,9 +225,9 @@ pub fn episode_seed(seed: u64, slot: u64, episode: u64) -> u64 {
     (z ^ (z >> 31)) >> 11
 }
 
-impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> EnvironmentFactory for Environments<G, A, E> {
+impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> EnvironmentFactory for Environments<G, A, E> {
     fn option_keys(&self) -> Vec<&'static str> {
-        A::OPTION_KEYS.iter().copied().chain(["seed"]).collect()
+        crate::session::option_keys::<G, A>().into_iter().chain(["seed"]).collect()
     }
 
     fn load(&self, options: &Value) -> Result<Box<dyn Environment>, EnvError> {
@@ -279,7 +280,7 @@ struct LoadedGame<G: Game, A, E> {
     marker: PhantomData<fn() -> (A, E)>,
 }
 
-impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> LoadedGame<G, A, E> {
+impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> LoadedGame<G, A, E> {
     /// The first position of a game seeded with `seed`.
     fn start(&self, seed: u64) -> G {
         if !self.seeded || seed == self.seed {
@@ -290,7 +291,7 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> LoadedGame<G, A, E> {
     }
 }
 
-impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> Environment for LoadedGame<G, A, E> {
+impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> Environment for LoadedGame<G, A, E> {
     fn name(&self) -> &'static str {
         A::NAME
     }
@@ -365,7 +366,7 @@ impl<G: Game, A, E> Clone for StateOf<G, A, E> {
     }
 }
 
-impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> StateOf<G, A, E> {
+impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> StateOf<G, A, E> {
     /// The legal moves with their ids, ascending by id.
     fn legal(&self) -> Vec<(usize, G::Move)> {
         if self.record.status().to_move().is_none() {
@@ -387,7 +388,7 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> StateOf<G, A, E> {
     }
 }
 
-impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> fmt::Display for StateOf<G, A, E> {
+impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> fmt::Display for StateOf<G, A, E> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let status = crate::session::status_json(&self.record, A::describe_reason);
         if A::HIDDEN_INFORMATION {
@@ -400,7 +401,7 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> fmt::Display for StateOf<G, A, E
     }
 }
 
-impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> EnvState for StateOf<G, A, E> {
+impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> EnvState for StateOf<G, A, E> {
     fn current_player(&self) -> Option<usize> {
         self.record.status().to_move().map(|s| s.index())
     }
@@ -539,7 +540,7 @@ struct VectorOf<G: Game, A, E> {
     marker: PhantomData<fn() -> (A, E)>,
 }
 
-impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VectorOf<G, A, E> {
+impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> VectorOf<G, A, E> {
     /// Starts slot `i`'s episode `episode` (reusing the slot's buffers).
     fn start_slot(&mut self, i: usize, episode: u64) {
         let seed = episode_seed(self.seed, i as u64, episode);
@@ -580,7 +581,7 @@ impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VectorOf<G, A, E> {
     }
 }
 
-impl<G: Analyze, A: Adapter<G>, E: Encoding<G>> VecEnvironment for VectorOf<G, A, E> {
+impl<G: Analyze + Players, A: Adapter<G>, E: Encoding<G>> VecEnvironment for VectorOf<G, A, E> {
     fn num_envs(&self) -> usize {
         self.games.len()
     }
@@ -805,24 +806,26 @@ mod tests {
 
     #[test]
     fn every_game_is_an_environment_that_keeps_its_invariants() {
-        for entry in crate::registry::GAMES {
-            crate::environment::check_environment(entry.environment, &json!({}), 3, 7);
+        for environment in crate::registry::GAMES.iter().filter_map(|entry| entry.environment) {
+            crate::environment::check_environment(environment, &json!({}), 3, 7);
         }
     }
 
     #[test]
     fn options_are_checked() {
         for entry in crate::registry::GAMES {
-            assert!(entry.environment.load(&json!({"no such option": 1})).is_err(), "{}", entry.name);
-            assert!(entry.environment.load(&json!({"seed": "x"})).is_err(), "{}", entry.name);
-            assert!(entry.environment.load(&json!([])).is_err(), "{}", entry.name);
+            let Some(environment) = entry.environment else { continue };
+            assert!(environment.load(&json!({"no such option": 1})).is_err(), "{}", entry.name);
+            assert!(environment.load(&json!({"seed": "x"})).is_err(), "{}", entry.name);
+            assert!(environment.load(&json!([])).is_err(), "{}", entry.name);
         }
     }
 
     #[test]
     fn seeds_make_chance_reproducible() {
         for entry in crate::registry::GAMES {
-            let game = entry.environment.load(&json!({"seed": 5})).unwrap();
+            let Some(environment) = entry.environment else { continue };
+            let game = environment.load(&json!({"seed": 5})).unwrap();
             let a = game.new_initial_state(None);
             let b = game.new_initial_state(Some(5));
             assert_eq!(a.to_string(), b.to_string(), "{}", entry.name);
@@ -839,7 +842,8 @@ mod speed {
     fn vector_steps_per_second() {
         for entry in crate::registry::GAMES {
             let name = entry.name;
-            let game = entry.environment.load(&serde_json::json!({})).unwrap();
+            let Some(environment) = entry.environment else { continue };
+            let game = environment.load(&serde_json::json!({})).unwrap();
             let a = game.num_distinct_actions();
             // Fewer games where the mask is wide (Mathable), so that it stays a few MiB.
             let n = 4096.min((1 << 22) / a).max(1);

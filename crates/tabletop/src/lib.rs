@@ -33,6 +33,7 @@ pub mod environment;
 pub mod external;
 pub mod game;
 pub mod games;
+pub mod grid;
 pub mod levels;
 pub mod memory;
 pub mod perft;
@@ -42,6 +43,7 @@ pub mod record;
 pub mod registry;
 pub mod review;
 pub mod search;
+pub mod searched;
 pub mod session;
 pub mod stats;
 #[cfg(feature = "cli")]

@@ -25,8 +25,10 @@ pub struct GameEntry {
     /// Starts the game's sessions for the server (`tabletop serve`).
     pub session: &'static dyn crate::session::SessionFactory,
     /// Loads the game as a learning [environment](crate::environment) (integer actions,
-    /// observations, vectors of games): the Python package's way in.
-    pub environment: &'static dyn crate::environment::EnvironmentFactory,
+    /// observations, vectors of games): the Python package's way in. `None` for a game without
+    /// an action numbering (the Python package does not list it); a grid game whose moves are
+    /// cells gets one from [`grid::CellActions`](crate::grid::CellActions).
+    pub environment: Option<&'static dyn crate::environment::EnvironmentFactory>,
     /// Runs the [conformance suite](crate::conformance) on the game's usual variants with
     /// seeded random playouts (panics on the first disagreement), for the generic test.
     pub conformance: fn(seed: u64) -> crate::conformance::Report,

@@ -138,19 +138,26 @@ pub struct Judgement {
 }
 
 /// A game's rules for reviews: its thresholds, units and words. Implemented in each game's
-/// folder (`games/<game>/review.rs`).
+/// folder (`games/<game>/review.rs`). The defaults judge on proved results only (forced wins
+/// and losses, see [`judge_proved`]), which every game's [`Analyze`] can tell: a game without
+/// thresholds of its own gets a review from `impl Review for G {}`.
 pub trait Review: Analyze {
     /// The unit of losses and of the graph's values (`discs`, `points`, ...).
-    const UNIT: &'static str;
+    const UNIT: &'static str = "plies";
     /// The thresholds in words, shown under a review and in the docs.
-    const THRESHOLDS: &'static str;
+    const THRESHOLDS: &'static str = PROVED_THRESHOLDS;
     /// The loss of `played` against `best` (both from one analysis, the mover's point of view)
     /// and its mark; `None` when the two values cannot be compared (an estimate where the game
-    /// is judged on exact values only).
-    fn judge(best: &MoveValue, played: &MoveValue) -> Option<Judgement>;
+    /// is judged on exact values only). Default: [`judge_proved`].
+    fn judge(best: &MoveValue, played: &MoveValue) -> Option<Judgement> {
+        judge_proved(best, played)
+    }
     /// A move's value in [`Review::UNIT`] from the mover's point of view, for the graph;
-    /// `None` when it has none (an estimate in a game graphed on exact values).
-    fn graph_value(value: &MoveValue) -> Option<f64>;
+    /// `None` when it has none (an estimate in a game graphed on exact values). Default: +1 a
+    /// proved win, -1 a proved loss, 0 otherwise.
+    fn graph_value(value: &MoveValue) -> Option<f64> {
+        Some(f64::from(proved(value)))
+    }
     /// The graph's point for the position `after` a move valued `played` (if the analysis
     /// valued it) made by `mover`, from the first seat's point of view. By default the move's
     /// [`graph_value`](Review::graph_value), negated when the second of two seats moved.
@@ -351,6 +358,48 @@ pub fn judge_exact(best: i32, played: i32, slower: i32) -> Judgement {
         format!("{} {}", word_of(p), if p < 0 { "sooner" } else { "later" })
     };
     Judgement { loss: loss as f64, text, mark }
+}
+
+/// The thresholds of [`judge_proved`], in words.
+pub const PROVED_THRESHOLDS: &str = "proved results: ?? walking into a forced loss, ? missing a forced win, \
+?! the same forced result 4 or more plies later (a win) or sooner (a loss)";
+
+/// The smallest loss in plies that is an inaccuracy with the same proved result.
+pub const PROVED_SLOWER: i32 = 4;
+
+/// The proved result of a value: 1, -1, or 0 for an estimate (or an exact draw).
+pub fn proved(value: &MoveValue) -> i32 {
+    if value.exact {
+        value.score.signum()
+    } else {
+        0
+    }
+}
+
+/// The judgement on proved results (forced wins and losses the analysis found): a blunder
+/// `??` walks into a proved loss where the best move did not lose; a mistake `?` misses a
+/// forced win; an inaccuracy `?!` reaches the same proved result [`PROVED_SLOWER`] or more
+/// plies later (a win) or sooner (a loss). Between estimates: no loss, no mark.
+///
+/// ```
+/// use tabletop::analysis::MoveValue;
+/// use tabletop::review::{judge_proved, Mark};
+/// let m = |score, exact| MoveValue { notation: String::new(), score, exact, depth: None, text: String::new() };
+/// assert_eq!(judge_proved(&m(999_990, true), &m(-999_990, true)).unwrap().mark, Some(Mark::Blunder));
+/// assert_eq!(judge_proved(&m(999_990, true), &m(12, false)).unwrap().mark, Some(Mark::Mistake));
+/// assert_eq!(judge_proved(&m(30, false), &m(12, false)), None);
+/// ```
+pub fn judge_proved(best: &MoveValue, played: &MoveValue) -> Option<Judgement> {
+    let (b, p) = (proved(best), proved(played));
+    if best.exact && played.exact && b == p {
+        return Some(judge_exact(best.score, played.score, PROVED_SLOWER));
+    }
+    if p >= b {
+        return None;
+    }
+    let mark = if p < 0 { Mark::Blunder } else { Mark::Mistake };
+    let after = if p == 0 { "no forced result" } else { word_of(p) };
+    Some(Judgement { loss: 0.0, text: format!("forced {} -> {after}", word_of(b)), mark: Some(mark) })
 }
 
 /// `win`, `draw` or `loss` for a result from [`result_of`].

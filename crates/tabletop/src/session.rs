@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::analysis::Analyze;
 use crate::game::{Game, Outcome, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec};
+use crate::players::Players;
 use crate::record::{EndReason, Record};
-use crate::review::{Review, ReviewSettings};
+use crate::review::{GameReview, ReviewSettings};
 
 /// Why a session refused something: the message is the one people read (the library's own
 /// reason: a move's, an option's, a player spec's), the variant what kind of refusal it is.
@@ -118,10 +120,14 @@ pub trait Session: Send {
     /// [`Analyze`](crate::Analyze) with `AnalysisSettings::time(budget)`, as `{"ply", "moves": [{"move",
     /// "value", "score", "exact", "depth"}], "depth", "open"}` (see [`crate::analysis`]).
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, SessionError>;
+    /// Does the game have a review ([`Adapter::REVIEW`])? Without one, [`Session::review`] is
+    /// refused.
+    fn has_review(&self) -> bool;
     /// The review of the moves `from..to` (see [`crate::review::review_range`]) as JSON: a
-    /// [`GameReview`](crate::review::GameReview) and the seats' names (`seats`). It values the
+    /// [`GameReview`] and the seats' names (`seats`). It values the
     /// position of every move with the movers' hidden information: the server asks it for
-    /// finished games only.
+    /// finished games only. A game without a review ([`Session::has_review`]) answers
+    /// [`SessionError::Move`] saying so.
     fn review(&self, from: usize, to: usize, settings: ReviewSettings) -> Result<Value, SessionError>;
     /// A computer player's move for the side to move, in notation.
     fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError>;
@@ -137,17 +143,25 @@ pub trait Session: Send {
     fn move_limit(&self) -> usize;
 }
 
-/// What a game must provide to be served.
-pub trait Adapter<G: Game>: Send + Sync + 'static {
+/// A game's review of a record's moves `from..to` (see [`crate::review::review_range`]).
+pub type ReviewRange<G> = fn(&Record<G>, usize, usize, ReviewSettings, &mut dyn FnMut(usize, usize)) -> GameReview;
+
+/// What a game must provide to be served. Its players default to the game's [`Players`]: one
+/// made for each move, seeded by the ply (a game whose engines keep tables between moves
+/// overrides [`Adapter::choose`] to keep them in the worker's [`EngineSlot`]).
+pub trait Adapter<G: Players>: Send + Sync + 'static {
     /// The game's name.
     const NAME: &'static str;
-    /// The option keys the game accepts at creation.
-    const OPTION_KEYS: &'static [&'static str];
+    /// The option keys the game accepts at creation besides those of [`Adapter::OPTION_FIELDS`]
+    /// (see [`option_keys`]).
+    const OPTION_KEYS: &'static [&'static str] = &[];
     /// The options as form fields for a generic page (default: none described; a game with its
     /// own page module draws its options itself).
     const OPTION_FIELDS: &'static [OptionField] = &[];
     /// The players it offers.
-    fn player_kinds() -> &'static [PlayerKind];
+    fn player_kinds() -> &'static [PlayerKind] {
+        G::PLAYER_KINDS
+    }
     /// The starting position from the public options and the server's secret (validated, with a reason).
     fn start(options: &Value, secret: &Value) -> Result<G, SessionError>;
     /// The board as JSON.
@@ -156,11 +170,20 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     fn choose(
         record: &Record<G>,
         spec: &PlayerSpec,
-        slot: &mut EngineSlot,
-        caps: &Caps,
-    ) -> Result<G::Move, SessionError>;
+        _slot: &mut EngineSlot,
+        _caps: &Caps,
+    ) -> Result<G::Move, SessionError> {
+        let seed = record.moves().len() as u64;
+        let mut player = G::make_player(spec, record.start(), seed).map_err(SessionError::player)?;
+        Ok(player.choose_move(record))
+    }
     /// Checks a spec's values (the library's own constructor where that is cheap) and the caps.
-    fn check_spec(record: &Record<G>, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError>;
+    fn check_spec(record: &Record<G>, spec: &PlayerSpec, _caps: &Caps) -> Result<(), SessionError> {
+        G::make_player(spec, record.start(), 0).map(drop).map_err(SessionError::player)
+    }
+    /// The game's review, if it has one: `Some(crate::review::review_range::<G>)` for a game
+    /// implementing [`Review`](crate::review::Review) (whose defaults judge on proved results).
+    const REVIEW: Option<ReviewRange<G>> = None;
     /// Each seat's name.
     fn seat_name(seat: usize) -> String;
     /// Does the position hold information some seats must not see (Mathable's racks)? Then the
@@ -210,16 +233,23 @@ pub trait Adapter<G: Game>: Send + Sync + 'static {
     }
 }
 
+/// Every option key a game accepts at creation: its [`Adapter::OPTION_KEYS`], then the keys of
+/// its [`Adapter::OPTION_FIELDS`] not among them.
+pub fn option_keys<G: Players, A: Adapter<G>>() -> Vec<&'static str> {
+    let fields = A::OPTION_FIELDS.iter().map(|f| f.key).filter(|k| !A::OPTION_KEYS.contains(k));
+    A::OPTION_KEYS.iter().copied().chain(fields).collect()
+}
+
 /// The default [`Adapter::move_limit`].
 pub const DEFAULT_MOVE_LIMIT: usize = 1000;
 
 /// A [`Session`] for any game with an [`Adapter`].
-pub struct GenericSession<G: Review, A: Adapter<G>> {
+pub struct GenericSession<G: Analyze + Players, A: Adapter<G>> {
     record: Record<G>,
     adapter: std::marker::PhantomData<A>,
 }
 
-impl<G: Review, A: Adapter<G>> GenericSession<G, A> {
+impl<G: Analyze + Players, A: Adapter<G>> GenericSession<G, A> {
     /// The record as it was after `ply` moves.
     fn record_at(&self, ply: usize) -> Result<Record<G>, SessionError> {
         let played = self.record.moves().len();
@@ -240,8 +270,9 @@ impl<G: Review, A: Adapter<G>> GenericSession<G, A> {
         let Some(map) = options.as_object() else {
             return Err(SessionError::Options("options must be a JSON object".into()));
         };
-        if let Some(key) = map.keys().find(|k| !A::OPTION_KEYS.contains(&k.as_str())) {
-            let valid = if A::OPTION_KEYS.is_empty() { "none".to_string() } else { A::OPTION_KEYS.join(", ") };
+        let keys = option_keys::<G, A>();
+        if let Some(key) = map.keys().find(|k| !keys.contains(&k.as_str())) {
+            let valid = if keys.is_empty() { "none".to_string() } else { keys.join(", ") };
             return Err(SessionError::Options(format!("{} has no option {key:?}; valid options: {valid}", A::NAME)));
         }
         Ok(GenericSession { record: Record::new(A::start(options, secret)?), adapter: std::marker::PhantomData })
@@ -268,7 +299,7 @@ pub fn status_json<G: Game>(record: &Record<G>, describe: impl Fn(String) -> Str
     }
 }
 
-impl<G: Review, A: Adapter<G>> Session for GenericSession<G, A> {
+impl<G: Analyze + Players, A: Adapter<G>> Session for GenericSession<G, A> {
     fn game(&self) -> &'static str {
         A::NAME
     }
@@ -374,8 +405,15 @@ impl<G: Review, A: Adapter<G>> Session for GenericSession<G, A> {
         Ok(json!({"ply": ply, "moves": moves, "depth": analysis.depth, "open": analysis.open}))
     }
 
+    fn has_review(&self) -> bool {
+        A::REVIEW.is_some()
+    }
+
     fn review(&self, from: usize, to: usize, settings: ReviewSettings) -> Result<Value, SessionError> {
-        let review = crate::review::review_range(&self.record, from, to, settings, &mut |_, _| {});
+        let Some(review_range) = A::REVIEW else {
+            return Err(SessionError::Move(format!("{} has no review", A::NAME)));
+        };
+        let review = review_range(&self.record, from, to, settings, &mut |_, _| {});
         let mut json = serde_json::to_value(&review).map_err(|e| SessionError::Move(e.to_string()))?;
         json["seats"] = self.seat_names().into();
         Ok(json)
@@ -468,6 +506,8 @@ pub trait SessionFactory: Sync {
     fn option_fields(&self) -> &'static [OptionField] {
         &[]
     }
+    /// Does the game have a review (see [`Adapter::REVIEW`])?
+    fn has_review(&self) -> bool;
 }
 
 /// One creation option as a form field: what a generic page needs to offer it (its label, its
@@ -520,7 +560,7 @@ impl<G, A> Default for Served<G, A> {
     }
 }
 
-impl<G: Review, A: Adapter<G>> SessionFactory for Served<G, A> {
+impl<G: Analyze + Players, A: Adapter<G>> SessionFactory for Served<G, A> {
     fn new_session(&self, options: &Value, secret: &Value) -> Result<Box<dyn Session>, SessionError> {
         Ok(Box::new(GenericSession::<G, A>::new(options, secret)?))
     }
@@ -531,6 +571,10 @@ impl<G: Review, A: Adapter<G>> SessionFactory for Served<G, A> {
 
     fn option_fields(&self) -> &'static [OptionField] {
         A::OPTION_FIELDS
+    }
+
+    fn has_review(&self) -> bool {
+        A::REVIEW.is_some()
     }
 }
 

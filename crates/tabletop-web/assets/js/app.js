@@ -1,7 +1,9 @@
 // tabletop's page: the start page at `/`, a game at `/game/{id}`. Talks to the JSON API
 // (docs/API.md). It names no game: the games come from the server (`GET /api/catalog`), and
-// each game's module (js/games/<name>.js, with its stylesheet js/games/<name>.css) is loaded by
-// name when needed; js/games/common.js documents what every game module provides.
+// each game's page module is loaded when needed by the name the catalog gives it (`module`):
+// the game's own (js/games/<name>.js, with its stylesheet js/games/<name>.css), or a generic
+// one such as js/games/grid.js, which draws any grid game from the catalog entry and the
+// board JSON; js/games/common.js documents what every game module provides.
 //
 // Live: one EventSource per page (js/events.js); every state carries a `version`, and the page
 // keeps the newest. History stepping after a game: the server gives the public board after any
@@ -32,27 +34,52 @@ function loadStyle(name) {
   });
 }
 
-// The module of the game `name` (and its stylesheet), loaded by name. Rejects, naming the
-// missing piece, when the module lacks part of the interface every game provides.
+// The server's catalog of games (`GET /api/catalog`), fetched once (again after a failure).
+let catalogAnswer = null;
+function catalog() {
+  if (!catalogAnswer) {
+    catalogAnswer = api("GET", "/api/catalog").then(({ games }) => {
+      for (const entry of games) for (const [spec, label] of entry.computers || []) computerLabels.set(entry.name + " " + spec, label);
+      return games;
+    });
+    catalogAnswer.catch(() => { catalogAnswer = null; });
+  }
+  return catalogAnswer;
+}
+
+// The module of the game `name` (and its stylesheet): the one its catalog entry names (its own
+// by default); a generic module (one exporting `forGame`) is made into the game's by its entry.
+// Rejects, naming the missing piece, when the module lacks part of the interface every game
+// provides.
 function loadGame(name) {
   if (!/^[a-z][a-z0-9_]*$/.test(name)) return Promise.reject(new Error(`no such game: ${name}`));
   if (!loading.has(name)) {
-    // The browser remembers a failed module fetch under its URL, so a try after a failure (the
-    // connection dropped while the page was loading) asks under a new URL.
     const failed = failedLoads.get(name) || 0;
-    const imported = import(`./games/${name}.js${failed ? `?attempt=${failed}` : ""}`).catch((error) => {
+    // Forgotten after a failure, so that the next drawing (the connection coming back) tries again.
+    const failure = (error, reason) => {
       console.warn(error);
-      // Forgotten, so that the next drawing (the connection coming back) tries again.
       loading.delete(name);
       failedLoads.set(name, failed + 1);
-      throw new Error(`its page module js/games/${name}.js could not be loaded`);
+      throw new Error(reason);
+    };
+    const loaded = catalog().catch((error) => failure(error, "the list of games could not be loaded")).then((games) => {
+      const entry = games.find((g) => g.name === name);
+      if (!entry) throw new Error(`this server does not offer ${name}`);
+      const file = entry.module || name;
+      if (!/^[a-z][a-z0-9_]*$/.test(file)) throw new Error(`no such page module: ${file}`);
+      // The browser remembers a failed module fetch under its URL, so a try after a failure (the
+      // connection dropped while the page was loading) asks under a new URL.
+      const imported = import(`./games/${file}.js${failed ? `?attempt=${failed}` : ""}`)
+        .catch((error) => failure(error, `its page module js/games/${file}.js could not be loaded`));
+      return Promise.all([imported, loadStyle(file)]).then(([module]) => {
+        const game = typeof module.forGame === "function" ? module.forGame(entry) : module;
+        const missing = REQUIRED.filter((piece) => game[piece] === undefined);
+        if (missing.length) throw new Error(`js/games/${file}.js lacks ${missing.join(", ")}`);
+        GAMES[name] = game;
+        return game;
+      });
     });
-    loading.set(name, Promise.all([imported, loadStyle(name)]).then(([game]) => {
-      const missing = REQUIRED.filter((piece) => game[piece] === undefined);
-      if (missing.length) throw new Error(`js/games/${name}.js lacks ${missing.join(", ")}`);
-      GAMES[name] = game;
-      return game;
-    }));
+    loading.set(name, loaded);
   }
   return loading.get(name);
 }
@@ -60,8 +87,7 @@ function loadGame(name) {
 // The games this server offers (its catalog), each with its page module loaded, in the
 // catalog's order. A game whose module cannot be loaded is left out and reported.
 async function loadCatalog() {
-  const { games } = await api("GET", "/api/catalog");
-  for (const entry of games) for (const [spec, label] of entry.computers || []) computerLabels.set(entry.name + " " + spec, label);
+  const games = await catalog();
   const problems = [];
   const loaded = await Promise.all(games.map((entry) => loadGame(entry.name).then(
     (module) => ({ entry, module }),
@@ -86,8 +112,7 @@ const computerLabels = new Map();
 async function loadComputerLabels() {
   if (computerLabels.size) return;
   try {
-    const { games } = await api("GET", "/api/catalog");
-    for (const entry of games) for (const [spec, label] of entry.computers || []) computerLabels.set(entry.name + " " + spec, label);
+    await catalog();
   } catch (error) {
     // Without the catalog a computer is named "computer" alone; nothing else depends on it.
   }
@@ -635,7 +660,7 @@ function render() {
     const presence = page.linked === false ? "status unknown" : p.connected ? "online" : "offline";
     const kind = p.kind === "computer" ? (known ? `computer: ${known[1]}` : "computer") : p.kind === "open" ? "open seat" : you ? "" : presence;
     const li = el("li", { class: "player" + (seat === p.seat && !over ? " to-move" : "") + (p.resigned ? " resigned" : "") },
-      el("span", { class: "swatch seat" + p.seat + " " + s.game, "aria-hidden": "true" }),
+      el("span", { class: "swatch seat" + p.seat + " " + s.game + (game.styleClass ? " " + game.styleClass : ""), "aria-hidden": "true" }),
       el("strong", { text: p.name + you }),
       kind ? el("span", { class: "presence " + (p.kind === "computer" ? "computer" : kind.replace(" ", "-")), text: kind }) : null,
       scoreList && scoreList[p.seat] ? el("span", { class: "score", text: scoreList[p.seat].replace(p.name + " ", "") }) : null,
@@ -686,7 +711,7 @@ function render() {
   };
   const drawn = game.render(ctx);
   $("board").replaceChildren(drawn.board);
-  $("board").className = "board-area " + s.game;
+  $("board").className = "board-area " + s.game + (game.styleClass ? " " + game.styleClass : "");
   $("extra").replaceChildren(...(drawn.extra || []));
   $("help").textContent = stepping ? `Showing the position after move ${ply} of ${s.moves.length}.` : drawn.help || "";
   restoreFocus($("board"), s.game, hadFocus);

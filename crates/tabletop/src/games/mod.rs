@@ -17,4 +17,5 @@ registry! {
     connect,
     mathable,
     gomoku,
+    mnk,
 }

@@ -8,6 +8,7 @@
 //! - [`common`]: line input, colour, and matches with a progress bar.
 //! - [`position`]: `moves` and `analyze` for every game.
 //! - [`review`]: `review` for every game (a saved game, move by move).
+//! - [`standard`]: the commands of a grid game with no command-line code of its own.
 //! - this module: [`ToolError`], capped file reads and option checks.
 
 use std::io::Read;
@@ -18,6 +19,7 @@ pub mod common;
 pub mod play;
 pub mod position;
 pub mod review;
+pub mod standard;
 
 pub use commands::{GameCommands, Tool, Verb};
 

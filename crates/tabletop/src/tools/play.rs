@@ -165,6 +165,20 @@ pub struct Table<'a, G: Analyze> {
     told_over: bool,
     /// The document program's framing (when `document`).
     program: DocumentProgram,
+    /// Does the game have a review (`tabletop review GAME`), to suggest after a game?
+    review: bool,
+}
+
+/// What the loop does after a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    /// Go on, drawing the board first when `show`.
+    Go {
+        /// Has the board changed since it was last drawn?
+        show: bool,
+    },
+    /// The table closes.
+    Stop,
 }
 
 const COMMANDS: &str = "hint (a suggestion), undo (take back your last move), new (start again), \
@@ -183,7 +197,15 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             forfeit: None,
             told_over: false,
             program: DocumentProgram::default(),
+            review: true,
         }
+    }
+
+    /// Whether the game has a review to suggest after a game (`tabletop review GAME`; default
+    /// true).
+    pub fn reviewable(mut self, review: bool) -> Self {
+        self.review = review;
+        self
     }
 
     /// Plays as the origin document's program (no intro, the program ends with the game).
@@ -271,188 +293,267 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
         text
     }
 
-    /// Plays until the game is over with no person at the table, `quit`, or the end of input.
+    /// Plays until the game is over with no person at the table, `quit`, or the end of input:
+    /// one [`Table::step`] after another.
     pub fn run(&mut self, input: &mut Input) -> Result<()> {
         if !self.document {
             println!("{}", self.intro());
         }
-        let mut show = true;
-        loop {
-            let human_to_move = self.status().to_move().is_some_and(|s| self.is_human(s));
-            // Before anything of the person's is shown (Mathable hides racks between people).
-            if human_to_move && !self.presenter.before_person(&self.record, input) {
+        let mut flow = Flow::Go { show: true };
+        while let Flow::Go { show } = flow {
+            flow = self.step(input, show)?;
+        }
+        Ok(())
+    }
+
+    /// One step of play: the board when it changed, then a forced move, a computer's move, the
+    /// end of the game, or a line read from the person and acted on.
+    fn step(&mut self, input: &mut Input, show: bool) -> Result<Flow> {
+        let status = self.status();
+        let human_to_move = status.to_move().is_some_and(|s| self.is_human(s));
+        // Before anything of the person's is shown (Mathable hides racks between people).
+        if human_to_move && !self.presenter.before_person(&self.record, input) {
+            println!("End of input: the game is left unfinished.");
+            return Ok(Flow::Stop);
+        }
+        if show {
+            self.show_board(human_to_move);
+        }
+        match status {
+            Status::ToMove(seat) => {
+                if let Some(flow) = self.forced_move()? {
+                    return Ok(flow);
+                }
+                if !self.is_human(seat) {
+                    return Ok(self.computer_move(seat));
+                }
+            }
+            Status::Over(_) => {
+                if self.finish() {
+                    return Ok(Flow::Stop);
+                }
+            }
+        }
+        let Some(line) = input.ask(&self.prompt(status)) else {
+            if status.to_move().is_some() && !self.document {
                 println!("End of input: the game is left unfinished.");
-                return Ok(());
             }
-            if show {
-                if !self.document || self.program.blank_line_before_board {
-                    println!();
-                }
-                print!("{}", self.presenter.board(&self.record, self.color));
-                if let Some(line) = self.presenter.situation(&self.record).filter(|_| human_to_move) {
-                    println!("{line}");
-                }
+            return Ok(Flow::Stop);
+        };
+        self.act(&line, status, input)
+    }
+
+    /// Draws the board, and the presenter's line under it for a person to move.
+    fn show_board(&self, human_to_move: bool) {
+        if !self.document || self.program.blank_line_before_board {
+            println!();
+        }
+        print!("{}", self.presenter.board(&self.record, self.color));
+        if let Some(line) = self.presenter.situation(&self.record).filter(|_| human_to_move) {
+            println!("{line}");
+        }
+    }
+
+    /// Plays the move the side to move must make without being asked, if any.
+    fn forced_move(&mut self) -> Result<Option<Flow>> {
+        let Some((mv, message)) = self.presenter.forced_move(self.record.current()) else { return Ok(None) };
+        println!("{message}");
+        self.record.play(mv).map_err(|e| tool_error!("forced move {mv}: {e}"))?;
+        Ok(Some(Flow::Go { show: false })) // the board has not changed
+    }
+
+    /// The computer at `seat` moves, or forfeits the game.
+    fn computer_move(&mut self, seat: Seat) -> Flow {
+        let Seated::Computer(player, spec) = &mut self.seats[seat.index()] else { return Flow::Go { show: false } };
+        let started = Instant::now();
+        let chosen = player.choose_move_or_forfeit(&self.record);
+        let spec = spec.clone();
+        let before = self.record.current().clone();
+        let played = chosen.map_err(|f| f.reason).and_then(|mv| {
+            self.record.play(mv).map(|()| mv).map_err(|e| format!("{spec} chose an illegal move {mv}: {e}"))
+        });
+        let mv = match played {
+            Ok(mv) => mv,
+            Err(reason) => {
+                println!("{} ({spec}) forfeits: {reason}.", self.presenter.seat_name(seat));
+                self.forfeit = Some((seat, reason));
+                return Flow::Go { show: false };
             }
-            let status = self.status();
-            if let Status::ToMove(seat) = status {
-                if let Some((mv, message)) = self.presenter.forced_move(self.record.current()) {
-                    println!("{message}");
-                    self.record.play(mv).map_err(|e| tool_error!("forced move {mv}: {e}"))?;
-                    show = false; // the board has not changed
-                    continue;
+        };
+        let seconds = started.elapsed().as_secs_f64();
+        let line = self.presenter.announce(&before, mv, &spec);
+        println!(
+            "{}",
+            line.unwrap_or_else(|| format!("{} ({spec}) plays {mv} ({seconds:.2} s).", self.presenter.seat_name(seat)))
+        );
+        // A computer's turn of several moves is drawn once, at its end.
+        Flow::Go { show: self.record.status().to_move() != Some(seat) }
+    }
+
+    /// Says how the game ended and tells the computers; true when the table closes (a document
+    /// program, or nobody at the table).
+    fn finish(&mut self) -> bool {
+        match &self.forfeit {
+            Some((seat, reason)) => println!("{}", self.forfeit_result(*seat, reason)),
+            None => println!("{}", self.presenter.result(&self.record)),
+        }
+        self.tell_game_over();
+        self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human))
+    }
+
+    /// The prompt: the presenter's for a move, else what a finished game offers.
+    fn prompt(&self, status: Status) -> String {
+        match status {
+            Status::ToMove(_) => self.presenter.prompt(&self.record),
+            // The one-line way to a review (`tabletop review`) of the game just played.
+            Status::Over(_) if self.review => format!(
+                "Game over: new, undo, save FILE (then tabletop review {} --load FILE), load FILE or quit> ",
+                G::NAME
+            ),
+            Status::Over(_) => "Game over: new, undo, save FILE, load FILE or quit> ".to_string(),
+        }
+    }
+
+    /// Acts on a line the person typed: a command of the table's, else a move.
+    fn act(&mut self, line: &str, status: Status, input: &mut Input) -> Result<Flow> {
+        let (word, rest) = match line.split_once(char::is_whitespace) {
+            Some((w, r)) => (w.to_ascii_lowercase(), r.trim()),
+            None => (line.to_ascii_lowercase(), ""),
+        };
+        // A program without commands reads every line (an empty one too) as a move: no arm
+        // but the last matches this word.
+        let command = if self.document && self.program.no_commands { "(a move)" } else { word.as_str() };
+        let show = match command {
+            "" => false,
+            "help" | "?" => {
+                if let Some(computers) = self.presenter.computers() {
+                    println!("{computers}");
                 }
-                if let Seated::Computer(player, spec) = &mut self.seats[seat.index()] {
-                    let started = Instant::now();
-                    let chosen = player.choose_move_or_forfeit(&self.record);
-                    let spec = spec.clone();
-                    let before = self.record.current().clone();
-                    let played = chosen.map_err(|f| f.reason).and_then(|mv| {
-                        self.record.play(mv).map(|()| mv).map_err(|e| format!("{spec} chose an illegal move {mv}: {e}"))
-                    });
-                    let mv = match played {
-                        Ok(mv) => mv,
-                        Err(reason) => {
-                            println!("{} ({spec}) forfeits: {reason}.", self.presenter.seat_name(seat));
-                            self.forfeit = Some((seat, reason));
-                            show = false;
-                            continue;
-                        }
-                    };
-                    match self.presenter.announce(&before, mv, &spec) {
-                        Some(line) => println!("{line}"),
-                        None => println!(
-                            "{} ({spec}) plays {mv} ({:.2} s).",
-                            self.presenter.seat_name(seat),
-                            started.elapsed().as_secs_f64()
-                        ),
-                    }
-                    // A computer's turn of several moves is drawn once, at its end.
-                    show = self.record.status().to_move() != Some(seat);
-                    continue;
-                }
-            } else {
-                match &self.forfeit {
-                    Some((seat, reason)) => println!("{}", self.forfeit_result(*seat, reason)),
-                    None => println!("{}", self.presenter.result(&self.record)),
-                }
-                self.tell_game_over();
-                if self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human)) {
-                    return Ok(());
-                }
+                println!("Type {}; or {COMMANDS}.", self.presenter.move_help(self.record.current()));
+                false
             }
-            let prompt = match status {
-                Status::ToMove(_) => self.presenter.prompt(&self.record),
-                // The one-line way to a review (`tabletop review`) of the game just played.
-                Status::Over(_) => format!(
-                    "Game over: new, undo, save FILE (then tabletop review {} --load FILE), load FILE or quit> ",
-                    G::NAME
-                ),
-            };
-            let Some(line) = input.ask(&prompt) else {
-                if status.to_move().is_some() && !self.document {
-                    println!("End of input: the game is left unfinished.");
-                }
-                return Ok(());
-            };
-            show = false;
-            let (word, rest) = match line.split_once(char::is_whitespace) {
-                Some((w, r)) => (w.to_ascii_lowercase(), r.trim()),
-                None => (line.to_ascii_lowercase(), ""),
-            };
-            // A program without commands reads every line (an empty one too) as a move: no
-            // arm but the last matches this word.
-            let command = if self.document && self.program.no_commands { "(a move)" } else { word.as_str() };
-            match command {
-                "" => {}
-                "help" | "?" => {
-                    if let Some(computers) = self.presenter.computers() {
-                        println!("{computers}");
-                    }
-                    println!("Type {}; or {COMMANDS}.", self.presenter.move_help(self.record.current()));
-                }
-                "quit" | "exit" | "q" => {
-                    if status.to_move().is_some() && !self.record.moves().is_empty() {
-                        match input.ask("Abandon the game in progress? (y/n) ") {
-                            Some(a) if a.eq_ignore_ascii_case("n") || a.eq_ignore_ascii_case("no") => continue,
-                            _ => {}
-                        }
-                        println!("Game abandoned.");
-                    }
-                    return Ok(());
-                }
-                "hint" if status.to_move().is_some() => println!("Hint: {}", self.presenter.hint(&self.record)),
-                "undo" => {
-                    if self.undo() {
-                        self.reopen();
-                        show = true;
-                    } else {
-                        println!("Nothing to undo.");
-                    }
-                }
-                "new" => {
-                    self.record = Record::new(self.start.clone());
-                    self.reopen();
-                    for s in &mut self.seats {
-                        if let Seated::Computer(p, _) = s {
-                            p.reset();
-                        }
-                    }
-                    println!("New game.");
-                    show = true;
-                }
-                "save" | "load" if rest.is_empty() => println!("Type {word} FILE."),
-                "save" => match self.save(rest) {
+            "quit" | "exit" | "q" => return Ok(self.quit(status, input)),
+            "hint" if status.to_move().is_some() => {
+                println!("Hint: {}", self.presenter.hint(&self.record));
+                false
+            }
+            "undo" => self.take_back(),
+            "new" => self.new_game(),
+            "save" | "load" if rest.is_empty() => {
+                println!("Type {word} FILE.");
+                false
+            }
+            "save" => {
+                match self.save(rest) {
                     Ok(()) => println!("Saved to {rest}."),
                     Err(e) => println!("Could not save: {e:#}"),
-                },
-                "load" => match self.load(rest) {
-                    Ok(()) => {
-                        let n = self.record.moves().len();
-                        println!("Loaded {rest} ({n} move{}).", if n == 1 { "" } else { "s" });
-                        show = true;
-                    }
-                    Err(e) => println!("Could not load: {e:#}"),
-                },
-                "board" => show = true,
-                _ if status.to_move().is_none() => println!("The game is over: type new, undo, load FILE or quit."),
-                _ => {
-                    if let Some(moves) = self.presenter.command(&word, rest, &self.record, input) {
-                        for mv in moves {
-                            if let Err(e) = self.record.play(mv) {
-                                println!("{}", self.presenter.refusal(&self.record, &e.to_string()));
-                                break;
-                            }
-                            show = true;
-                        }
-                        if show {
-                            self.after_person_move(input)?;
-                        }
-                        continue;
-                    }
-                    let position = self.record.current();
-                    let refused = match position.parse_move(&line) {
-                        Err(e) => e.to_string(),
-                        Ok(mv) => match position.illegal_reason(mv) {
-                            Some(e) => e.to_string(),
-                            None => {
-                                self.record.play(mv).map_err(|e| tool_error!("{mv}: {e}"))?;
-                                show = true;
-                                self.after_person_move(input)?;
-                                continue;
-                            }
-                        },
-                    };
-                    match self.presenter.forfeit(position, &refused) {
-                        Some((next, message)) => {
-                            if let Some(message) = message {
-                                println!("{message}");
-                            }
-                            self.record = Record::new(next);
-                            show = true;
-                        }
-                        None => println!("{}", self.presenter.refusal(&self.record, &refused)),
-                    }
                 }
+                false
+            }
+            "load" => self.load_file(rest),
+            "board" => true,
+            _ if status.to_move().is_none() => {
+                println!("The game is over: type new, undo, load FILE or quit.");
+                false
+            }
+            _ => return self.person_move(&word, rest, line, input),
+        };
+        Ok(Flow::Go { show })
+    }
+
+    /// `quit`: asks before abandoning a game in progress.
+    fn quit(&mut self, status: Status, input: &mut Input) -> Flow {
+        if status.to_move().is_some() && !self.record.moves().is_empty() {
+            match input.ask("Abandon the game in progress? (y/n) ") {
+                Some(a) if a.eq_ignore_ascii_case("n") || a.eq_ignore_ascii_case("no") => {
+                    return Flow::Go { show: false };
+                }
+                _ => {}
+            }
+            println!("Game abandoned.");
+        }
+        Flow::Stop
+    }
+
+    /// `undo`: true when something was taken back.
+    fn take_back(&mut self) -> bool {
+        let undone = self.undo();
+        if undone {
+            self.reopen();
+        } else {
+            println!("Nothing to undo.");
+        }
+        undone
+    }
+
+    /// `new`: the start again, the computers told to forget the game.
+    fn new_game(&mut self) -> bool {
+        self.record = Record::new(self.start.clone());
+        self.reopen();
+        for s in &mut self.seats {
+            if let Seated::Computer(p, _) = s {
+                p.reset();
+            }
+        }
+        println!("New game.");
+        true
+    }
+
+    /// `load FILE`: true when loaded.
+    fn load_file(&mut self, file: &str) -> bool {
+        match self.load(file) {
+            Ok(()) => {
+                let n = self.record.moves().len();
+                println!("Loaded {file} ({n} move{}).", if n == 1 { "" } else { "s" });
+                true
+            }
+            Err(e) => {
+                println!("Could not load: {e:#}");
+                false
+            }
+        }
+    }
+
+    /// A person's input that is no table command: the presenter's own command, else a move in
+    /// notation (refused with the reason, or forfeiting the turn where the presenter says so).
+    fn person_move(&mut self, word: &str, rest: &str, line: &str, input: &mut Input) -> Result<Flow> {
+        if let Some(moves) = self.presenter.command(word, rest, &self.record, input) {
+            let mut show = false;
+            for mv in moves {
+                if let Err(e) = self.record.play(mv) {
+                    println!("{}", self.presenter.refusal(&self.record, &e.to_string()));
+                    break;
+                }
+                show = true;
+            }
+            if show {
+                self.after_person_move(input)?;
+            }
+            return Ok(Flow::Go { show });
+        }
+        let position = self.record.current();
+        let refused = match position.parse_move(line) {
+            Err(e) => e.to_string(),
+            Ok(mv) => match position.illegal_reason(mv) {
+                Some(e) => e.to_string(),
+                None => {
+                    self.record.play(mv).map_err(|e| tool_error!("{mv}: {e}"))?;
+                    self.after_person_move(input)?;
+                    return Ok(Flow::Go { show: true });
+                }
+            },
+        };
+        match self.presenter.forfeit(position, &refused) {
+            Some((next, message)) => {
+                if let Some(message) = message {
+                    println!("{message}");
+                }
+                self.record = Record::new(next);
+                Ok(Flow::Go { show: true })
+            }
+            None => {
+                println!("{}", self.presenter.refusal(&self.record, &refused));
+                Ok(Flow::Go { show: false })
             }
         }
     }

@@ -9,7 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{parse_duration_arg, read_capped, ToolResult, SAVE_MAX_BYTES};
-use crate::review::{review, GameReview, Mark, Review, ReviewSettings};
+use crate::review::{GameReview, Mark, Review, ReviewSettings};
 use crate::Record;
 
 /// Options every game's `review` takes.
@@ -59,13 +59,24 @@ pub fn review_saved<G: Review>(variant: &G::Variant, seats: &[String], options: 
 /// pipe) and prints the review: a table with the moves' marks and a summary per seat, or JSON
 /// (`{"game", "seats", ...}` and [`GameReview`]'s fields).
 pub fn print_review<G: Review>(record: &Record<G>, seats: &[String], options: &ReviewOptions) -> ToolResult {
+    print_review_by(record, seats, options, crate::review::review_range::<G>)
+}
+
+/// [`print_review`] with the game's review function (a game's [`Adapter::REVIEW`](crate::session::Adapter::REVIEW)).
+pub fn print_review_by<G: crate::Game>(
+    record: &Record<G>,
+    seats: &[String],
+    options: &ReviewOptions,
+    review_range: crate::session::ReviewRange<G>,
+) -> ToolResult {
     let total = record.moves().len() as u64;
     let bar = if options.quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} positions [{elapsed_precise}, eta {eta}]")
             .expect("valid template"),
     );
-    let result = review(record, options.settings(), &mut |done, _| bar.set_position(done as u64));
+    let plies = record.moves().len();
+    let result = review_range(record, 0, plies, options.settings(), &mut |done, _| bar.set_position(done as u64));
     bar.finish_and_clear();
     if options.json {
         let mut json = serde_json::to_value(&result).map_err(super::invalid)?;

@@ -1,8 +1,13 @@
 // Small helpers the game modules share, and the interface every game's page module provides.
 //
 // The page names no game: js/app.js lists the games from the server (`GET /api/catalog`) and
-// loads a game's module by its name, `js/games/<name>.js`, together with its stylesheet
-// `js/games/<name>.css`. A game the catalog does not list is never loaded. Every module exports:
+// loads the module each catalog entry names (`module`), `js/games/<module>.js`, together with
+// its stylesheet `js/games/<module>.css`. That is the game's own module when the page has one
+// (`module` = the game's name), else a generic module: js/games/grid.js draws any game whose
+// board is the library's grid JSON, so a new grid game needs no JavaScript of its own. A
+// generic module exports `forGame(entry)`, which answers the interface below for the game of
+// that catalog entry (title, blurb and options form from the entry). A game the catalog does
+// not list is never loaded. Every module (or `forGame`'s answer) provides:
 //
 //   info: {
 //     name,             the game's name in the API (`POST /api/games {"game": name}`)
@@ -31,6 +36,9 @@
 //                     a button with an accessible name (board.js's `cell`).
 //   scores(board, state, nameOf) -> [string] | null   (optional) a score per seat, then extras
 //   key(event, ctx) -> boolean   (optional) a keyboard shortcut; true when it was used
+//   styleClass: string           (optional) a class the page adds to the board's area and the
+//                     players' swatches besides the game's name (a generic module's stylesheet
+//                     cannot know the names of the games it draws: grid.js's is `grid-game`)
 //
 // Its stylesheet holds everything drawn for that game: the board (`.board-area.<name>`, its
 // cells) and the players' swatches (`.swatch.<name>.seat0`, ...). No inline styles.

@@ -33,7 +33,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     about: "drop pieces into columns; N in a row wins (Connect Three, Connect Four)",
     player_kinds: <Connect as crate::players::Players>::PLAYER_KINDS,
     session: &session::SESSIONS,
-    environment: &environment::ENVIRONMENT,
+    environment: Some(&environment::ENVIRONMENT),
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

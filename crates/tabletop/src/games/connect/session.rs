@@ -37,6 +37,7 @@ impl ConnectAdapter {
 
 impl Adapter<Connect> for ConnectAdapter {
     const NAME: &'static str = "connect";
+    const REVIEW: Option<crate::session::ReviewRange<Connect>> = Some(crate::review::review_range);
     const OPTION_KEYS: &'static [&'static str] = &["preset", "width", "height", "connect"];
 
     fn player_kinds() -> &'static [PlayerKind] {

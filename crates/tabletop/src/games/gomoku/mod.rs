@@ -29,7 +29,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     about: "five in a row on a 15 x 15 board (free-style)",
     player_kinds: <Gomoku as crate::players::Players>::PLAYER_KINDS,
     session: &session::SESSIONS,
-    environment: &environment::ENVIRONMENT,
+    environment: Some(&environment::ENVIRONMENT),
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

@@ -17,6 +17,7 @@ pub struct GomokuAdapter;
 
 impl Adapter<Gomoku> for GomokuAdapter {
     const NAME: &'static str = "gomoku";
+    const REVIEW: Option<crate::session::ReviewRange<Gomoku>> = Some(crate::review::review_range);
     const OPTION_KEYS: &'static [&'static str] = &["size"];
 
     fn player_kinds() -> &'static [PlayerKind] {

@@ -70,7 +70,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     about: "number tiles on a board of equations, a op b = c, for 2 to 4 players",
     player_kinds: <Mathable as crate::players::Players>::PLAYER_KINDS,
     session: &session::SESSIONS,
-    environment: &environment::ENVIRONMENT,
+    environment: Some(&environment::ENVIRONMENT),
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

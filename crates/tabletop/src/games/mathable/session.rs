@@ -13,6 +13,7 @@ pub struct MathableAdapter;
 
 impl Adapter<Mathable> for MathableAdapter {
     const NAME: &'static str = "mathable";
+    const REVIEW: Option<crate::session::ReviewRange<Mathable>> = Some(crate::review::review_range);
     const OPTION_KEYS: &'static [&'static str] = &["preset", "players"];
     const HIDDEN_INFORMATION: bool = true;
 

@@ -79,7 +79,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     about: "discs flip when outflanked; the most discs at the end wins",
     player_kinds: <Reversi as crate::players::Players>::PLAYER_KINDS,
     session: &session::SESSIONS,
-    environment: &environment::ENVIRONMENT,
+    environment: Some(&environment::ENVIRONMENT),
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

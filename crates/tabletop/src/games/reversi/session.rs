@@ -20,6 +20,7 @@ fn reversi_engine() -> Result<ReversiEnginePlayer, SessionError> {
 
 impl Adapter<Reversi> for ReversiAdapter {
     const NAME: &'static str = "reversi";
+    const REVIEW: Option<crate::session::ReviewRange<Reversi>> = Some(crate::review::review_range);
     const OPTION_KEYS: &'static [&'static str] = &[];
 
     fn player_kinds() -> &'static [PlayerKind] {

@@ -34,7 +34,7 @@ pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {
     about: "n x n tic-tac-toe in which k squares stay empty; then tiles slide",
     player_kinds: <Slide as crate::players::Players>::PLAYER_KINDS,
     session: &session::SESSIONS,
-    environment: &environment::ENVIRONMENT,
+    environment: Some(&environment::ENVIRONMENT),
     conformance: conformance::check,
     #[cfg(feature = "cli")]
     commands: &tools::Commands,

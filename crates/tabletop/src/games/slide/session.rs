@@ -16,6 +16,7 @@ pub const SLIDING_MOVES_SERVED: usize = 400;
 
 impl Adapter<Slide> for SlideAdapter {
     const NAME: &'static str = "slide";
+    const REVIEW: Option<crate::session::ReviewRange<Slide>> = Some(crate::review::review_range);
     const OPTION_KEYS: &'static [&'static str] = &["size", "empty"];
 
     fn player_kinds() -> &'static [PlayerKind] {

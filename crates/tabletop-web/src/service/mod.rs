@@ -1,0 +1,504 @@
+//! The game flow behind each API action: one function per action, which the handlers in
+//! [`crate::server`] call once after extracting the request, and whose error they turn into a
+//! response. This layer is where the library's session is driven; the handlers never touch it.
+//!
+//! - Here: creating a game ([`create`]), joining and opening invitations ([`join`], [`claim`]),
+//!   what a viewer sees ([`view`], [`board_at`], [`lobby`]), watching ([`ticket`], [`watch`]),
+//!   and a seat's actions: [`play`] (checks, pace, the agreement move, play, store, broadcast,
+//!   the computer's turn), [`undo`], [`answer_proposal`], [`resign`].
+//! - `thinking`: what the engines compute for people ([`hint`], [`analysis`], [`review`]).
+//! - Below: [`crate::live`] keeps each game in memory (its session, its stored row, its event
+//!   channel) and writes through [`crate::store`]; [`crate::engines`] does the thinking.
+//!
+//! A move's path: `server::submit_move` extracts the body and calls [`play`], which locks the
+//! seat's game ([`AppState::seated`]), checks the turn, the pace and the agreement move, plays
+//! it on the session, stores it ([`LiveGame::store_move`]), tells the event streams
+//! ([`LiveGame::changed`], whose notes [`Watch::next`] renders for each stream), schedules the
+//! computer if it is next ([`crate::live::schedule_for`]), and answers the mover's state.
+
+mod thinking;
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tabletop::PlayerSpec;
+
+use crate::error::ApiError;
+use crate::live::{AppState, Change, LiveGame, Note, PresenceGuard, ProposalKind, Shared};
+use crate::sessions::{new_session, Session};
+use crate::store::{GameRow, StoredInvite};
+
+pub use thinking::{
+    analysis, hint, refine_budget, review, AnalysisRequest, HintRequest, ANALYSIS_TIME, REVIEW_CHUNK,
+    REVIEW_PER_POSITION,
+};
+
+/// `POST /api/games`: the body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewGame {
+    /// The game's name in the registry.
+    pub game: String,
+    /// Its public options (`{}` when absent).
+    #[serde(default)]
+    pub options: Value,
+    /// Each seat's player: `human` (the creator), `open`, or a computer's spec; by default the
+    /// creator against the default computer.
+    #[serde(default)]
+    pub seats: Vec<String>,
+    /// Are hints allowed between people?
+    #[serde(default)]
+    pub hints: bool,
+}
+
+/// `POST /api/games/{id}/moves`: the body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    /// The move, in the game's notation.
+    #[serde(rename = "move")]
+    pub notation: String,
+    /// The seat's token.
+    pub token: String,
+    /// The number of moves the client saw; a mismatch means someone else moved first (409).
+    pub ply: Option<usize>,
+}
+
+/// The body of an action that needs only the seat's token (undo, resign, a ticket).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TokenRequest {
+    /// The seat's token.
+    pub token: String,
+}
+
+/// `POST /api/games/{id}/proposal`: the body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProposalAnswer {
+    /// The answering seat's token.
+    pub token: String,
+    /// Yes or no.
+    pub accept: bool,
+}
+
+/// The body of a claim: the invitation's code, and the token this browser already holds in the
+/// game, if any (its creator checking the link it sent, or a person who opened it before).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimRequest {
+    /// The invitation's code.
+    pub invite: String,
+    /// A token of this game the opener already holds.
+    #[serde(default)]
+    pub token: Option<String>,
+}
+
+/// `POST /api/games`: checks the options and seats, stores the new game, starts the computer if
+/// it moves first, and answers the id, the tokens and invitations (shown only now) and the
+/// creator's state. `origin` is where links point (`http://host`).
+pub async fn create(state: &Shared, client: IpAddr, origin: &str, request: NewGame) -> Result<Value, ApiError> {
+    state.check_writable()?;
+    let options = if request.options.is_null() { json!({}) } else { request.options };
+    let mut secret = json!({});
+    if let Some(seed) = state.config.game_seed {
+        secret["seed"] = json!(state.next_game_seed(seed));
+    }
+    crate::sessions::complete_secret(&request.game, &mut secret);
+    let session = new_session(&request.game, &options, &secret).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let seats = checked_seats(state, session.as_ref(), &request.game, request.seats)?;
+    // One address cannot fill the lobby: its open games are capped.
+    let opens_seats = seats.iter().any(|s| s == "open");
+    if opens_seats {
+        let cap = state.config.max_open_games_per_address;
+        state.open_games().check(client, cap, crate::config::OPEN_GAME_COUNTED)?;
+    }
+    // The tokens are shown in this answer only: the database keeps their hashes.
+    let (tokens, token_hashes): (Vec<String>, Vec<String>) = (0..seats.len()).map(|_| crate::live::new_token()).unzip();
+    // Each person's seat gets an invitation of its own, apart from its token: a code used
+    // once, which gives its first opener a new token for the seat (so the link is worth
+    // nothing after, and the creator's copy of the token stops working then).
+    let codes: Vec<Option<String>> =
+        seats.iter().map(|s| (s == "human").then(crate::live::new_token).map(|(code, _)| code)).collect();
+    let invites = codes
+        .iter()
+        .map(|code| code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false }))
+        .collect();
+    let row = GameRow {
+        id: crate::live::random_hex(),
+        game: request.game,
+        options,
+        secret,
+        token_hashes,
+        seats,
+        invites,
+        hints: request.hints,
+        resigned: Vec::new(),
+        ended: None,
+        ended_winners: Vec::new(),
+        created: crate::live::now_seconds(),
+    };
+    let live = state.insert_new(row, session).await?;
+    let mut game = live.lock().await;
+    if opens_seats {
+        state.open_games().opened(client, &game.row.id);
+    }
+    crate::live::schedule_for(state, &mut game, client).await;
+    Ok(created(&game, origin, &tokens, &codes))
+}
+
+/// The seats asked for, each checked and written out in full (`human`, `open`, or a computer's
+/// spec the server allows); by default the creator against the default computer.
+fn checked_seats(
+    state: &AppState,
+    session: &dyn Session,
+    game: &str,
+    asked: Vec<String>,
+) -> Result<Vec<String>, ApiError> {
+    let seats_needed = session.num_seats();
+    let mut seats = asked;
+    if seats.is_empty() {
+        seats = vec!["engine".to_string(); seats_needed];
+        seats[0] = "human".to_string();
+    }
+    if seats.len() != seats_needed {
+        return Err(ApiError::BadRequest(format!("{game} needs {seats_needed} seats, got {}", seats.len())));
+    }
+    let caps = state.caps();
+    for (seat, text) in seats.iter_mut().enumerate() {
+        let spec: PlayerSpec =
+            text.parse().map_err(|e: tabletop::SpecError| ApiError::BadRequest(format!("seat {seat}: {e}")))?;
+        if spec.settings.is_empty() && (spec.name == "human" || spec.name == "open") {
+            *text = spec.name;
+            continue;
+        }
+        session.check_spec(&spec, &caps).map_err(|e| ApiError::BadRequest(format!("seat {seat}: {e}")))?;
+        *text = spec.to_string();
+    }
+    if !seats.iter().any(|s| s == "human") {
+        return Err(ApiError::BadRequest("at least one seat must be \"human\" (the creator's)".into()));
+    }
+    Ok(seats)
+}
+
+/// The answer to a creation: the people's tokens and invitation links (shown now or never),
+/// the watch link, and the creator's state.
+fn created(game: &LiveGame, origin: &str, tokens: &[String], codes: &[Option<String>]) -> Value {
+    let id = game.row.id.clone();
+    let names = game.session.seat_names();
+    let shown: Vec<Value> =
+        game.row.seats.iter().zip(tokens).map(|(s, t)| if s == "human" { json!(t) } else { Value::Null }).collect();
+    let invites: Vec<Value> = game
+        .row
+        .seats
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| *s == "human")
+        .filter_map(|(seat, _)| Some((seat, codes.get(seat)?.as_ref()?)))
+        .map(|(seat, code)| {
+            let path = format!("/game/{id}#invite={code}");
+            json!({"seat": seat, "name": names.get(seat), "url": format!("{origin}{path}"), "path": path})
+        })
+        .collect();
+    let watch = format!("/game/{id}");
+    let creator = game.row.seats.iter().position(|s| s == "human");
+    json!({
+        "id": id,
+        "tokens": shown,
+        "invites": invites,
+        "watch": {"url": format!("{origin}{watch}"), "path": watch},
+        "state": game.state(creator),
+    })
+}
+
+/// `GET /api/lobby`: the newest games with an open seat.
+pub async fn lobby(state: &Shared) -> Result<Value, ApiError> {
+    let rows = state.store().lobby(50).await?;
+    let games: Vec<Value> = rows
+        .into_iter()
+        .map(|(id, game, options, seats, created)| {
+            let open: Vec<usize> = seats.iter().enumerate().filter(|(_, s)| *s == "open").map(|(i, _)| i).collect();
+            let players = crate::live::public_players(&game, &seats);
+            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created})
+        })
+        .collect();
+    Ok(json!({ "games": games }))
+}
+
+/// `POST /api/games/{id}/join`: takes the game's first open seat for a person (a new token).
+pub async fn join(state: &Shared, client: IpAddr, id: &str) -> Result<Value, ApiError> {
+    state.check_writable()?;
+    let live = state.game(id).await?;
+    let mut game = live.lock().await;
+    if game.to_move().is_none() {
+        return Err(ApiError::Conflict("the game is over".into()));
+    }
+    let seat = game
+        .row
+        .seats
+        .iter()
+        .position(|s| s == "open")
+        .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
+    let mut seats = game.row.seats.clone();
+    seats[seat] = "human".to_string();
+    let token = game.take_seat(state, seats, seat).await?;
+    if !game.row.seats.iter().any(|s| s == "open") {
+        state.open_games().closed(id);
+    }
+    game.changed(Change::SeatTaken, Some(seat));
+    crate::live::schedule_for(state, &mut game, client).await;
+    Ok(json!({"seat": seat, "token": token, "state": game.state(Some(seat))}))
+}
+
+/// How many times a claim looks again after another process wrote the game first.
+const CLAIM_ATTEMPTS: usize = 4;
+
+/// `POST /api/games/{id}/claim`: opens an invitation. The first opener gets the seat and a new
+/// token for it (the invitation is then used); a later opener gets 409 saying whose seat it
+/// is; a `token` that already holds a seat in the game (the creator checking the link) keeps
+/// that seat and leaves the invitation unused.
+pub async fn claim(state: &Shared, client: IpAddr, id: &str, request: ClaimRequest) -> Result<Value, ApiError> {
+    let mut attempt = 0;
+    loop {
+        let live = state.game(id).await?;
+        let mut game = live.lock().await;
+        let seat = game.invited_seat(&request.invite).ok_or_else(|| {
+            ApiError::Forbidden("this invitation is not one of this game's: check the link you were sent".into())
+        })?;
+        if let Some(held) = game.seat_of(request.token.as_deref()) {
+            return Ok(json!({"seat": held, "claimed": false, "invited_seat": seat, "state": game.state(Some(held))}));
+        }
+        if game.invite_used(seat) {
+            let name = game.session.seat_names().get(seat).cloned().unwrap_or_else(|| format!("seat {seat}"));
+            return Err(ApiError::Conflict(format!("This invitation was already used: {name} is taken.")));
+        }
+        state.check_writable()?;
+        match game.use_invite(state, seat).await {
+            Ok(token) => {
+                game.changed(Change::SeatTaken, Some(seat));
+                crate::live::schedule_for(state, &mut game, client).await;
+                return Ok(json!({"seat": seat, "token": token, "claimed": true, "state": game.state(Some(seat))}));
+            }
+            // Another process wrote the game first (perhaps using this invitation): look again.
+            Err(_) if game.lost_a_race() && attempt + 1 < CLAIM_ATTEMPTS => {
+                tracing::info!(game = %id, "a claim lost a race with another writer; looking again");
+                attempt += 1;
+            }
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+/// `GET /api/games/{id}`: the state as the holder of `token` may see it (a watcher's without).
+pub async fn view(state: &Shared, id: &str, token: Option<&str>) -> Result<Value, ApiError> {
+    let live = state.game(id).await?;
+    let game = live.lock().await;
+    let viewer = game.seat_of(token);
+    Ok(game.state(viewer))
+}
+
+/// `GET /api/games/{id}/boards/{ply}`: the public board after `ply` moves, for stepping through
+/// a game (nothing hidden: Mathable's racks are counts, as a watcher sees them).
+pub async fn board_at(state: &Shared, id: &str, ply: usize) -> Result<Value, ApiError> {
+    let live = state.game(id).await?;
+    let game = live.lock().await;
+    let board = game.session.board_at(ply).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    Ok(json!({"ply": ply, "board": board}))
+}
+
+/// How long a ticket for an event stream stays good.
+const TICKET_LIFE: Duration = Duration::from_secs(60);
+
+/// Tickets waiting to be used, at most (older ones are dropped when they expire).
+const TICKETS_HELD: usize = 100_000;
+
+/// `POST /api/games/{id}/ticket`: a single-use ticket, good for a minute, that opens the seat's
+/// event stream ([`watch`]). A browser's EventSource cannot send a header, and a ticket in a
+/// URL is worth nothing once used.
+pub async fn ticket(state: &Shared, id: &str, token: &str) -> Result<Value, ApiError> {
+    let live = state.game(id).await?;
+    let seat = live.lock().await.seat_of(Some(token));
+    let seat = seat.ok_or_else(|| ApiError::Forbidden("that token holds no seat in this game".into()))?;
+    let ticket = crate::live::random_hex();
+    let mut tickets = state.tickets.lock().unwrap_or_else(|e| e.into_inner());
+    let now = Instant::now();
+    tickets.retain(|_, (_, _, until)| *until > now);
+    if tickets.len() >= TICKETS_HELD {
+        return Err(ApiError::TooMany { what: "too many event-stream tickets are waiting".into(), retry_after: 10 });
+    }
+    tickets.insert(ticket.clone(), (id.to_string(), seat, now + TICKET_LIFE));
+    Ok(json!({"ticket": ticket, "expires_in": TICKET_LIFE.as_secs()}))
+}
+
+/// An open event stream of a game: the data of each event its viewer is sent, from the
+/// current state on. While it lives it holds its share of the stream caps and marks its seat's
+/// person connected.
+pub struct Watch {
+    receiver: tokio::sync::broadcast::Receiver<Note>,
+    live: Arc<tokio::sync::Mutex<LiveGame>>,
+    viewer: Option<usize>,
+    /// The fingerprints of the moves this stream was sent (`None` before the first state).
+    sent: Option<Arc<Vec<u64>>>,
+    _presence: Option<PresenceGuard>,
+    _held: (crate::connection::Held<IpAddr>, crate::connection::Held<String>),
+}
+
+impl Watch {
+    /// The next event's data: the whole state first, then one per change; `None` when the
+    /// game is gone from memory (the stream ends and the client reconnects).
+    pub async fn next(&mut self) -> Option<Arc<str>> {
+        let note = if self.sent.is_none() {
+            Note { change: Change::Connected, seat: self.viewer }
+        } else {
+            match self.receiver.recv().await {
+                Ok(note) => note,
+                // Missed some: the state sent next is the current one anyway.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    Note { change: Change::Connected, seat: None }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+            }
+        };
+        Some(self.live.lock().await.event_data(self.viewer, note, &mut self.sent))
+    }
+}
+
+/// `GET /api/games/{id}/events`: opens an event stream, a seat's with its single-use `ticket`
+/// (from [`ticket`]), else a watcher's. Refused (429) when the client's address or the game
+/// holds as many streams as it may.
+pub async fn watch(state: &Shared, client: IpAddr, id: &str, ticket: Option<&str>) -> Result<Watch, ApiError> {
+    // A ticket is used up here, whatever follows.
+    let seat = match ticket {
+        None => None,
+        Some(ticket) => {
+            let taken = state.tickets.lock().unwrap_or_else(|e| e.into_inner()).remove(ticket);
+            match taken {
+                Some((game, seat, until)) if game == id && until > Instant::now() => Some(seat),
+                _ => {
+                    return Err(ApiError::Forbidden(
+                        "that ticket is not good (used, expired or for another game)".into(),
+                    ))
+                }
+            }
+        }
+    };
+    let live = state.game(id).await?;
+    // Held while the stream is open: one client address, or everyone on one game, cannot hold
+    // every connection the server has.
+    let by_address = state.streams_by_address.try_hold(client).ok_or_else(|| ApiError::TooMany {
+        what: format!("this address has {} event streams open already", state.config.max_streams_per_address),
+        retry_after: 30,
+    })?;
+    let by_game = state.streams_by_game.try_hold(id.to_string()).ok_or_else(|| ApiError::TooMany {
+        what: format!("this game has {} event streams open already", state.config.max_streams_per_game),
+        retry_after: 30,
+    })?;
+    let (receiver, viewer, presence) = {
+        let mut game = live.lock().await;
+        // The seat may have been given up since the ticket was issued.
+        let viewer = seat.filter(|&s| game.row.seats.get(s).is_some_and(|spec| spec != "open"));
+        (game.events.subscribe(), viewer, game.presence_guard(viewer))
+    };
+    Ok(Watch { receiver, live, viewer, sent: None, _presence: presence, _held: (by_address, by_game) })
+}
+
+/// `POST /api/games/{id}/moves`: the seat's move. Checked against the ply the client saw, the
+/// turn, the storage, the seat's pace; the game's agreement move (Mathable's terminate) asks
+/// the computers at once and becomes a proposal between people; otherwise the move is played,
+/// stored, told to the streams, and the computer scheduled if it is next. Answers the mover's
+/// state.
+pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest) -> Result<Value, ApiError> {
+    let (mut game, seat) = state.seated(id, &request.token).await?;
+    let ply = game.session.ply();
+    if let Some(seen) = request.ply.filter(|&p| p != ply) {
+        return Err(ApiError::Conflict(format!("the game has moved on: it is at move {ply}, not {seen}")));
+    }
+    match game.to_move() {
+        None => return Err(ApiError::Illegal("the game is over".into())),
+        Some(to_move) if to_move != seat => return Err(ApiError::Conflict("it is not your turn".into())),
+        Some(_) => {}
+    }
+    state.check_writable()?;
+    game.pace(seat)?;
+    // The game's agreement move (Mathable's terminate) is never a free win against the
+    // computer: each computer seat answers it at once (the library decides) and may refuse.
+    if let Some(agreement) = game.session.agreement_move() {
+        if game.session.check_move(&request.notation).is_ok_and(|n| n == agreement) {
+            for other in (0..game.session.num_seats()).filter(|&s| s != seat && game.is_computer(s)) {
+                game.session.agrees_to_end(other).map_err(|e| ApiError::Illegal(e.to_string()))?;
+            }
+        }
+    }
+    if game.asks_others(seat) {
+        // Between people, the game's agreement move (Mathable's terminate) is a proposal the
+        // others must accept: checked, not played.
+        let notation = game.session.check_move(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
+        if game.session.agreement_move().as_deref() == Some(notation.as_str()) {
+            game.propose(state, ProposalKind::Terminate, seat).await?;
+            return Ok(game.state(Some(seat)));
+        }
+    }
+    let notation = game.session.play(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
+    game.store_move(state, ply, &notation).await?;
+    game.changed(Change::Move, Some(seat));
+    crate::live::schedule_for(state, &mut game, client).await;
+    Ok(game.state(Some(seat)))
+}
+
+/// `POST /api/games/{id}/undo`: against the computer, takes back the last full round; between
+/// people, asks the others to accept taking back the seat's last move.
+pub async fn undo(state: &Shared, client: IpAddr, id: &str, token: &str) -> Result<Value, ApiError> {
+    let (mut game, seat) = state.seated(id, token).await?;
+    if game.to_move().is_none() {
+        return Err(ApiError::Illegal("the game has ended".into()));
+    }
+    state.check_writable()?;
+    game.pace(seat)?;
+    if game.asks_others(seat) {
+        game.request_takeback(state, seat).await?;
+        return Ok(game.state(Some(seat)));
+    }
+    // Against the computer (or only people who resigned): the last full round.
+    let target = game.undo_against_the_computer()?;
+    game.take_back_to(state, target).await?;
+    game.changed(Change::Undo, Some(seat));
+    crate::live::schedule_for(state, &mut game, client).await;
+    Ok(game.state(Some(seat)))
+}
+
+/// `POST /api/games/{id}/proposal`: the seat accepts or declines the pending proposal.
+pub async fn answer_proposal(
+    state: &Shared,
+    client: IpAddr,
+    id: &str,
+    request: ProposalAnswer,
+) -> Result<Value, ApiError> {
+    let (mut game, seat) = state.seated(id, &request.token).await?;
+    state.check_writable()?;
+    game.answer_proposal(state, seat, request.accept).await?;
+    crate::live::schedule_for(state, &mut game, client).await;
+    Ok(game.state(Some(seat)))
+}
+
+/// `POST /api/games/{id}/resign`: the seat resigns (with more than two players, it leaves).
+pub async fn resign(state: &Shared, client: IpAddr, id: &str, token: &str) -> Result<Value, ApiError> {
+    let (mut game, seat) = state.seated(id, token).await?;
+    if game.to_move().is_none() {
+        return Err(ApiError::Illegal("the game is already over".into()));
+    }
+    state.check_writable()?;
+    game.resign(state, seat).await?;
+    if game.to_move().is_none() {
+        state.open_games().closed(id);
+    }
+    crate::live::schedule_for(state, &mut game, client).await;
+    Ok(game.state(Some(seat)))
+}
+
+/// Computer moves being thought about right now (tests watch work being cancelled).
+pub fn thinking_count(state: &AppState) -> usize {
+    state.thinking.load(std::sync::atomic::Ordering::SeqCst)
+}
