@@ -62,7 +62,10 @@ export function render(ctx) {
       setTimeout(() => { ctx.ui.passing = false; ctx.play("pass"); }, 700);
     }
   }
+  // The well-known line the game follows (the library's table of opening names), if any.
+  const extra = board.opening ? [el("p", { class: "opening", text: `Opening: ${board.opening}` })] : [];
   return {
+    extra,
     board: grid({
       name: "reversi", className: "reversi", columns: 8, cells, label: "Reversi board, files a to h, ranks 1 to 8",
       colLabels: [..."abcdefgh"], rowLabels: ["1", "2", "3", "4", "5", "6", "7", "8"],
