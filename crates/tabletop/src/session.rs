@@ -117,7 +117,7 @@ pub trait Session: Send {
     /// `AnalysisSettings::time(budget)`), as `{"move", "value"}`; `None` when the game is over.
     fn hint(&self, slot: &mut EngineSlot, budget: Duration, caps: &Caps) -> Option<Value>;
     /// The value of every legal move at `ply` (the current position when `None`): the game's
-    /// [`Analyze`](crate::Analyze) with `AnalysisSettings::time(budget)`, as `{"ply", "moves": [{"move",
+    /// [`Analyze`] with `AnalysisSettings::time(budget)`, as `{"ply", "moves": [{"move",
     /// "value", "score", "exact", "depth"}], "depth", "open"}` (see [`crate::analysis`]).
     fn analyze(&self, ply: Option<usize>, budget: Duration) -> Result<Value, SessionError>;
     /// Does the game have a review ([`Adapter::REVIEW`])? Without one, [`Session::review`] is

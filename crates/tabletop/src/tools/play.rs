@@ -294,7 +294,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     }
 
     /// Plays until the game is over with no person at the table, `quit`, or the end of input:
-    /// one [`Table::step`] after another.
+    /// one step after another (the board, a forced or computer move, the end, a line read).
     pub fn run(&mut self, input: &mut Input) -> Result<()> {
         if !self.document {
             println!("{}", self.intro());
