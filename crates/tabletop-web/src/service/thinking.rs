@@ -192,6 +192,10 @@ pub async fn review(state: &Shared, client: IpAddr, id: &str) -> Result<Value, A
         if game.to_move().is_some() {
             return Err(ApiError::Conflict("only a finished game can be reviewed".into()));
         }
+        if !game.session.has_review() {
+            // A game may come without a review (the registry's optional capability).
+            return Err(ApiError::NotFound(format!("{} has no review", game.session.game())));
+        }
         let moves = game.session.moves();
         let cell = match &game.review {
             Some((of, cell)) if *of == moves => cell.clone(),
