@@ -171,6 +171,14 @@ impl LevelPlayer {
         Ok(LevelPlayer { engine, level, rng: rng(seed), seed, description })
     }
 
+    /// The player with its engine on `threads` threads ([`Engine::set_threads`]: the
+    /// searches to a level's depth and its exact solves; the near-equal moves a level draws
+    /// among are valued on one thread, so a seed replays the same game).
+    pub fn with_threads(mut self, threads: usize) -> Result<Self, TableAllocError> {
+        self.engine.set_threads(threads)?;
+        Ok(self)
+    }
+
     /// The level played.
     pub fn level(&self) -> &'static Level {
         self.level
@@ -229,10 +237,14 @@ pub fn level_from_spec(spec: &PlayerSpec) -> Result<&'static Level, SpecError> {
 /// assert_eq!(describe_spec(&spec, Level::parse("club").unwrap()), "engine:level=5,seed=4");
 /// ```
 pub fn describe_spec(spec: &PlayerSpec, level: &Level) -> String {
-    match spec.get_u64("seed") {
+    let mut text = match spec.get_u64("seed") {
         Ok(Some(seed)) => format!("engine:level={},seed={seed}", level.number),
         _ => format!("engine:level={}", level.number),
+    };
+    if let Some(threads) = spec.settings.get("threads") {
+        text += &format!(",threads={threads}");
     }
+    text
 }
 
 #[cfg(test)]

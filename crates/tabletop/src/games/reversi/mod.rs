@@ -8,6 +8,7 @@
 //! - [`perft`]: the specialised move-path counter (bulk counting at the last plies, a
 //!   symmetry-reduced table of subtree counts).
 //! - [`solver`]: the exact endgame solver.
+//! - [`lockless`]: the table slots the threads of one search share without locks.
 //! - [`symmetry`]: the eight symmetries of the board and the canonical form of a position.
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
 //! - [`patterns`]: the engine's pattern evaluation (tables per phase, learned from data).
@@ -49,6 +50,7 @@ pub mod engine;
 pub mod eval;
 pub mod ggf;
 pub mod levels;
+pub mod lockless;
 pub mod nboard;
 pub mod patterns;
 pub mod perft;

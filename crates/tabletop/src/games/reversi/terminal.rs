@@ -224,6 +224,8 @@ fn parse_humans(text: &str) -> Result<[bool; 2]> {
 
 /// Terminal play; standard input may be a script.
 pub fn play(args: PlayArgs) -> Result<()> {
+    // A game at the terminal has the machine to itself: engines search on every core.
+    crate::games::reversi::players::set_default_threads(crate::games::reversi::players::all_cores());
     let start = parse_position(args.position.as_deref())?;
     let humans = parse_humans(args.human.as_deref().unwrap_or("black"))?;
     let computer: PlayerSpec = if args.document {

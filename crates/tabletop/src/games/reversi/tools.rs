@@ -58,7 +58,8 @@ pub struct BenchArgs {
     /// The endgame solver's transposition table holds 2^BITS entries.
     #[arg(long, value_name = "BITS", default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=28))]
     pub table_bits: u32,
-    /// Threads for the FFO solves (each with its own table; see `ParallelSolver`).
+    /// Threads for the FFO solves and the midgame search (sharing one table; see
+    /// `ParallelSolver` and `Engine::set_threads`).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
     /// Run only the midgame-accuracy benchmark on N seeded positions (200 when N is left out):
@@ -245,7 +246,7 @@ pub fn bench(args: BenchArgs) -> ToolResult {
     // The positions are read first, so a bad --ffo is refused before minutes of perft.
     let lines = if args.no_ffo { Vec::new() } else { ffo_lines(&args.ffo)? };
     let threads = crate::tools::check_threads(args.threads)?;
-    println!("Reversi benchmarks (one thread; the FFO solves on {threads})");
+    println!("Reversi benchmarks (perft on one thread; the FFO solves and the midgame search on {threads})");
     let start = Reversi::new();
     let depths: &[u32] = if args.no_perft {
         &[]
@@ -307,14 +308,13 @@ pub fn bench(args: BenchArgs) -> ToolResult {
         println!("  {position}  score {:+3} best {best}  {:>10} nodes {s:6.2} s", sol.score, sol.nodes);
     }
     println!("  {within} of {count} solved within 1 s");
-    midgame(args.midgame_positions, args.midgame_depth);
-    Ok(())
+    midgame(args.midgame_positions, args.midgame_depth, threads)
 }
 
 /// The midgame part of `tabletop bench reversi`: the depth reached in 1 s, or with `depth` the
 /// time and nodes per second of a fixed-depth search (the same nodes on any machine, so its
 /// speed compares builds), on `count` seeded positions.
-fn midgame(count: u64, depth: Option<u32>) {
+fn midgame(count: u64, depth: Option<u32>, threads: usize) -> ToolResult {
     use crate::games::reversi::engine::Engine;
     match depth {
         None => println!("Midgame search depth reached in 1 s (engine, exact solve off):"),
@@ -325,9 +325,10 @@ fn midgame(count: u64, depth: Option<u32>) {
     // nodes), and the timing leaves out the first touch of new tables' pages, which is the
     // system's work rather than the search's.
     let mut engine = match depth {
-        None => Engine::new(Some(Duration::from_secs(1)), None),
-        Some(d) => Engine::new(None, Some(d)),
+        None => Engine::try_new(Some(Duration::from_secs(1)), None)?,
+        Some(d) => Engine::try_new(None, Some(d))?,
     };
+    engine.set_threads(threads)?;
     for position in midgame_positions(count) {
         engine.clear();
         let a = engine.analyse(&position);
@@ -345,6 +346,7 @@ fn midgame(count: u64, depth: Option<u32>) {
         );
     }
     println!("  total: {nodes} nodes in {seconds:.2} s, {:.2} M nodes/s", nodes as f64 / seconds.max(1e-9) / 1e6);
+    Ok(())
 }
 
 /// `tabletop bench reversi --time-use N`: how much of its budget `engine:time=T` uses, in wall
@@ -520,6 +522,8 @@ impl crate::tools::GameCommands for Commands {
                 list_moves(&parse_position(a.position.as_deref())?, &a.out)
             }),
             Tool::new(Verb::Analyze, "A Reversi position: 64 squares (X, O, -) and the side to move", |a: PositionArgs| {
+                // Exact solves on every core (the same scores on any number of threads).
+                super::players::set_default_threads(super::players::all_cores());
                 print_analysis(&parse_position(a.position.as_deref())?, &a.out)
             }),
             Tool::new(Verb::Review, "A Reversi game saved by play's save FILE (text or GGF)", review),
