@@ -14,6 +14,8 @@
 //! - [`patterns`]: the engine's pattern evaluation (tables per phase, learned from data).
 //! - [`eval`]: the former ten-feature evaluation, kept for `engine-v1`.
 //! - [`engine`]: the engine's search (PVS, transposition table, Multi-ProbCut).
+//! - [`openings`]: the well-known opening lines by name, found for a game's moves and their
+//!   symmetric images.
 //! - [`levels`]: the ten levels of play for people (`engine:level=1..10`, by number or name).
 //! - `tuning` (with the `tune` feature): self-play, exact labels, the fits of both evaluations
 //!   and of ProbCut.
@@ -52,6 +54,7 @@ pub mod ggf;
 pub mod levels;
 pub mod lockless;
 pub mod nboard;
+pub mod openings;
 pub mod patterns;
 pub mod perft;
 pub mod players;

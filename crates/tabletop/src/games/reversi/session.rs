@@ -70,6 +70,8 @@ impl Adapter<Reversi> for ReversiAdapter {
             "last_move": last,
             "last_was_pass": passed,
             "flipped": flipped,
+            // The well-known line the game follows, by name (or null).
+            "opening": super::openings::opening_name(record.moves()),
         })
     }
 
@@ -161,6 +163,18 @@ mod tests {
             assert!(error.contains("one thread") || error.contains("1 thread"), "{spec}: {error}");
         }
         assert!(check("engine:threads=0").is_err());
+    }
+
+    #[test]
+    fn the_board_names_the_opening() {
+        use crate::session::Adapter;
+        let mut record = crate::Record::new(crate::games::reversi::Reversi::new());
+        assert_eq!(super::ReversiAdapter::board(&record, None)["opening"], serde_json::Value::Null);
+        // The Tiger, in an image that starts at e6.
+        for mv in ["e6", "f4", "c3", "c4", "d3"] {
+            record.play(mv.parse().unwrap()).unwrap();
+        }
+        assert_eq!(super::ReversiAdapter::board(&record, None)["opening"], "Tiger");
     }
 
     #[test]

@@ -172,11 +172,15 @@ impl Presenter<Reversi> for ReversiPresenter {
             ReversiMove::Place(sq) if !self.document => Some(*sq),
             _ => None,
         });
-        render_board_marked(pos, legal, last, |text, disc| match disc {
+        let mut text = render_board_marked(pos, legal, last, |text, disc| match disc {
             Some(Color::Black) => paint(text, 39, color),
             Some(Color::White) => paint(text, 226, color),
             None => paint(text, 244, color),
-        })
+        });
+        if let Some(name) = crate::games::reversi::openings::opening_name(record.moves()).filter(|_| !self.document) {
+            text += &format!("Opening: {name}\n");
+        }
+        text
     }
 
     fn prompt(&self, record: &Record<Reversi>) -> String {

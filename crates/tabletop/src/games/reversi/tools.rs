@@ -497,6 +497,11 @@ fn review(args: ReviewArgs) -> ToolResult {
             .with_context(|| format!("cannot load {file}"))?
     };
     let seats = ["Black".to_string(), "White".to_string()];
+    if !args.options.json {
+        if let Some(name) = crate::games::reversi::openings::opening_name(record.moves()) {
+            println!("Opening: {name}");
+        }
+    }
     crate::tools::review::print_review(&record, &seats, &args.options)
 }
 
