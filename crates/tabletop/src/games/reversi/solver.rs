@@ -25,9 +25,10 @@
 //!   corners last (a fixed order of the 64 squares, so that iterating over a bitboard of
 //!   ranks visits them in that order);
 //! - a **transposition table** of exact lower/upper bounds keyed by the full position (no false
-//!   hits), three entries to a bucket of one cache line, deeper entries kept, used from [`TABLE_MIN`] empties, on
-//!   huge pages where the system allows; from [`NEAR_MIN`] empties to [`TABLE_MIN`], a
-//!   small table that stays in the processor's cache;
+//!   hits), two lock-free entries to a bucket of one cache line ([`Slot`]: the threads of a
+//!   [`ParallelSolver`] share the table), deeper entries kept, used from [`TABLE_MIN`] empties,
+//!   on huge pages where the system allows; from [`NEAR_MIN`] empties to [`TABLE_MIN`], a
+//!   small table that stays in the processor's cache (one for each thread);
 //! - **enhanced transposition cut-off**: before searching, children already in the table may
 //!   refute the node at once;
 //! - **stability cut-off**: the opponent's stable discs bound the best reachable score, tried
