@@ -146,7 +146,8 @@ fn start_symmetries() -> &'static [usize] {
 /// use tabletop::games::reversi::openings::opening_name;
 /// use tabletop::games::reversi::ReversiMove;
 /// let line = |text: &str| -> Vec<ReversiMove> { text.split(' ').map(|m| m.parse().unwrap()).collect() };
-/// assert_eq!(opening_name(&line("f5 d6 c3 d3 c4 f4 f6")), Some("Tiger"));
+/// assert_eq!(opening_name(&line("f5 d6 c3 d3 c4 f4")), Some("Tiger"));
+/// assert_eq!(opening_name(&line("f5 d6 c3 d3 c4 f4 f6")), Some("Stephenson"));
 /// assert_eq!(opening_name(&line("f5 d6 c3 d3 c4 f4 c5 b3 c2")), Some("Rose-Bill"));
 /// assert_eq!(opening_name(&line("f5")), None);
 /// ```
