@@ -480,6 +480,27 @@ impl Engine {
         Ok(())
     }
 
+    /// Runs `work` with the engine on one thread (its other threads kept for later): for
+    /// choices that must replay exactly, which Lazy SMP's and the parallel solver's (among
+    /// equally good moves) do not.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let mut engine = Engine::new(None, Some(5));
+    /// engine.set_threads(2).unwrap();
+    /// let (a, b) = (engine.on_one_thread(|e| e.analyse(&Reversi::new())), Engine::new(None, Some(5)).analyse(&Reversi::new()));
+    /// assert_eq!((a.best, a.value, a.nodes), (b.best, b.value, b.nodes));
+    /// assert_eq!(engine.threads(), 2);
+    /// ```
+    pub fn on_one_thread<R>(&mut self, work: impl FnOnce(&mut Engine) -> R) -> R {
+        let helpers = std::mem::take(&mut self.helpers);
+        let solvers = self.solver.split_off_helpers();
+        let result = work(self);
+        self.helpers = helpers;
+        self.solver.rejoin(solvers);
+        result
+    }
+
     /// Starts a search of every thread: the engine's settings copied, a new age, the counters
     /// and the stop flags cleared, and `deadline` set.
     fn prepare(&mut self, deadline: Option<Instant>) {

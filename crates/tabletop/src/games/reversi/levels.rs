@@ -124,6 +124,11 @@ impl Level {
 /// assert!(["d3", "c4", "f5", "e6"].contains(&mv.to_string().as_str()));
 /// ```
 pub fn choose(engine: &mut Engine, level: &Level, position: &Reversi, rng: &mut ChaCha8Rng) -> ReversiMove {
+    if level.time_cap.is_none() && engine.threads() > 1 {
+        // A level without a time cap replays exactly from its seed: on one thread (several
+        // would vary its choices among equally good moves from run to run).
+        return engine.on_one_thread(|engine| choose(engine, level, position, rng));
+    }
     engine.time = level.time_cap;
     engine.depth = Some(level.depth);
     if position.legal_placements().is_empty() {
@@ -171,9 +176,9 @@ impl LevelPlayer {
         Ok(LevelPlayer { engine, level, rng: rng(seed), seed, description })
     }
 
-    /// The player with its engine on `threads` threads ([`Engine::set_threads`]: the
-    /// searches to a level's depth and its exact solves; the near-equal moves a level draws
-    /// among are valued on one thread, so a seed replays the same game).
+    /// The player with its engine on `threads` threads ([`Engine::set_threads`]), for the
+    /// levels with a time cap (9 and 10, whose moves depend on the machine's speed anyway);
+    /// the others play on one thread, so that a seed replays the same game.
     pub fn with_threads(mut self, threads: usize) -> Result<Self, TableAllocError> {
         self.engine.set_threads(threads)?;
         Ok(self)

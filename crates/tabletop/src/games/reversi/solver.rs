@@ -1227,6 +1227,17 @@ impl ParallelSolver {
         self.solvers.len()
     }
 
+    /// Takes the other threads' solvers out (the solves are then on one thread) until
+    /// [`ParallelSolver::rejoin`] puts them back.
+    pub(super) fn split_off_helpers(&mut self) -> Vec<Solver> {
+        self.solvers.split_off(1)
+    }
+
+    /// Puts back the solvers [`ParallelSolver::split_off_helpers`] took.
+    pub(super) fn rejoin(&mut self, helpers: Vec<Solver>) {
+        self.solvers.extend(helpers);
+    }
+
     /// Empties the tables.
     pub fn clear(&mut self) {
         self.solvers[0].table.clear();
