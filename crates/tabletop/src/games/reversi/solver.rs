@@ -800,7 +800,8 @@ impl Solver {
     /// the next stage's first guess); below, a shallow search on the pattern evaluation,
     /// rounded to an even score.
     fn selective_stages(&mut self, p: u64, o: u64, empties: u32) -> i32 {
-        let mut guess = first_guess(p, o);
+        let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
+        let mut guess = estimate.clamp(-64, 64) & !1;
         if empties >= self.selective_from {
             for level in 0..STAGE_T.len() as u8 {
                 self.level = level;
@@ -812,17 +813,6 @@ impl Solver {
             self.level = EXACT;
         }
         guess
-    }
-
-    /// [`Solver::mtd`] at the current selectivity: with the exact search's, `mtd` itself (its
-    /// selective stages first); in a selective stage, one MTD(f) at that stage from the
-    /// shallow search's guess (no stages inside a stage).
-    fn mtd_here(&mut self, p: u64, o: u64, alpha: i32, beta: i32, empties: u32) -> i32 {
-        if self.level == EXACT {
-            self.mtd(p, o, alpha, beta, empties)
-        } else {
-            self.mtd_at(p, o, alpha, beta, empties, first_guess(p, o))
-        }
     }
 
     /// [`Solver::mtd`] at the current selectivity, from the first guess `guess`.
@@ -1289,21 +1279,9 @@ impl ParallelSolver {
         self.start();
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
-        // The selective stages, each split among the threads as the exact search is: their
-        // moves, in the shared table, order the next stage's nodes and the exact search's.
-        // (On one thread they took most of the time: FFO #40-#49 at 2 threads took as long as
-        // at 1.) Every thread searches at the stage's level; bounds proven at a stage are used
-        // only by searches at that level or a more selective one, so the answer stays exact.
-        if empties >= self.solvers[0].selective_from {
-            for level in 0..STAGE_T.len() as u8 {
-                self.solvers.iter_mut().for_each(|s| s.level = level);
-                split(&mut self.solvers, p, o, empties);
-                if self.stopped() {
-                    break;
-                }
-            }
-            self.solvers.iter_mut().for_each(|s| s.level = EXACT);
-        }
+        // The selective stages on one thread: their moves, in the shared table, order the
+        // split nodes.
+        self.solvers[0].selective_stages(p, o, empties);
         if self.stopped() {
             return None;
         }
@@ -1391,7 +1369,7 @@ impl ParallelSolver {
 fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
     let m = moves(p, o);
     if empties < SPLIT_MIN || m == 0 {
-        return (solvers[0].mtd_here(p, o, -64, 64, empties), 64);
+        return (solvers[0].mtd(p, o, -64, 64, empties), 64);
     }
     solvers[0].nodes += 1;
     let hash_move = solvers[0].table.probe(p, o).map_or(64, |e| e.best);
@@ -1420,7 +1398,7 @@ fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
                             return;
                         }
                         if v > alpha {
-                            let exact = -solver.mtd_here(cp, co, -64, -alpha, empties - 1);
+                            let exact = -solver.mtd(cp, co, -64, -alpha, empties - 1);
                             if solver.stopped {
                                 return;
                             }
@@ -1437,13 +1415,6 @@ fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
     });
     let best = best.into_inner();
     ((best >> 8) as i32 - 64, (best & 0xFF) as u8)
-}
-
-/// MTD(f)'s first guess: a shallow search on the pattern evaluation, as a score rounded to an
-/// even number.
-fn first_guess(p: u64, o: u64) -> i32 {
-    let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
-    estimate.clamp(-64, 64) & !1
 }
 
 /// The pattern evaluation (hundredths of a disc) is divided by this for the ordering key, where
