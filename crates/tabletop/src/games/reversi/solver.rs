@@ -800,8 +800,7 @@ impl Solver {
     /// the next stage's first guess); below, a shallow search on the pattern evaluation,
     /// rounded to an even score.
     fn selective_stages(&mut self, p: u64, o: u64, empties: u32) -> i32 {
-        let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
-        let mut guess = estimate.clamp(-64, 64) & !1;
+        let mut guess = first_guess(p, o);
         if empties >= self.selective_from {
             for level in 0..STAGE_T.len() as u8 {
                 self.level = level;
@@ -1183,13 +1182,13 @@ pub const SPLIT_MIN: u32 = 16;
 /// Exact solves on several threads sharing one table (each keeps its own small table for the
 /// last empties, which stays in its core's cache).
 ///
-/// Principal-variation splitting: along the first (best-ordered) line, a node's first move is
-/// solved exactly (recursively, split in the same way), then its other moves are handed to the
-/// threads as they come free. Each is tested with a null window against the best score so far
-/// and solved exactly only when it beats it, so the answer is the exact score, on any number
-/// of threads. With one thread it is [`Solver::solve`]. The threads share the best score and
-/// the table (lock-free entries, [`Slot`]): what one proves, the others find. Which of several
-/// equally good moves is returned can depend on their timing.
+/// MTD(f) as on one thread, the selective stages first, with every null-window search split
+/// among the threads (young brothers wait, `split_nws`): from [`SPLIT_MIN`] empties, along the
+/// first line, a node's first move is searched first (split in the same way); when it does not
+/// cut, the node's other moves go to the threads as they come free. The threads share the table
+/// (lock-free entries, [`Slot`]): what one proves, the others find. Every bound is proven, so
+/// the answer is the exact score on any number of threads; only which of several equally good
+/// moves comes back can vary. With one thread it is [`Solver::solve`].
 ///
 /// ```
 /// use tabletop::games::reversi::rules::Reversi;
@@ -1279,20 +1278,27 @@ impl ParallelSolver {
         self.start();
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
-        // The selective stages on one thread: their moves, in the shared table, order the
-        // split nodes.
-        self.solvers[0].selective_stages(p, o, empties);
+        // MTD(f) as on one thread, the selective stages first, each null-window search split
+        // among the threads (`split_nws`).
+        let mut guess = first_guess(p, o);
+        if empties >= self.solvers[0].selective_from {
+            for level in 0..STAGE_T.len() as u8 {
+                self.solvers.iter_mut().for_each(|s| s.level = level);
+                guess = parallel_mtd(&mut self.solvers, p, o, guess, empties);
+                if self.stopped() {
+                    break;
+                }
+            }
+            self.solvers.iter_mut().for_each(|s| s.level = EXACT);
+        }
         if self.stopped() {
             return None;
         }
-        let (score, sq) = split(&mut self.solvers, p, o, empties);
+        let score = parallel_mtd(&mut self.solvers, p, o, guess, empties);
         if self.stopped() {
             return None;
         }
-        let best = match Square::from_index(sq as usize) {
-            Some(square) => Some(ReversiMove::Place(square)),
-            None => self.solvers[0].best_move(p, o, score),
-        };
+        let best = self.solvers[0].best_move(p, o, score);
         if self.stopped() {
             return None;
         }
@@ -1365,56 +1371,103 @@ impl ParallelSolver {
     }
 }
 
-/// The exact score of a node and its best square (64 when it has none or was not split).
-fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
+/// MTD(f) at the solvers' level from `guess`, every null-window search split among the threads.
+fn parallel_mtd(solvers: &mut [Solver], p: u64, o: u64, mut guess: i32, empties: u32) -> i32 {
+    let (mut lower, mut upper) = (-64, 64);
+    while lower < upper {
+        let test = guess.clamp(lower + 1, upper);
+        let v = split_nws(solvers, p, o, test - 1, empties);
+        if solvers.iter().any(|s| s.stopped) {
+            return 0;
+        }
+        if v >= test {
+            lower = v;
+            guess = v + 1;
+        } else {
+            upper = v;
+            guess = v;
+        }
+    }
+    upper
+}
+
+/// [`Solver::nws`] on every thread (young brothers wait): from [`SPLIT_MIN`] empties, a node's
+/// first move is searched first (split in the same way); if it does not cut, the node's other
+/// moves go to the threads as they come free (once one cuts, the others take no new move).
+/// Fail-soft, as `nws`; the result is stored in the shared table.
+fn split_nws(solvers: &mut [Solver], p: u64, o: u64, alpha: i32, empties: u32) -> i32 {
     let m = moves(p, o);
     if empties < SPLIT_MIN || m == 0 {
-        return (solvers[0].mtd(p, o, -64, 64, empties), 64);
+        return solvers[0].nws(p, o, alpha, empties);
     }
     solvers[0].nodes += 1;
-    let hash_move = solvers[0].table.probe(p, o).map_or(64, |e| e.best);
+    let level = if empties >= CUT_MIN { solvers[0].level } else { EXACT };
+    let mut hash_move = 64;
+    if let Some(e) = solvers[0].table.probe(p, o) {
+        if e.level >= level {
+            if e.lower as i32 > alpha {
+                return e.lower as i32;
+            }
+            if e.upper as i32 <= alpha {
+                return e.upper as i32;
+            }
+        }
+        hash_move = e.best;
+    }
     let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
     let n = solvers[0].order(p, o, m, empties, hash_move, &mut list);
     let list = &mut list[..n];
     list.sort_by_key(|e| e.1);
     let (sq, _, f, _) = list[0];
-    let first = -split(solvers, o & !f, p | f | (1 << sq), empties - 1).0;
+    let first = -split_nws(solvers, o & !f, p | f | (1 << sq), -alpha - 1, empties - 1);
+    if solvers.iter().any(|s| s.stopped) {
+        return 0;
+    }
     // Score and square in one word, so that `fetch_max` keeps the best pair.
-    let pack = |score: i32, sq: u8| ((score + 64) as u32) << 8 | sq as u32;
+    let pack = |score: i32, sq: u8| ((score + 65) as u32) << 8 | sq as u32;
     let best = AtomicU32::new(pack(first, sq));
-    let next = AtomicUsize::new(1);
-    let flag = crate::cancel::current();
-    std::thread::scope(|scope| {
-        for solver in solvers.iter_mut() {
-            let (best, next, list, flag) = (&best, &next, &*list, &flag);
-            scope.spawn(move || {
-                let mut work = || {
-                    while let Some(&(sq, _, f, _)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let alpha = (best.load(Ordering::Relaxed) >> 8) as i32 - 64;
-                        let (cp, co) = (o & !f, p | f | (1 << sq));
-                        // Does the move beat the best so far? Solved exactly only if it does.
-                        let v = -solver.nws(cp, co, -alpha - 1, empties - 1);
-                        if solver.stopped {
-                            return;
-                        }
-                        if v > alpha {
-                            let exact = -solver.mtd(cp, co, -64, -alpha, empties - 1);
+    if first <= alpha && n > 1 {
+        let next = AtomicUsize::new(1);
+        let flag = crate::cancel::current();
+        std::thread::scope(|scope| {
+            for solver in solvers.iter_mut() {
+                let (best, next, list, flag) = (&best, &next, &*list, &flag);
+                scope.spawn(move || {
+                    let mut work = || {
+                        while let Some(&(sq, _, f, _)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
+                            if (best.load(Ordering::Relaxed) >> 8) as i32 - 65 > alpha {
+                                // Another move cut: the node is decided.
+                                return;
+                            }
+                            let v = -solver.nws(o & !f, p | f | (1 << sq), -alpha - 1, empties - 1);
                             if solver.stopped {
                                 return;
                             }
-                            best.fetch_max(pack(exact, sq), Ordering::Relaxed);
+                            best.fetch_max(pack(v, sq), Ordering::Relaxed);
                         }
+                    };
+                    match flag {
+                        Some(flag) => crate::cancel::run_cancellable(flag, work),
+                        None => work(),
                     }
-                };
-                match flag {
-                    Some(flag) => crate::cancel::run_cancellable(flag, work),
-                    None => work(),
-                }
-            });
-        }
-    });
+                });
+            }
+        });
+    }
+    if solvers.iter().any(|s| s.stopped) {
+        return 0;
+    }
     let best = best.into_inner();
-    ((best >> 8) as i32 - 64, (best & 0xFF) as u8)
+    let (value, sq) = ((best >> 8) as i32 - 65, (best & 0xFF) as u8);
+    solvers[0].table.store(p, o, empties, level, (alpha, alpha + 1), value, sq);
+    value
+}
+
+/// MTD(f)'s first guess: a shallow search on the pattern evaluation, as a score rounded to an
+/// even number.
+fn first_guess(p: u64, o: u64) -> i32 {
+    let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
+    estimate.clamp(-64, 64) & !1
 }
 
 /// The pattern evaluation (hundredths of a disc) is divided by this for the ordering key, where
