@@ -1,10 +1,11 @@
 //! The FFO endgame test positions #40-#49 solve exactly: score and a best move. All ten take
 //! about a minute of CPU in the test profile (optimised); `tabletop bench reversi` times them.
+//! Some are solved on several threads too (the same exact answers).
 
 use std::time::Instant;
 
 use tabletop::games::reversi::bench::FFO_FILES;
-use tabletop::games::reversi::solver::Solver;
+use tabletop::games::reversi::solver::{ParallelSolver, Solver};
 use tabletop::games::reversi::{Reversi, ReversiMove};
 
 /// The file of #40-#49.
@@ -38,6 +39,30 @@ fn check(index: usize) {
     );
     assert_eq!(solution.score, score, "FFO #{}", 40 + index);
     assert!(best.contains(&solution.best.unwrap()), "FFO #{}: {:?} not in {best:?}", 40 + index, solution.best);
+}
+
+/// The parallel solver (threads sharing one table) on `index`'s position: the file's score and
+/// one of its best moves, as the one-thread solver of [`check`].
+fn check_parallel(solver: &mut ParallelSolver, index: usize) {
+    let (position, score, best) = case(index);
+    solver.clear();
+    let solution = solver.solve(&position);
+    assert_eq!(solution.score, score, "FFO #{} on {} threads", 40 + index, solver.threads());
+    let mv = solution.best.unwrap();
+    assert!(best.contains(&mv), "FFO #{} on {} threads: {mv} not in {best:?}", 40 + index, solver.threads());
+}
+
+#[test]
+fn ffo_40_to_44_on_two_threads() {
+    let mut solver = ParallelSolver::try_new(2, 21).unwrap();
+    for index in 0..5 {
+        check_parallel(&mut solver, index);
+    }
+}
+
+#[test]
+fn ffo_47_on_three_threads() {
+    check_parallel(&mut ParallelSolver::try_new(3, 21).unwrap(), 7);
 }
 
 #[test]

@@ -6,6 +6,10 @@
 //! - otherwise every move searched by the engine to one depth (full window, no clock), the
 //!   fixed `depth` or the deepest the calibration [`midgame_cost`] predicts within the time.
 //!
+//! The estimates are searched on one thread (Lazy SMP's values would vary from run to run);
+//! the exact solves on the front end's threads ([`default_threads`](super::players::default_threads)),
+//! whose scores are the same on any number.
+//!
 //! The position is analysed through its canonical image under the board's 8 symmetries
 //! ([`symmetry::canonical`](super::symmetry::canonical)) and the moves are mapped back, so a
 //! position and its images get identical values; a fresh engine per analysis makes the values
@@ -16,6 +20,8 @@ use crate::game::Game;
 use crate::record::Record;
 
 use super::engine::{Engine as ReversiEngine, WON};
+use super::solver::ParallelSolver;
+#[cfg(test)]
 use super::solver::Solver as ReversiSolver;
 use super::symmetry::transform;
 use super::{Reversi, ReversiMove, Square};
@@ -107,7 +113,9 @@ impl Analyze for Reversi {
 /// The analysis of `root` itself (see the module documentation).
 fn analyze_canonical(root: &Reversi, settings: AnalysisSettings) -> Analysis {
     if root.open_squares() <= exact_empties(settings) {
-        if let Ok(mut solver) = ReversiSolver::try_new(20) {
+        // On the front end's threads (`analyze`: every core): exact scores are the same on
+        // any number of threads. The plan (exact or estimates) does not depend on them.
+        if let Ok(mut solver) = ParallelSolver::try_new(super::players::default_threads(), 20) {
             let moves = solver
                 .solve_all(root)
                 .into_iter()

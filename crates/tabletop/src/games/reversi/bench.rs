@@ -129,9 +129,35 @@ pub fn time_use_positions(count: u64, seed: u64) -> Vec<Reversi> {
     out
 }
 
+/// The CPU time the calling thread has used so far, from `/proc/thread-self/stat` (Linux; in
+/// clock ticks, taken as 10 ms); `None` elsewhere. With Lazy SMP the main thread's answer is the
+/// search's, so its CPU time to a depth is the search's wall time on a machine with a core for
+/// every thread, whatever else the machine runs.
+pub fn thread_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The fields after the command (which is in parentheses and may hold spaces): utime is the
+    // 14th field of the line, the 12th after the command.
+    let rest = &text[text.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let (user, system): (u64, u64) = (fields.next()?.parse().ok()?, fields.next()?.parse().ok()?);
+    Some(Duration::from_millis(10 * (user + system)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_s_cpu_time_grows_as_it_works() {
+        let Some(before) = thread_cpu() else { return };
+        let started = Instant::now();
+        let mut x = 1u64;
+        while started.elapsed() < Duration::from_millis(300) {
+            x = std::hint::black_box(x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(7));
+        }
+        let after = thread_cpu().expect("read again");
+        assert!(after > before, "{before:?} then {after:?}");
+    }
 
     #[test]
     fn benchmark_positions_are_seeded() {

@@ -4,6 +4,8 @@
 //! the ten features of [`Weights::evaluate`](super::eval::Weights::evaluate)), and an exact
 //! endgame solve once the empties are few enough for the budget.
 
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::bitboard::{adjacent, final_score, flips, moves, Bits, CORNERS, EDGES};
@@ -11,7 +13,8 @@ use super::eval::Weights;
 use super::patterns::{Indices, PatternWeights};
 use super::rules::{Reversi, ReversiMove, Square};
 use super::probcut::ProbCut;
-use super::solver::{Outcome, Solver};
+use super::lockless::Slot;
+use super::solver::{Outcome, ParallelSolver, Solver};
 use super::symmetry::canonical;
 use crate::players::Player;
 use crate::memory::{try_large_vec, TableAllocError};
@@ -158,15 +161,93 @@ struct Entry {
     depth: u8,
     bound: u8,
     best: u8,
-    /// The search that stored it ([`Engine::age`]).
+    /// The search that stored it ([`Search::age`]).
     age: u8,
+}
+
+impl Entry {
+    /// The entry's data in one word (a [`Slot`]'s data).
+    #[inline]
+    fn data(&self) -> u64 {
+        self.value as u32 as u64
+            | (self.depth as u64) << 32
+            | (self.bound as u64) << 40
+            | (self.best as u64) << 48
+            | (self.age as u64) << 56
+    }
+
+    /// The entry of the position (`p`, `o`) with the data word `d`.
+    #[inline]
+    fn from_data(p: u64, o: u64, d: u64) -> Entry {
+        Entry {
+            p,
+            o,
+            value: d as u32 as i32,
+            depth: (d >> 32) as u8,
+            bound: (d >> 40) as u8,
+            best: (d >> 48) as u8,
+            age: (d >> 56) as u8,
+        }
+    }
 }
 
 /// Two table entries in one cache line (48 bytes and padding), so that a probe reads one
 /// line: buckets of two 24-byte entries side by side put half of them across two lines.
-#[derive(Clone, Copy, Default)]
+#[derive(Default)]
 #[repr(C, align(64))]
-struct Bucket([Entry; 2]);
+struct Bucket([Slot; 2]);
+
+/// The midgame search's table, shared by the threads of one engine (Lazy SMP: each thread
+/// searches the whole tree, and they help each other through the table only). Its slots are
+/// lock-free ([`Slot`]): an entry half written by another thread reads as none.
+struct Table {
+    buckets: Vec<Bucket>,
+    /// The number of buckets less one (a power of two less one).
+    mask: usize,
+}
+
+impl Table {
+    /// A table of `2^bits` entries (two to a bucket).
+    fn try_new(bits: u32) -> Result<Table, TableAllocError> {
+        Ok(Table { buckets: try_large_vec(1 << (bits - 1), Bucket::default)?, mask: (1 << (bits - 1)) - 1 })
+    }
+
+    fn clear(&self) {
+        self.buckets.iter().flat_map(|b| &b.0).for_each(Slot::clear);
+    }
+
+    /// The bucket of a position.
+    #[inline]
+    fn bucket(&self, p: u64, o: u64) -> usize {
+        let h = (p ^ o.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ o.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        (h >> 25) as usize & self.mask
+    }
+
+    /// Starts fetching the bucket of the position into the cache, for a probe soon after.
+    #[inline]
+    fn prefetch(&self, p: u64, o: u64) {
+        crate::memory::prefetch(&self.buckets[self.bucket(p, o)]);
+    }
+
+    /// The table's entry for the position, if it holds one.
+    #[inline]
+    fn probe(&self, p: u64, o: u64) -> Option<Entry> {
+        self.buckets[self.bucket(p, o)].0.iter().find_map(|slot| slot.get(p, o)).map(|d| Entry::from_data(p, o, d))
+    }
+
+    /// Stores an entry in its bucket: the first slot keeps the deepest entry of the current
+    /// search (an entry of an earlier search, a shallower one or the same position gives way),
+    /// the second takes the rest. One slot always replaced lost the deep entries to the many
+    /// shallow ones: twice the nodes to depth 15 (see docs/REVERSI.md, "Search speed").
+    #[inline]
+    fn store(&self, entry: Entry) {
+        let slots = &self.buckets[self.bucket(entry.p, entry.o)].0;
+        let (fp, fo, fd) = slots[0].peek();
+        let first = Entry::from_data(fp, fo, fd);
+        let keep_first = !(first.p == entry.p && first.o == entry.o) && first.age == entry.age && first.depth > entry.depth;
+        slots[keep_first as usize].set(entry.p, entry.o, entry.data());
+    }
+}
 
 /// The engine's search table holds `2^ENGINE_TABLE_BITS` entries (two to a [`Bucket`]).
 const ENGINE_TABLE_BITS: u32 = 18;
@@ -220,11 +301,13 @@ impl Analysis {
     }
 }
 
-/// The engine: a search with its tables. Reuse it across moves.
-pub struct Engine {
-    table: Vec<Bucket>,
-    /// The number of buckets less one (a power of two less one).
-    mask: usize,
+/// The state of one thread of the midgame search: the shared table, its counters, and the
+/// engine's settings copied at the start of each search ([`Engine::prepare`]).
+struct Search {
+    table: Arc<Table>,
+    /// Raised by the main thread when it has finished, to stop the helper threads of Lazy SMP
+    /// (read with the clock).
+    halt: Arc<AtomicBool>,
     /// Counts the searches (wrapping). Entries of earlier searches give their move only, not
     /// their bounds: with ProbCut those bounds are estimates, and one carried over from the
     /// previous move's search once made the engine play into a wipe-out in four plies
@@ -233,9 +316,43 @@ pub struct Engine {
     nodes: u64,
     deadline: Option<Instant>,
     stopped: bool,
-    /// Calls of [`Engine::pvs_with`] until the clock is read again.
+    /// Calls of [`Search::pvs_with`] until the clock is read again.
     checks_until_clock: u32,
-    solver: Solver,
+    reply_weight: i32,
+    probcut: Option<&'static ProbCut>,
+    weights: &'static Weights,
+    patterns: Option<&'static PatternWeights>,
+}
+
+impl Search {
+    /// A thread's state on `table`, stopped by `halt`.
+    fn new(table: Arc<Table>, halt: Arc<AtomicBool>) -> Search {
+        Search {
+            table,
+            halt,
+            age: 0,
+            nodes: 0,
+            deadline: None,
+            stopped: false,
+            checks_until_clock: CLOCK_EVERY,
+            reply_weight: REPLY_WEIGHT,
+            probcut: None,
+            weights: Weights::builtin(),
+            patterns: None,
+        }
+    }
+}
+
+/// The most threads an engine searches on (`engine:threads=N`).
+pub const MAX_THREADS: usize = 64;
+
+/// The engine: a search with its tables. Reuse it across moves.
+pub struct Engine {
+    /// The main thread's search (the only one with one thread).
+    search: Search,
+    /// The other threads' searches (Lazy SMP), sharing its table.
+    helpers: Vec<Search>,
+    solver: ParallelSolver,
     /// The weight of each opponent reply in the midgame search's ordering key, hundredths of
     /// a disc ([`REPLY_WEIGHT`] by default; 0 orders by the evaluation alone).
     pub reply_weight: i32,
@@ -279,15 +396,11 @@ impl Engine {
     /// ```
     pub fn try_new(time: Option<Duration>, depth: Option<u32>) -> Result<Engine, TableAllocError> {
         let time = if time.is_none() && depth.is_none() { Some(Duration::from_secs(1)) } else { time };
+        let table = Arc::new(Table::try_new(ENGINE_TABLE_BITS)?);
         Ok(Engine {
-            table: try_large_vec(1 << (ENGINE_TABLE_BITS - 1), Bucket::default)?,
-            mask: (1 << (ENGINE_TABLE_BITS - 1)) - 1,
-            age: 0,
-            nodes: 0,
-            deadline: None,
-            stopped: false,
-            checks_until_clock: CLOCK_EVERY,
-            solver: Solver::try_new(ENGINE_SOLVER_BITS)?,
+            search: Search::new(table, Arc::new(AtomicBool::new(false))),
+            helpers: Vec::new(),
+            solver: ParallelSolver::try_new(1, ENGINE_SOLVER_BITS)?,
             reply_weight: REPLY_WEIGHT,
             weights: Weights::builtin(),
             patterns: Some(PatternWeights::builtin()),
@@ -326,13 +439,84 @@ impl Engine {
     /// assert_eq!((again.best, again.value, again.nodes), (fresh.best, fresh.value, fresh.nodes));
     /// ```
     pub fn clear(&mut self) {
-        self.table.fill(Bucket::default());
-        self.age = 0;
-        self.nodes = 0;
-        self.deadline = None;
-        self.stopped = false;
-        self.checks_until_clock = CLOCK_EVERY;
+        self.search.table.clear();
+        for search in std::iter::once(&mut self.search).chain(&mut self.helpers) {
+            search.age = 0;
+            search.nodes = 0;
+            search.deadline = None;
+            search.stopped = false;
+            search.checks_until_clock = CLOCK_EVERY;
+        }
         self.solver.clear();
+    }
+
+    /// The threads the engine searches on (1 unless [`Engine::set_threads`] said more).
+    pub fn threads(&self) -> usize {
+        1 + self.helpers.len()
+    }
+
+    /// Searches on `threads` threads (clamped to 1..=[`MAX_THREADS`]): the midgame search by
+    /// Lazy SMP (every thread searches the whole tree, every other helper one ply deeper, all
+    /// sharing one table; the main thread's answer is played), the exact solves by
+    /// [`ParallelSolver`] (one table shared too). The fixed-depth values of
+    /// [`Engine::move_values`] and [`Engine::move_values_to`] stay on one thread, so that they
+    /// are the same on every run; exact scores are the same on any number of threads.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let mut engine = Engine::new(None, Some(6));
+    /// engine.set_threads(2).unwrap();
+    /// assert_eq!(engine.threads(), 2);
+    /// let analysis = engine.analyse(&Reversi::new());
+    /// assert_eq!(analysis.depth, 6);
+    /// ```
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), TableAllocError> {
+        let threads = threads.clamp(1, MAX_THREADS);
+        self.solver.set_threads(threads)?;
+        self.helpers.truncate(threads - 1);
+        while self.helpers.len() < threads - 1 {
+            self.helpers.push(Search::new(Arc::clone(&self.search.table), Arc::clone(&self.search.halt)));
+        }
+        Ok(())
+    }
+
+    /// Runs `work` with the engine on one thread (its other threads kept for later): for
+    /// choices that must replay exactly, which Lazy SMP's and the parallel solver's (among
+    /// equally good moves) do not.
+    ///
+    /// ```
+    /// use tabletop::games::reversi::{engine::Engine, Reversi};
+    /// let mut engine = Engine::new(None, Some(5));
+    /// engine.set_threads(2).unwrap();
+    /// let (a, b) = (engine.on_one_thread(|e| e.analyse(&Reversi::new())), Engine::new(None, Some(5)).analyse(&Reversi::new()));
+    /// assert_eq!((a.best, a.value, a.nodes), (b.best, b.value, b.nodes));
+    /// assert_eq!(engine.threads(), 2);
+    /// ```
+    pub fn on_one_thread<R>(&mut self, work: impl FnOnce(&mut Engine) -> R) -> R {
+        let helpers = std::mem::take(&mut self.helpers);
+        let solvers = self.solver.split_off_helpers();
+        let result = work(self);
+        self.helpers = helpers;
+        self.solver.rejoin(solvers);
+        result
+    }
+
+    /// Starts a search of every thread: the engine's settings copied, a new age, the counters
+    /// and the stop flags cleared, and `deadline` set.
+    fn prepare(&mut self, deadline: Option<Instant>) {
+        let age = self.search.age.wrapping_add(1);
+        self.search.halt.store(false, AtomicOrdering::Relaxed);
+        let (reply_weight, probcut, weights, patterns) = (self.reply_weight, self.probcut, self.weights, self.patterns);
+        for search in std::iter::once(&mut self.search).chain(&mut self.helpers) {
+            search.age = age;
+            search.nodes = 0;
+            search.stopped = false;
+            search.deadline = deadline;
+            search.reply_weight = reply_weight;
+            search.probcut = probcut;
+            search.weights = weights;
+            search.patterns = patterns;
+        }
     }
 
     /// The value of the midgame search of `depth` plies from `p` to move against `o` (which
@@ -363,16 +547,6 @@ impl Engine {
     fn evaluate(&self, p: u64, o: u64) -> i32 {
         match self.patterns {
             Some(w) => w.evaluate(p, o),
-            None => self.weights.evaluate(p, o),
-        }
-    }
-
-    /// [`Engine::evaluate`] in the search: the pattern indices `ix` kept move by move, and
-    /// the side to move's moves `m` already generated.
-    #[inline]
-    fn evaluate_leaf(&self, ix: &Indices, p: u64, o: u64, m: u64) -> i32 {
-        match self.patterns {
-            Some(w) => w.evaluate_with_moves(ix, p, o, m),
             None => self.weights.evaluate(p, o),
         }
     }
@@ -555,22 +729,74 @@ impl Engine {
 
     /// Iterative deepening. With a budget, iterations go on until the next one is predicted
     /// to overrun it (from the growth of the last two); the deadline `budget.limit` stops a
-    /// search inside an iteration, which still counts if it proved a better move.
+    /// search inside an iteration, which still counts if it proved a better move. With several
+    /// threads (Lazy SMP), the helpers deepen on their own over the same root moves until the
+    /// main thread ends; what they store in the shared table speeds it up.
     fn midgame(&mut self, p: u64, o: u64, budget: Option<MoveTime>, start: Instant) -> Analysis {
-        self.age = self.age.wrapping_add(1);
-        self.nodes = 0;
-        self.stopped = false;
-        self.deadline = budget.map(|b| start + b.limit);
+        self.prepare(budget.map(|b| start + b.limit));
         let max_depth = self.depth.unwrap_or(60).clamp(1, 60);
         let mut root: Vec<(usize, u64)> = Bits(moves(p, o)).map(|sq| (sq, flips(p, o, sq))).collect();
         root.sort_by_key(|&(sq, f)| self.evaluate(o & !f, p | f | (1 << sq)));
+        let (main, helpers) = (&mut self.search, &mut self.helpers);
+        let (best, best_value, completed) = if helpers.is_empty() {
+            main.deepen(p, o, &mut root, 1, max_depth, budget, start)
+        } else {
+            let flag = crate::cancel::current();
+            std::thread::scope(|scope| {
+                for (k, helper) in helpers.iter_mut().enumerate() {
+                    let (mut order, flag) = (root.clone(), flag.clone());
+                    // Every other helper one ply ahead of the main thread, so that the
+                    // threads do not all search the same nodes at the same time.
+                    let first = (1 + (k % 2 == 0) as u32).min(max_depth);
+                    scope.spawn(move || {
+                        let mut work = || helper.deepen(p, o, &mut order, first, max_depth, None, start);
+                        match flag {
+                            Some(flag) => crate::cancel::run_cancellable(&flag, work),
+                            None => work(),
+                        }
+                    });
+                }
+                let found = main.deepen(p, o, &mut root, 1, max_depth, budget, start);
+                main.halt.store(true, AtomicOrdering::Relaxed);
+                found
+            })
+        };
+        let best = Square::from_index(best).map(ReversiMove::Place).expect("a square");
+        Analysis {
+            best,
+            value: best_value,
+            exact: false,
+            outcome: None,
+            depth: completed,
+            nodes: self.search.nodes + self.helpers.iter().map(|h| h.nodes).sum::<u64>(),
+            elapsed: start.elapsed(),
+        }
+    }
+}
+
+impl Search {
+    /// Iterative deepening over the root moves `root` (their order is kept from one depth to
+    /// the next, the best first) from depth `first` to `max_depth`: the best square, its value
+    /// and the deepest depth completed. With a budget, the next depth is started only when it
+    /// is predicted to be worth it ([`MoveTime::start_next`]).
+    #[allow(clippy::too_many_arguments)] // The root, its depths and its time.
+    fn deepen(
+        &mut self,
+        p: u64,
+        o: u64,
+        root: &mut [(usize, u64)],
+        first: u32,
+        max_depth: u32,
+        budget: Option<MoveTime>,
+        start: Instant,
+    ) -> (usize, i32, u32) {
         let mut best = root[0].0;
         let mut best_value = 0;
         let mut completed = 0;
         let empties = 64 - (p | o).count_ones();
         // The durations of the last two completed iterations, for the prediction.
         let mut last = Duration::ZERO;
-        for depth in 1..=max_depth {
+        for depth in first..=max_depth {
             let iteration_start = Instant::now();
             let mut alpha = -WON - 65;
             let beta = WON + 65;
@@ -635,48 +861,17 @@ impl Engine {
                 }
             }
         }
-        let best = Square::from_index(best).map(ReversiMove::Place).expect("a square");
-        Analysis {
-            best,
-            value: best_value,
-            exact: false,
-            outcome: None,
-            depth: completed,
-            nodes: self.nodes,
-            elapsed: start.elapsed(),
+        (best, best_value, completed)
+    }
+
+    /// The static evaluation in the search: the pattern indices `ix` kept move by move, and
+    /// the side to move's moves `m` already generated.
+    #[inline]
+    fn evaluate_leaf(&self, ix: &Indices, p: u64, o: u64, m: u64) -> i32 {
+        match self.patterns {
+            Some(w) => w.evaluate_with_moves(ix, p, o, m),
+            None => self.weights.evaluate(p, o),
         }
-    }
-
-    /// The bucket of a position.
-    #[inline]
-    fn bucket(&self, p: u64, o: u64) -> usize {
-        let h = (p ^ o.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ o.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
-        (h >> 25) as usize & self.mask
-    }
-
-    /// Starts fetching the bucket of the position into the cache, for a probe soon after.
-    #[inline]
-    fn prefetch(&self, p: u64, o: u64) {
-        crate::memory::prefetch(&self.table[self.bucket(p, o)]);
-    }
-
-    /// The table's entry for the position, if it holds one.
-    #[inline]
-    fn probe(&self, p: u64, o: u64) -> Option<Entry> {
-        self.table[self.bucket(p, o)].0.iter().find(|e| e.p == p && e.o == o).copied()
-    }
-
-    /// Stores an entry in its bucket: the first slot keeps the deepest entry of the current
-    /// search (an entry of an earlier search, a shallower one or the same position gives way),
-    /// the second takes the rest. One slot always replaced lost the deep entries to the many
-    /// shallow ones: twice the nodes to depth 15 (see docs/REVERSI.md, "Search speed").
-    #[inline]
-    fn store(&mut self, entry: Entry) {
-        let b = self.bucket(entry.p, entry.o);
-        let slots = &mut self.table[b].0;
-        let first = &slots[0];
-        let keep_first = !(first.p == entry.p && first.o == entry.o) && first.age == entry.age && first.depth > entry.depth;
-        slots[keep_first as usize] = entry;
     }
 
     fn pvs(&mut self, p: u64, o: u64, ix: &Indices, depth: u32, alpha: i32, beta: i32) -> i32 {
@@ -698,7 +893,7 @@ impl Engine {
                     self.stopped = true;
                 }
             }
-            if crate::cancel::cancelled() {
+            if crate::cancel::cancelled() || self.halt.load(AtomicOrdering::Relaxed) {
                 self.stopped = true;
             }
         }
@@ -715,7 +910,7 @@ impl Engine {
             return self.evaluate_leaf(ix, p, o, m);
         }
         let mut hash_move = 64u8;
-        if let Some(e) = self.probe(p, o) {
+        if let Some(e) = self.table.probe(p, o) {
             hash_move = e.best;
             if e.depth as u32 >= depth && e.age == self.age {
                 match e.bound {
@@ -786,7 +981,7 @@ impl Engine {
                 let (np, no) = (p | f | (1 << sq), o & !f);
                 let replies = moves(no, np);
                 // The child's bucket arrives while the other moves are ordered.
-                self.prefetch(no, np);
+                self.table.prefetch(no, np);
                 let key = if depth >= ORDER_BY_EVALUATION_MIN {
                     self.evaluate_leaf(&ix.play(sq, f), no, np, replies) + self.reply_weight * replies.count_ones() as i32
                 } else {
@@ -839,12 +1034,12 @@ impl Engine {
         } else {
             EXACT
         };
-        self.store(Entry { p, o, value: best, depth: depth as u8, bound, best: best_sq, age: self.age });
+        self.table.store(Entry { p, o, value: best, depth: depth as u8, bound, best: best_sq, age: self.age });
         best
     }
 }
 
-impl Engine {
+impl Search {
     /// Multi-ProbCut: a shallow null-window search predicts whether the full-depth value will
     /// be beyond `beta` (or below `alpha`) with the fitted confidence; if so, that bound.
     #[allow(clippy::too_many_arguments)] // The node's arguments, as pvs takes them.
@@ -1033,16 +1228,13 @@ impl Engine {
         if m == 0 {
             return vec![(ReversiMove::Pass, 0)];
         }
-        self.age = self.age.wrapping_add(1);
-        self.nodes = 0;
-        self.stopped = false;
-        self.deadline = None;
+        self.prepare(None);
         let mut values = Vec::new();
         for sq in Bits(m) {
             let f = flips(p, o, sq);
             let (cp, co) = (o & !f, p | f | (1 << sq));
-            let v = -self.pvs(cp, co, &Indices::new(cp, co), depth.clamp(1, 60) - 1, -WON - 65, WON + 65);
-            if self.stopped {
+            let v = -self.search.pvs(cp, co, &Indices::new(cp, co), depth.clamp(1, 60) - 1, -WON - 65, WON + 65);
+            if self.search.stopped {
                 break;
             }
             if let Some(square) = Square::from_index(sq) {
@@ -1113,10 +1305,7 @@ impl Engine {
         // For each move, the first move whose child is an image of its child.
         let keys: Vec<(u64, u64)> = children.iter().map(|&(_, cp, co)| canonical(cp, co)).collect();
         let first_of: Vec<usize> = keys.iter().map(|k| keys.iter().position(|x| x == k).unwrap_or(0)).collect();
-        self.age = self.age.wrapping_add(1);
-        self.nodes = 0;
-        self.stopped = false;
-        self.deadline = deadline;
+        self.prepare(deadline);
         let mut best: Vec<(ReversiMove, i32)> = Vec::new();
         let mut completed = 0;
         let mut last = Duration::ZERO;
@@ -1128,14 +1317,14 @@ impl Engine {
                 let v = if first_of[i] < i {
                     values[first_of[i]]
                 } else {
-                    -self.pvs(cp, co, &Indices::new(cp, co), depth - 1, -WON - 65, WON + 65)
+                    -self.search.pvs(cp, co, &Indices::new(cp, co), depth - 1, -WON - 65, WON + 65)
                 };
-                if self.stopped {
+                if self.search.stopped {
                     break;
                 }
                 values.push(v);
             }
-            if self.stopped {
+            if self.search.stopped {
                 break;
             }
             best = children
@@ -1156,14 +1345,14 @@ impl Engine {
                 break;
             }
         }
-        self.deadline = None;
+        self.search.deadline = None;
         if completed == 0 && !children.is_empty() {
             // Not even one ply in time: one ply without a deadline (a few evaluations).
-            self.stopped = false;
+            self.search.stopped = false;
             best = children
                 .iter()
                 .filter_map(|&(sq, cp, co)| {
-                    Some((ReversiMove::Place(Square::from_index(sq)?), -self.pvs(cp, co, &Indices::new(cp, co), 0, -WON - 65, WON + 65)))
+                    Some((ReversiMove::Place(Square::from_index(sq)?), -self.search.pvs(cp, co, &Indices::new(cp, co), 0, -WON - 65, WON + 65)))
                 })
                 .collect();
             completed = 1;
@@ -1321,9 +1510,9 @@ mod tests {
     #[test]
     fn memory_figure_matches_the_tables() {
         let engine = Engine::try_new(None, Some(1)).unwrap();
-        let table = engine.table.len() * std::mem::size_of::<Bucket>();
+        let table = engine.search.table.buckets.len() * std::mem::size_of::<Bucket>();
         assert_eq!(std::mem::size_of::<Bucket>(), 64, "a bucket is one cache line");
-        assert_eq!(engine.table.len() * 2, 1 << ENGINE_TABLE_BITS);
+        assert_eq!(engine.search.table.buckets.len() * 2, 1 << ENGINE_TABLE_BITS);
         assert_eq!(Engine::MEMORY_BYTES, table as u64 + Solver::memory_bytes(ENGINE_SOLVER_BITS));
         assert_eq!(Solver::memory_bytes(ENGINE_SOLVER_BITS), 64 * ((1 << 20) / 3 + 1 + (1 << 10) / 3 + 1));
     }
@@ -1338,8 +1527,7 @@ mod tests {
     #[test]
     fn the_table_keeps_the_deeper_entry_of_a_bucket() {
         use rand::{Rng, SeedableRng};
-        let mut engine = Engine::new(None, Some(1));
-        engine.age = 1;
+        let table = Table::try_new(ENGINE_TABLE_BITS).expect("memory");
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(23);
         let mut random_position = || {
             let filled: u64 = rng.r#gen();
@@ -1347,29 +1535,29 @@ mod tests {
             (p, filled & !p)
         };
         let deep = random_position();
-        let target = engine.bucket(deep.0, deep.1);
+        let target = table.bucket(deep.0, deep.1);
         let mut same_bucket = Vec::new();
         while same_bucket.len() < 2 {
             let q = random_position();
-            if engine.bucket(q.0, q.1) == target && q != deep {
+            if table.bucket(q.0, q.1) == target && q != deep {
                 same_bucket.push(q);
             }
         }
         let entry = |(p, o): (u64, u64), depth: u8, age: u8| Entry { p, o, value: depth as i32, depth, bound: EXACT, best: 0, age };
-        engine.store(entry(deep, 10, 1));
-        engine.store(entry(same_bucket[0], 3, 1));
-        engine.store(entry(same_bucket[1], 2, 1));
-        assert_eq!(engine.probe(deep.0, deep.1).map(|e| e.depth), Some(10), "the deeper entry was lost");
-        assert_eq!(engine.probe(same_bucket[1].0, same_bucket[1].1).map(|e| e.depth), Some(2));
-        assert!(engine.probe(same_bucket[0].0, same_bucket[0].1).is_none());
+        table.store(entry(deep, 10, 1));
+        table.store(entry(same_bucket[0], 3, 1));
+        table.store(entry(same_bucket[1], 2, 1));
+        assert_eq!(table.probe(deep.0, deep.1).map(|e| e.depth), Some(10), "the deeper entry was lost");
+        assert_eq!(table.probe(same_bucket[1].0, same_bucket[1].1).map(|e| e.depth), Some(2));
+        assert!(table.probe(same_bucket[0].0, same_bucket[0].1).is_none());
         // The same position again, shallower: replaced in place.
-        engine.store(entry(deep, 4, 1));
-        assert_eq!(engine.probe(deep.0, deep.1).map(|e| e.depth), Some(4));
+        table.store(entry(deep, 4, 1));
+        assert_eq!(table.probe(deep.0, deep.1).map(|e| e.depth), Some(4));
         // A later search's entry takes the first slot from an earlier search's deeper one.
-        engine.store(entry(deep, 12, 1));
-        engine.store(entry(same_bucket[0], 1, 2));
-        assert_eq!(engine.probe(same_bucket[0].0, same_bucket[0].1).map(|e| e.depth), Some(1));
-        assert_eq!(engine.table[target].0[0].depth, 1);
+        table.store(entry(deep, 12, 1));
+        table.store(entry(same_bucket[0], 1, 2));
+        assert_eq!(table.probe(same_bucket[0].0, same_bucket[0].1).map(|e| e.depth), Some(1));
+        assert_eq!(Entry::from_data(0, 0, table.buckets[target].0[0].peek().2).depth, 1);
     }
 
     #[test]
@@ -1388,6 +1576,65 @@ mod tests {
         }
         engine.depth = Some(11);
         assert_ne!(engine.analyse(&position).best.to_string(), "b3");
+    }
+
+    #[test]
+    fn lazy_smp_gives_proven_values_that_agree_with_the_exact_solver() {
+        // Searched to the end without ProbCut, the value is proven: the exact score once the
+        // last depth completes, or earlier a forced win (or loss) by a margin it reaches (or
+        // cannot beat), when an iteration proves one (the deepening stops there). Neither the
+        // threads nor what the helpers store in the shared table from other depths may make it
+        // wrong.
+        let mut solver = Solver::new(18);
+        let positions: Vec<Reversi> = random_positions(41, 400, 46..52)
+            .into_iter()
+            .filter(|p| (10..=13).contains(&p.open_squares()) && p.placements() != 0)
+            .take(10)
+            .collect();
+        assert_eq!(positions.len(), 10);
+        for position in &positions {
+            let score = solver.solve(position).score;
+            for threads in [1, 2, 3] {
+                let mut engine = Engine::new(None, Some(position.open_squares()));
+                engine.probcut = None;
+                engine.set_threads(threads).expect("memory");
+                let analysis = engine.analyse(position);
+                let v = analysis.value;
+                let mut child = *position;
+                child.play(analysis.best).expect("a legal move");
+                let reached = -solver.solve(&child).score;
+                let case = format!("{position} on {threads} threads: {v}, {} reaches {reached} of {score}", analysis.best);
+                match score.cmp(&0) {
+                    std::cmp::Ordering::Greater => assert!(v > WON && v - WON <= score && reached >= v - WON, "{case}"),
+                    std::cmp::Ordering::Equal => assert!(v == 0 && reached == 0, "{case}"),
+                    std::cmp::Ordering::Less => assert!(v < -WON && v + WON >= score, "{case}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lazy_smp_reaches_the_depth_with_a_legal_move_and_stops_its_helpers() {
+        for (i, position) in random_positions(43, 6, 14..30).iter().enumerate() {
+            let mut one = Engine::new(None, Some(7));
+            let mut two = Engine::new(None, Some(7));
+            two.set_threads(2).expect("memory");
+            let (a, b) = (one.analyse(position), two.analyse(position));
+            assert_eq!(b.depth, 7, "position {i}");
+            assert!(position.legal_placements().iter().any(|s| ReversiMove::Place(*s) == b.best), "position {i}");
+            // Both are estimates at depth 7 (the helpers' deeper entries may refine the main
+            // thread's): within a few discs of each other.
+            assert!((a.value - b.value).abs() <= 600, "position {i}: {} against {}", a.value, b.value);
+            // The helpers stopped with the main thread: the engine searches again at once.
+            let again = two.analyse(position);
+            assert!(again.nodes > 0 && again.depth == 7);
+        }
+        // With a clock: the helpers stop at the deadline too.
+        let mut timed = Engine::new(Some(Duration::from_millis(50)), None);
+        timed.set_threads(3).expect("memory");
+        let started = Instant::now();
+        let analysis = timed.analyse(&random_positions(44, 1, 20..21)[0]);
+        assert!(started.elapsed() < Duration::from_secs(2) && analysis.depth >= 1);
     }
 
     /// Seeded positions of 17-19 empties with a move, beyond the exact solve's reach at 100 ms.

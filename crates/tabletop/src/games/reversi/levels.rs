@@ -124,6 +124,11 @@ impl Level {
 /// assert!(["d3", "c4", "f5", "e6"].contains(&mv.to_string().as_str()));
 /// ```
 pub fn choose(engine: &mut Engine, level: &Level, position: &Reversi, rng: &mut ChaCha8Rng) -> ReversiMove {
+    if level.time_cap.is_none() && engine.threads() > 1 {
+        // A level without a time cap replays exactly from its seed: on one thread (several
+        // would vary its choices among equally good moves from run to run).
+        return engine.on_one_thread(|engine| choose(engine, level, position, rng));
+    }
     engine.time = level.time_cap;
     engine.depth = Some(level.depth);
     if position.legal_placements().is_empty() {
@@ -169,6 +174,14 @@ impl LevelPlayer {
     pub fn try_new(level: &'static Level, seed: u64, description: String) -> Result<Self, TableAllocError> {
         let engine = Engine::try_new(level.time_cap, Some(level.depth))?;
         Ok(LevelPlayer { engine, level, rng: rng(seed), seed, description })
+    }
+
+    /// The player with its engine on `threads` threads ([`Engine::set_threads`]), for the
+    /// levels with a time cap (9 and 10, whose moves depend on the machine's speed anyway);
+    /// the others play on one thread, so that a seed replays the same game.
+    pub fn with_threads(mut self, threads: usize) -> Result<Self, TableAllocError> {
+        self.engine.set_threads(threads)?;
+        Ok(self)
     }
 
     /// The level played.
@@ -229,10 +242,14 @@ pub fn level_from_spec(spec: &PlayerSpec) -> Result<&'static Level, SpecError> {
 /// assert_eq!(describe_spec(&spec, Level::parse("club").unwrap()), "engine:level=5,seed=4");
 /// ```
 pub fn describe_spec(spec: &PlayerSpec, level: &Level) -> String {
-    match spec.get_u64("seed") {
+    let mut text = match spec.get_u64("seed") {
         Ok(Some(seed)) => format!("engine:level={},seed={seed}", level.number),
         _ => format!("engine:level={}", level.number),
+    };
+    if let Some(threads) = spec.settings.get("threads") {
+        text += &format!(",threads={threads}");
     }
+    text
 }
 
 #[cfg(test)]

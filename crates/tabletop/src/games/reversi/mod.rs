@@ -8,11 +8,14 @@
 //! - [`perft`]: the specialised move-path counter (bulk counting at the last plies, a
 //!   symmetry-reduced table of subtree counts).
 //! - [`solver`]: the exact endgame solver.
+//! - [`lockless`]: the table slots the threads of one search share without locks.
 //! - [`symmetry`]: the eight symmetries of the board and the canonical form of a position.
 //! - [`classic`]: the origin document's fixed-depth square-weight player.
 //! - [`patterns`]: the engine's pattern evaluation (tables per phase, learned from data).
 //! - [`eval`]: the former ten-feature evaluation, kept for `engine-v1`.
 //! - [`engine`]: the engine's search (PVS, transposition table, Multi-ProbCut).
+//! - [`openings`]: the well-known opening lines by name, found for a game's moves and their
+//!   symmetric images.
 //! - [`levels`]: the ten levels of play for people (`engine:level=1..10`, by number or name).
 //! - `tuning` (with the `tune` feature): self-play, exact labels, the fits of both evaluations
 //!   and of ProbCut.
@@ -49,7 +52,9 @@ pub mod engine;
 pub mod eval;
 pub mod ggf;
 pub mod levels;
+pub mod lockless;
 pub mod nboard;
+pub mod openings;
 pub mod patterns;
 pub mod perft;
 pub mod players;

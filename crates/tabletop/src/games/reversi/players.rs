@@ -4,10 +4,11 @@
 //! requests from the network, like the `external` player every game offers there, see
 //! [`external`](crate::external)).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use super::classic::ClassicPlayer;
-use super::engine::{Clock, EnginePlayer};
+use super::engine::{Clock, EnginePlayer, MAX_THREADS};
 use super::levels;
 use super::nboard::NboardPlayer;
 use super::rules::Reversi;
@@ -19,15 +20,16 @@ use crate::players::RandomPlayer;
 pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "depth", "level", "seed", "clock"],
+        settings: &["time", "depth", "level", "seed", "clock", "threads"],
         help: "iterative-deepening PVS with a pattern evaluation, Multi-ProbCut and an exact endgame solve (default time=1s a move; \
-               clock=5m+2s: a game clock, time for the whole game plus an increment per move); \
+               clock=5m+2s: a game clock, time for the whole game plus an increment per move; threads=N: search on N threads, \
+               by default every core in play and analyze, one in match and on the server); \
                or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, 6 advanced, \
                7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the low levels)",
     },
     PlayerKind {
         name: "engine-v1",
-        settings: &["time", "depth"],
+        settings: &["time", "depth", "threads"],
         help: "the engine with its former ten-feature evaluation, for comparison (default time=1s)",
     },
     PlayerKind {
@@ -85,6 +87,45 @@ fn make_local_or_nboard(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<R
     Ok(Box::new(NboardPlayer::new(command, depth, timeout)))
 }
 
+/// The threads of an engine whose spec sets no `threads=`: 1 unless the front end said more
+/// ([`set_default_threads`]).
+static DEFAULT_THREADS: AtomicUsize = AtomicUsize::new(1);
+
+/// Sets the threads of the engines whose spec sets no `threads=` (clamped to
+/// 1..=[`MAX_THREADS`]): `play` and `analyze` give every core ([`all_cores`]); `match`, the
+/// server and everything else keep one, so that two engines of a match do not share the cores
+/// and a server's games do not take each other's.
+pub fn set_default_threads(threads: usize) {
+    DEFAULT_THREADS.store(threads.clamp(1, MAX_THREADS), Ordering::Relaxed);
+}
+
+/// The threads of an engine whose spec sets no `threads=` ([`set_default_threads`]).
+pub fn default_threads() -> usize {
+    DEFAULT_THREADS.load(Ordering::Relaxed)
+}
+
+/// The machine's cores (`std::thread::available_parallelism`; 1 when unknown), at most
+/// [`MAX_THREADS`].
+pub fn all_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
+}
+
+/// The `threads` setting of an engine spec: 1 to [`MAX_THREADS`], or [`default_threads`].
+///
+/// ```
+/// use tabletop::games::reversi::players::{make_player, threads_setting};
+/// assert_eq!(threads_setting(&"engine:threads=2".parse().unwrap()).unwrap(), 2);
+/// assert_eq!(threads_setting(&"engine".parse().unwrap()).unwrap(), 1);
+/// let error = make_player(&"engine:threads=0".parse().unwrap(), 1).err().unwrap().to_string();
+/// assert!(error.contains("threads") && error.contains("1 to 64"), "{error}");
+/// assert!(make_player(&"engine:threads=65".parse().unwrap(), 1).is_err());
+/// assert!(make_player(&"engine:threads=two".parse().unwrap(), 1).is_err());
+/// assert!(make_player(&"classic:threads=2".parse().unwrap(), 1).is_err());
+/// ```
+pub fn threads_setting(spec: &PlayerSpec) -> Result<usize, SpecError> {
+    Ok(spec.get_in_range("threads", 1..=MAX_THREADS as u64)?.map_or_else(default_threads, |t| t as usize))
+}
+
 /// Builds the player a spec names (only [`PLAYERS`]: never one that starts a process); `seed` seeds random players that set no seed themselves.
 ///
 /// ```
@@ -99,7 +140,8 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
         "engine" if spec.settings.contains_key("level") || spec.settings.contains_key("seed") => {
             let level = levels::level_from_spec(spec)?;
             let seed = spec.get_u64("seed")?.unwrap_or(seed);
-            Box::new(levels::LevelPlayer::try_new(level, seed, levels::describe_spec(spec, level))?)
+            let threads = threads_setting(spec)?;
+            Box::new(levels::LevelPlayer::try_new(level, seed, levels::describe_spec(spec, level))?.with_threads(threads)?)
         }
         "engine" if spec.settings.contains_key("clock") => {
             if spec.settings.contains_key("time") {
@@ -111,17 +153,22 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
             }
             let clock = clock_setting(spec)?;
             let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
-            Box::new(EnginePlayer::try_new(None, depth, spec.to_string())?.with_clock(clock))
+            let mut player = EnginePlayer::try_new(None, depth, spec.to_string())?.with_clock(clock);
+            player.engine().set_threads(threads_setting(spec)?)?;
+            Box::new(player)
         }
         "engine" | "engine-v1" => {
             let time = spec.get_duration("time")?;
             let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
+            let threads = threads_setting(spec)?;
             let desc = if spec.settings.is_empty() { format!("{}:time=1s", kind.name) } else { spec.to_string() };
-            if kind.name == "engine" {
-                Box::new(EnginePlayer::try_new(time, depth, desc)?)
+            let mut player = if kind.name == "engine" {
+                EnginePlayer::try_new(time, depth, desc)?
             } else {
-                Box::new(EnginePlayer::try_new_v1(time, depth, desc)?)
-            }
+                EnginePlayer::try_new_v1(time, depth, desc)?
+            };
+            player.engine().set_threads(threads)?;
+            Box::new(player)
         }
         "classic" => Box::new(ClassicPlayer { depth: spec.get_in_range("depth", 1..=20)?.unwrap_or(6) as u32 }),
         _ => Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(seed))),

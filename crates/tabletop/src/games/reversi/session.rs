@@ -13,6 +13,10 @@ use super::{levels as reversi_levels, Color, Reversi, ReversiMove};
 /// Reversi on the web.
 pub struct ReversiAdapter;
 
+/// The threads of a game's engine on the server: one, so that its games do not take each
+/// other's cores ([`Caps`] has no thread count; `threads=` beyond it is refused).
+const SERVER_THREADS: usize = 1;
+
 /// A worker's Reversi engine; its tables are allocated fallibly (an error, not an abort).
 fn reversi_engine() -> Result<ReversiEnginePlayer, SessionError> {
     ReversiEnginePlayer::try_new(None, None, "engine".into()).map_err(SessionError::engine)
@@ -67,6 +71,8 @@ impl Adapter<Reversi> for ReversiAdapter {
             "last_move": last,
             "last_was_pass": passed,
             "flipped": flipped,
+            // The well-known line the game follows, by name (or null).
+            "opening": super::openings::opening_name(record.moves()),
         })
     }
 
@@ -104,6 +110,16 @@ impl Adapter<Reversi> for ReversiAdapter {
     }
 
     fn check_spec(_record: &Record<Reversi>, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError> {
+        if spec.settings.contains_key("threads") {
+            // The server's caps give a game's engine no more than one thread (its games share
+            // the cores); a local `play` or `analyze` searches on every core.
+            let threads = crate::games::reversi::players::threads_setting(spec).map_err(SessionError::player)?;
+            if threads > SERVER_THREADS {
+                return Err(SessionError::Player(format!(
+                    "threads={threads}: this server searches each game on {SERVER_THREADS} thread (leave threads= out)"
+                )));
+            }
+        }
         if spec.name == "engine" && spec.settings.contains_key("clock") {
             // The server thinks one move at a time on a shared engine: no game clock is kept.
             return Err(SessionError::Player("clock= is for matches and the terminal; here use time=".to_string()));
@@ -135,6 +151,33 @@ pub static SESSIONS: Served<Reversi, ReversiAdapter> = Served::new();
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_server_refuses_more_than_one_thread_a_game() {
+        use crate::session::{Adapter, Caps};
+        let caps = Caps { max_think: std::time::Duration::from_secs(10), engine_memory: 1 << 30 };
+        let record = crate::Record::new(crate::games::reversi::Reversi::new());
+        let check = |spec: &str| super::ReversiAdapter::check_spec(&record, &spec.parse().unwrap(), &caps);
+        assert!(check("engine:threads=1").is_ok());
+        assert!(check("engine:time=1s").is_ok());
+        for spec in ["engine:threads=2", "engine-v1:threads=4", "engine:level=5,threads=2"] {
+            let error = check(spec).unwrap_err().to_string();
+            assert!(error.contains("one thread") || error.contains("1 thread"), "{spec}: {error}");
+        }
+        assert!(check("engine:threads=0").is_err());
+    }
+
+    #[test]
+    fn the_board_names_the_opening() {
+        use crate::session::Adapter;
+        let mut record = crate::Record::new(crate::games::reversi::Reversi::new());
+        assert_eq!(super::ReversiAdapter::board(&record, None)["opening"], serde_json::Value::Null);
+        // The Tiger, in an image that starts at e6.
+        for mv in ["e6", "f4", "c3", "c4", "d3"] {
+            record.play(mv.parse().unwrap()).unwrap();
+        }
+        assert_eq!(super::ReversiAdapter::board(&record, None)["opening"], "Tiger");
+    }
+
     #[test]
     fn scores_are_discs() {
         use crate::session::SessionFactory;

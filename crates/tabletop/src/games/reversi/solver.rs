@@ -25,9 +25,10 @@
 //!   corners last (a fixed order of the 64 squares, so that iterating over a bitboard of
 //!   ranks visits them in that order);
 //! - a **transposition table** of exact lower/upper bounds keyed by the full position (no false
-//!   hits), three entries to a bucket of one cache line, deeper entries kept, used from [`TABLE_MIN`] empties, on
-//!   huge pages where the system allows; from [`NEAR_MIN`] empties to [`TABLE_MIN`], a
-//!   small table that stays in the processor's cache;
+//!   hits), two lock-free entries to a bucket of one cache line ([`Slot`]: the threads of a
+//!   [`ParallelSolver`] share the table), deeper entries kept, used from [`TABLE_MIN`] empties,
+//!   on huge pages where the system allows; from [`NEAR_MIN`] empties to [`TABLE_MIN`], a
+//!   small table that stays in the processor's cache (one for each thread);
 //! - **enhanced transposition cut-off**: before searching, children already in the table may
 //!   refute the node at once;
 //! - **stability cut-off**: the opponent's stable discs bound the best reachable score, tried
@@ -38,8 +39,10 @@
 //!   empty counts its flips from four line patterns and a table.
 
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
+use super::lockless::Slot;
 use super::bitboard::{adjacent, final_score, flips, last_flip_count, moves, stable, Bits, CORNERS};
 use super::probcut::{CutParams, ProbCut, END_SHALLOW_MAX};
 use super::patterns::PatternWeights;
@@ -111,8 +114,6 @@ fn builtin_cuts() -> &'static [Option<CutParams>; 61] {
 
 #[derive(Clone, Copy, Default)]
 struct Entry {
-    p: u64,
-    o: u64,
     lower: i8,
     upper: i8,
     best: u8,
@@ -122,75 +123,71 @@ struct Entry {
     level: u8,
 }
 
+impl Entry {
+    /// The entry in one word (a [`Slot`]'s data).
+    #[inline]
+    fn data(&self) -> u64 {
+        self.lower as u8 as u64
+            | (self.upper as u8 as u64) << 8
+            | (self.best as u64) << 16
+            | (self.empties as u64) << 24
+            | (self.level as u64) << 32
+    }
+
+    /// The entry of a data word.
+    #[inline]
+    fn from_data(d: u64) -> Entry {
+        Entry { lower: d as u8 as i8, upper: (d >> 8) as u8 as i8, best: (d >> 16) as u8, empties: (d >> 24) as u8, level: (d >> 32) as u8 }
+    }
+}
+
 /// The memory of one [`Bucket`] in bytes: one cache line.
 const BUCKET_BYTES: u64 = std::mem::size_of::<Bucket>() as u64;
 
-/// Three table entries in one cache line (their fields side by side: 63 bytes), so that a
-/// probe reads one line. Entries of 24 bytes in buckets of two put half the buckets across two
-/// lines; see docs/REVERSI.md.
-#[derive(Clone, Copy, Default)]
+/// The entries of a [`Bucket`].
+const WAYS: usize = 2;
+
+/// Two table entries in one cache line (48 bytes and padding), so that a probe reads one line.
+/// The entries are lock-free [`Slot`]s of 24 bytes, shared by the threads of a
+/// [`ParallelSolver`]; before they were (2026-11-29 to issue 56), three entries of 21 bytes
+/// shared a line, their fields side by side, for one thread only.
+#[derive(Default)]
 #[repr(C, align(64))]
-struct Bucket {
-    p: [u64; 3],
-    o: [u64; 3],
-    lower: [i8; 3],
-    upper: [i8; 3],
-    best: [u8; 3],
-    empties: [u8; 3],
-    level: [u8; 3],
-}
+struct Bucket([Slot; WAYS]);
 
 impl Bucket {
-    /// The way that holds `(p, o)`, if one does.
+    /// The way that holds `(p, o)` and its entry, if one does.
     #[inline]
-    fn find(&self, p: u64, o: u64) -> Option<usize> {
-        (0..3).find(|&k| self.p[k] == p && self.o[k] == o && (p | o) != 0)
-    }
-
-    #[inline]
-    fn entry(&self, k: usize) -> Entry {
-        Entry {
-            p: self.p[k],
-            o: self.o[k],
-            lower: self.lower[k],
-            upper: self.upper[k],
-            best: self.best[k],
-            empties: self.empties[k],
-            level: self.level[k],
+    fn find(&self, p: u64, o: u64) -> Option<(usize, Entry)> {
+        if (p | o) == 0 {
+            return None;
         }
-    }
-
-    #[inline]
-    fn set(&mut self, k: usize, e: Entry) {
-        self.p[k] = e.p;
-        self.o[k] = e.o;
-        self.lower[k] = e.lower;
-        self.upper[k] = e.upper;
-        self.best[k] = e.best;
-        self.empties[k] = e.empties;
-        self.level[k] = e.level;
+        (0..WAYS).find_map(|k| self.0[k].get(p, o).map(|d| (k, Entry::from_data(d))))
     }
 }
 
-/// The buckets of a table of at least `entries` entries.
+/// The buckets of a table of `2^bits` entries' memory: as many cache lines as three entries
+/// to a line took before the table was shared (so that the memory of a table of `bits` stays
+/// what it was), each holding [`WAYS`] entries.
 const fn buckets_for(entries: u64) -> u64 {
     entries.div_ceil(3)
 }
 
-/// A transposition table of exact score bounds, in buckets of three entries.
+/// A transposition table of exact score bounds, in buckets of [`WAYS`] entries, lock-free:
+/// the threads of a [`ParallelSolver`] share one.
 struct Table {
     buckets: Vec<Bucket>,
 }
 
 impl Table {
-    /// A table of at least `2^bits` entries.
+    /// A table of the memory of `2^bits` entries ([`buckets_for`]).
     fn try_new(bits: u32) -> Result<Table, TableAllocError> {
         let size = buckets_for(1 << bits) as usize;
         Ok(Table { buckets: crate::memory::try_large_vec(size, Bucket::default)? })
     }
 
-    fn clear(&mut self) {
-        self.buckets.iter_mut().for_each(|b| *b = Bucket::default());
+    fn clear(&self) {
+        self.buckets.iter().flat_map(|b| &b.0).for_each(Slot::clear);
     }
 
     /// The bucket of `(p, o)`: the hash's high bits scaled to the number of buckets.
@@ -202,12 +199,15 @@ impl Table {
 
     #[inline]
     fn probe(&self, p: u64, o: u64) -> Option<Entry> {
-        let bucket = &self.buckets[self.slot(p, o)];
-        bucket.find(p, o).map(|k| bucket.entry(k))
+        self.buckets[self.slot(p, o)].find(p, o).map(|(_, e)| e)
     }
 
+    /// Stores bounds of `(p, o)` from a search of the window `(alpha, beta)` that returned
+    /// `value`. Another thread may store into the same bucket at the same time: what one
+    /// reads and merges is a whole entry of the position (or none), and every bound stored is
+    /// proven, so a race loses a bound at worst, never makes a wrong one.
     #[allow(clippy::too_many_arguments)]
-    fn store(&mut self, p: u64, o: u64, empties: u32, level: u8, (alpha, beta): (i32, i32), value: i32, best: u8) {
+    fn store(&self, p: u64, o: u64, empties: u32, level: u8, (alpha, beta): (i32, i32), value: i32, best: u8) {
         let (mut lower, mut upper) = if value <= alpha {
             (-64, value)
         } else if value >= beta {
@@ -215,40 +215,41 @@ impl Table {
         } else {
             (value, value)
         };
-        let slot = self.slot(p, o);
-        let bucket = &mut self.buckets[slot];
+        let bucket = &self.buckets[self.slot(p, o)];
         let mut best = best;
         let k = match bucket.find(p, o) {
-            Some(k) => {
-                if bucket.level[k] > level {
+            Some((k, old)) => {
+                if old.level > level {
                     // Bounds proven with less selectivity stay; only a move is learned.
-                    if bucket.best[k] >= 64 {
-                        bucket.best[k] = best;
+                    if old.best >= 64 {
+                        bucket.0[k].set(p, o, Entry { best, ..old }.data());
                     }
                     return;
                 }
-                if bucket.level[k] == level {
-                    lower = lower.max(bucket.lower[k] as i32);
-                    upper = upper.min(bucket.upper[k] as i32);
+                if old.level == level {
+                    lower = lower.max(old.lower as i32);
+                    upper = upper.min(old.upper as i32);
                 }
-                if value <= alpha && bucket.best[k] < 64 {
+                if value <= alpha && old.best < 64 {
                     // A fail-low proves nothing about the moves: keep the one that once cut.
-                    best = bucket.best[k];
+                    best = old.best;
                 }
                 k
             }
             None => {
                 // The shallowest entry gives way; when even it is much deeper, the last way
                 // (always replaced) takes the new one, so the deep entries stay.
-                let shallowest = (0..3).min_by_key(|&k| bucket.empties[k]).unwrap_or(2);
-                if bucket.empties[shallowest] as u32 > empties + 2 {
-                    2
+                let depth = |k: usize| Entry::from_data(bucket.0[k].peek().2).empties;
+                let shallowest = (0..WAYS).min_by_key(|&k| depth(k)).unwrap_or(WAYS - 1);
+                if depth(shallowest) as u32 > empties + 2 {
+                    WAYS - 1
                 } else {
                     shallowest
                 }
             }
         };
-        bucket.set(k, Entry { p, o, lower: lower as i8, upper: upper as i8, best, empties: empties as u8, level });
+        let entry = Entry { lower: lower as i8, upper: upper as i8, best, empties: empties as u8, level };
+        bucket.0[k].set(p, o, entry.data());
     }
 }
 
@@ -312,7 +313,9 @@ pub struct OutcomeSolution {
 /// assert!(solution.best.is_some() && solution.score.abs() <= 64);
 /// ```
 pub struct Solver {
-    table: Table,
+    /// The table from [`TABLE_MIN`] empties, shared with the other threads of a
+    /// [`ParallelSolver`].
+    table: Arc<Table>,
     /// A small table, resident in the cache, for the nodes below [`TABLE_MIN`] empties.
     near: Table,
     nodes: u64,
@@ -463,7 +466,7 @@ impl Solver {
     /// ```
     pub fn try_new(bits: u32) -> Result<Solver, TableAllocError> {
         Ok(Solver {
-            table: Table::try_new(bits.clamp(4, 28))?,
+            table: Arc::new(Table::try_new(bits.clamp(4, 28))?),
             near: Table::try_new(NEAR_BITS)?,
             nodes: 0,
             deadline: None,
@@ -474,6 +477,25 @@ impl Solver {
             level: EXACT,
             selective_from: SELECTIVE_MIN,
             cuts: builtin_cuts(),
+            cut_offs: 0,
+        })
+    }
+
+    /// A solver for another thread, sharing this one's big table (with a small table of its
+    /// own, and the same settings).
+    fn try_sharing(&self) -> Result<Solver, TableAllocError> {
+        Ok(Solver {
+            table: Arc::clone(&self.table),
+            near: Table::try_new(NEAR_BITS)?,
+            nodes: 0,
+            deadline: self.deadline,
+            checks_until_clock: 0,
+            #[cfg(test)]
+            stop_after_checks: None,
+            stopped: false,
+            level: EXACT,
+            selective_from: self.selective_from,
+            cuts: self.cuts,
             cut_offs: 0,
         })
     }
@@ -521,11 +543,11 @@ impl Solver {
 
     /// The table for nodes with `empties` empties.
     #[inline]
-    fn table_for(&mut self, empties: u32) -> &mut Table {
+    fn table_for(&self, empties: u32) -> &Table {
         if empties >= TABLE_MIN {
-            &mut self.table
+            &self.table
         } else {
-            &mut self.near
+            &self.near
         }
     }
 
@@ -778,8 +800,7 @@ impl Solver {
     /// the next stage's first guess); below, a shallow search on the pattern evaluation,
     /// rounded to an even score.
     fn selective_stages(&mut self, p: u64, o: u64, empties: u32) -> i32 {
-        let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
-        let mut guess = estimate.clamp(-64, 64) & !1;
+        let mut guess = first_guess(p, o);
         if empties >= self.selective_from {
             for level in 0..STAGE_T.len() as u8 {
                 self.level = level;
@@ -1158,14 +1179,16 @@ impl Solver {
 /// between its threads; below, one thread solves it alone.
 pub const SPLIT_MIN: u32 = 16;
 
-/// Exact solves on several threads, each with its own [`Solver`] and table.
+/// Exact solves on several threads sharing one table (each keeps its own small table for the
+/// last empties, which stays in its core's cache).
 ///
-/// Principal-variation splitting: along the first (best-ordered) line, a node's first move is
-/// solved exactly (recursively, split in the same way), then its other moves are handed to the
-/// threads as they come free. Each is tested with a null window against the best score so far
-/// and solved exactly only when it beats it, so the answer is the exact score. With one thread
-/// it is [`Solver::solve`]. The threads share the best score, not their tables: which of
-/// several equally good moves is returned can depend on their timing.
+/// MTD(f) as on one thread, the selective stages first, with every null-window search split
+/// among the threads (young brothers wait, `split_nws`): from [`SPLIT_MIN`] empties, along the
+/// first line, a node's first move is searched first (split in the same way); when it does not
+/// cut, the node's other moves go to the threads as they come free. The threads share the table
+/// (lock-free entries, [`Slot`]): what one proves, the others find. Every bound is proven, so
+/// the answer is the exact score on any number of threads; only which of several equally good
+/// moves comes back can vary. With one thread it is [`Solver::solve`].
 ///
 /// ```
 /// use tabletop::games::reversi::rules::Reversi;
@@ -1180,10 +1203,22 @@ pub struct ParallelSolver {
 }
 
 impl ParallelSolver {
-    /// `threads` solvers (at least one) with tables of `2^bits` entries each.
+    /// `threads` solvers (at least one) sharing a table of `2^bits` entries' memory.
     pub fn try_new(threads: usize, bits: u32) -> Result<ParallelSolver, TableAllocError> {
-        let solvers = (0..threads.max(1)).map(|_| Solver::try_new(bits)).collect::<Result<_, _>>()?;
-        Ok(ParallelSolver { solvers })
+        let mut solver = ParallelSolver { solvers: vec![Solver::try_new(bits)?] };
+        solver.set_threads(threads)?;
+        Ok(solver)
+    }
+
+    /// Solves on `threads` threads (at least one) from now on, the table kept.
+    pub fn set_threads(&mut self, threads: usize) -> Result<(), TableAllocError> {
+        let threads = threads.max(1);
+        self.solvers.truncate(threads);
+        while self.solvers.len() < threads {
+            let helper = self.solvers[0].try_sharing()?;
+            self.solvers.push(helper);
+        }
+        Ok(())
     }
 
     /// The number of threads.
@@ -1191,86 +1226,248 @@ impl ParallelSolver {
         self.solvers.len()
     }
 
-    /// Empties every thread's table.
+    /// Takes the other threads' solvers out (the solves are then on one thread) until
+    /// [`ParallelSolver::rejoin`] puts them back.
+    pub(super) fn split_off_helpers(&mut self) -> Vec<Solver> {
+        self.solvers.split_off(1)
+    }
+
+    /// Puts back the solvers [`ParallelSolver::split_off_helpers`] took.
+    pub(super) fn rejoin(&mut self, helpers: Vec<Solver>) {
+        self.solvers.extend(helpers);
+    }
+
+    /// Empties the tables.
     pub fn clear(&mut self) {
-        self.solvers.iter_mut().for_each(Solver::clear);
+        self.solvers[0].table.clear();
+        self.solvers.iter().for_each(|s| s.near.clear());
+    }
+
+    /// Stops every thread at `deadline` (see [`Solver::set_deadline`]).
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.solvers.iter_mut().for_each(|s| s.deadline = deadline);
+    }
+
+    /// Did the last search run out of time?
+    pub fn stopped(&self) -> bool {
+        self.solvers.iter().any(|s| s.stopped)
+    }
+
+    /// Readies every thread for a new search.
+    fn start(&mut self) {
+        for solver in &mut self.solvers {
+            solver.nodes = 0;
+            solver.cut_offs = 0;
+            solver.stopped = false;
+            solver.checks_until_clock = 0;
+        }
     }
 
     /// The exact score of `position` for the side to move, and a best move; the nodes are
     /// those of every thread.
     pub fn solve(&mut self, position: &Reversi) -> Solution {
+        self.solve_window(position, -64, 64).expect("no deadline set")
+    }
+
+    /// [`Solver::solve_window`] on every thread: with more than one, the exact score whatever
+    /// the window (which it satisfies). `None` if the deadline passed.
+    pub fn solve_window(&mut self, position: &Reversi, alpha: i32, beta: i32) -> Option<Solution> {
         if self.solvers.len() == 1 {
-            return self.solvers[0].solve(position);
+            return self.solvers[0].solve_window(position, alpha, beta);
         }
-        for solver in &mut self.solvers {
-            solver.nodes = 0;
-            solver.stopped = false;
-            solver.deadline = None;
-        }
+        self.start();
         let (p, o) = position.player_opponent();
         let empties = 64 - (p | o).count_ones();
-        // The selective stages on one thread: their moves, in the first thread's table, order
-        // the split nodes.
-        self.solvers[0].selective_stages(p, o, empties);
-        let (score, sq) = split(&mut self.solvers, p, o, empties);
-        let best = match Square::from_index(sq as usize) {
-            Some(square) => Some(ReversiMove::Place(square)),
-            None => self.solvers[0].best_move(p, o, score),
-        };
-        Solution { score, best, nodes: self.solvers.iter().map(|s| s.nodes).sum() }
+        // MTD(f) as on one thread, the selective stages first, each null-window search split
+        // among the threads (`split_nws`).
+        let mut guess = first_guess(p, o);
+        if empties >= self.solvers[0].selective_from {
+            for level in 0..STAGE_T.len() as u8 {
+                self.solvers.iter_mut().for_each(|s| s.level = level);
+                guess = parallel_mtd(&mut self.solvers, p, o, guess, empties);
+                if self.stopped() {
+                    break;
+                }
+            }
+            self.solvers.iter_mut().for_each(|s| s.level = EXACT);
+        }
+        if self.stopped() {
+            return None;
+        }
+        let score = parallel_mtd(&mut self.solvers, p, o, guess, empties);
+        if self.stopped() {
+            return None;
+        }
+        let best = self.solvers[0].best_move(p, o, score);
+        if self.stopped() {
+            return None;
+        }
+        Some(Solution { score, best, nodes: self.solvers.iter().map(|s| s.nodes).sum() })
+    }
+
+    /// [`Solver::solve_outcome_from`], on the first thread (with the shared table).
+    pub fn solve_outcome_from(
+        &mut self,
+        position: &Reversi,
+        prefer: Option<ReversiMove>,
+        stage: Option<usize>,
+    ) -> Option<OutcomeSolution> {
+        self.solvers[0].solve_outcome_from(position, prefer, stage)
+    }
+
+    /// [`Solver::solve_all`] with the moves shared among the threads (the same scores, in
+    /// the same order, on any number of threads). With a deadline, check
+    /// [`ParallelSolver::stopped`] afterwards.
+    pub fn solve_all(&mut self, position: &Reversi) -> Vec<(ReversiMove, i32)> {
+        let (p, o) = position.player_opponent();
+        let m = moves(p, o);
+        if self.solvers.len() == 1 || m.count_ones() < 2 {
+            return self.solvers[0].solve_all(position);
+        }
+        self.start();
+        let empties = 64 - (p | o).count_ones();
+        let squares: Vec<usize> = Bits(m).collect();
+        let next = AtomicUsize::new(0);
+        let flag = crate::cancel::current();
+        let mut scored: Vec<(usize, i32)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = self
+                .solvers
+                .iter_mut()
+                .map(|solver| {
+                    let (next, squares, flag) = (&next, &squares, flag.clone());
+                    scope.spawn(move || {
+                        let mut work = || {
+                            let mut found = Vec::new();
+                            while let Some(&sq) = squares.get(next.fetch_add(1, Ordering::Relaxed)) {
+                                let f = flips(p, o, sq);
+                                let v = -solver.mtd(o & !f, p | f | (1 << sq), -64, 64, empties - 1);
+                                if solver.stopped {
+                                    break;
+                                }
+                                found.push((sq, v));
+                            }
+                            found
+                        };
+                        match flag {
+                            Some(flag) => crate::cancel::run_cancellable(&flag, work),
+                            None => work(),
+                        }
+                    })
+                })
+                .collect();
+            workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect()
+        });
+        // The order of Solver::solve_all: by square, then best first (a stable sort).
+        scored.sort_by_key(|&(sq, _)| sq);
+        let mut out: Vec<(ReversiMove, i32)> =
+            scored.into_iter().filter_map(|(sq, v)| Some((ReversiMove::Place(Square::from_index(sq)?), v))).collect();
+        out.sort_by_key(|(_, v)| -v);
+        out
+    }
+
+    /// The nodes of every thread in the last call.
+    pub fn nodes(&self) -> u64 {
+        self.solvers.iter().map(|s| s.nodes).sum()
     }
 }
 
-/// The exact score of a node and its best square (64 when it has none or was not split).
-fn split(solvers: &mut [Solver], p: u64, o: u64, empties: u32) -> (i32, u8) {
+/// MTD(f) at the solvers' level from `guess`, every null-window search split among the threads.
+fn parallel_mtd(solvers: &mut [Solver], p: u64, o: u64, mut guess: i32, empties: u32) -> i32 {
+    let (mut lower, mut upper) = (-64, 64);
+    while lower < upper {
+        let test = guess.clamp(lower + 1, upper);
+        let v = split_nws(solvers, p, o, test - 1, empties);
+        if solvers.iter().any(|s| s.stopped) {
+            return 0;
+        }
+        if v >= test {
+            lower = v;
+            guess = v + 1;
+        } else {
+            upper = v;
+            guess = v;
+        }
+    }
+    upper
+}
+
+/// [`Solver::nws`] on every thread (young brothers wait): from [`SPLIT_MIN`] empties, a node's
+/// first move is searched first (split in the same way); if it does not cut, the node's other
+/// moves go to the threads as they come free (once one cuts, the others take no new move).
+/// Fail-soft, as `nws`; the result is stored in the shared table.
+fn split_nws(solvers: &mut [Solver], p: u64, o: u64, alpha: i32, empties: u32) -> i32 {
     let m = moves(p, o);
     if empties < SPLIT_MIN || m == 0 {
-        return (solvers[0].mtd(p, o, -64, 64, empties), 64);
+        return solvers[0].nws(p, o, alpha, empties);
     }
     solvers[0].nodes += 1;
-    let hash_move = solvers[0].table.probe(p, o).map_or(64, |e| e.best);
+    let level = if empties >= CUT_MIN { solvers[0].level } else { EXACT };
+    let mut hash_move = 64;
+    if let Some(e) = solvers[0].table.probe(p, o) {
+        if e.level >= level {
+            if e.lower as i32 > alpha {
+                return e.lower as i32;
+            }
+            if e.upper as i32 <= alpha {
+                return e.upper as i32;
+            }
+        }
+        hash_move = e.best;
+    }
     let mut list = [(0u8, 0i32, 0u64, 0u64); 32];
     let n = solvers[0].order(p, o, m, empties, hash_move, &mut list);
     let list = &mut list[..n];
     list.sort_by_key(|e| e.1);
     let (sq, _, f, _) = list[0];
-    let first = -split(solvers, o & !f, p | f | (1 << sq), empties - 1).0;
+    let first = -split_nws(solvers, o & !f, p | f | (1 << sq), -alpha - 1, empties - 1);
+    if solvers.iter().any(|s| s.stopped) {
+        return 0;
+    }
     // Score and square in one word, so that `fetch_max` keeps the best pair.
-    let pack = |score: i32, sq: u8| ((score + 64) as u32) << 8 | sq as u32;
+    let pack = |score: i32, sq: u8| ((score + 65) as u32) << 8 | sq as u32;
     let best = AtomicU32::new(pack(first, sq));
-    let next = AtomicUsize::new(1);
-    let flag = crate::cancel::current();
-    std::thread::scope(|scope| {
-        for solver in solvers.iter_mut() {
-            let (best, next, list, flag) = (&best, &next, &*list, &flag);
-            scope.spawn(move || {
-                let mut work = || {
-                    while let Some(&(sq, _, f, _)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let alpha = (best.load(Ordering::Relaxed) >> 8) as i32 - 64;
-                        let (cp, co) = (o & !f, p | f | (1 << sq));
-                        // Does the move beat the best so far? Solved exactly only if it does.
-                        let v = -solver.nws(cp, co, -alpha - 1, empties - 1);
-                        if solver.stopped {
-                            return;
-                        }
-                        if v > alpha {
-                            let exact = -solver.mtd(cp, co, -64, -alpha, empties - 1);
+    if first <= alpha && n > 1 {
+        let next = AtomicUsize::new(1);
+        let flag = crate::cancel::current();
+        std::thread::scope(|scope| {
+            for solver in solvers.iter_mut() {
+                let (best, next, list, flag) = (&best, &next, &*list, &flag);
+                scope.spawn(move || {
+                    let mut work = || {
+                        while let Some(&(sq, _, f, _)) = list.get(next.fetch_add(1, Ordering::Relaxed)) {
+                            if (best.load(Ordering::Relaxed) >> 8) as i32 - 65 > alpha {
+                                // Another move cut: the node is decided.
+                                return;
+                            }
+                            let v = -solver.nws(o & !f, p | f | (1 << sq), -alpha - 1, empties - 1);
                             if solver.stopped {
                                 return;
                             }
-                            best.fetch_max(pack(exact, sq), Ordering::Relaxed);
+                            best.fetch_max(pack(v, sq), Ordering::Relaxed);
                         }
+                    };
+                    match flag {
+                        Some(flag) => crate::cancel::run_cancellable(flag, work),
+                        None => work(),
                     }
-                };
-                match flag {
-                    Some(flag) => crate::cancel::run_cancellable(flag, work),
-                    None => work(),
-                }
-            });
-        }
-    });
+                });
+            }
+        });
+    }
+    if solvers.iter().any(|s| s.stopped) {
+        return 0;
+    }
     let best = best.into_inner();
-    ((best >> 8) as i32 - 64, (best & 0xFF) as u8)
+    let (value, sq) = ((best >> 8) as i32 - 65, (best & 0xFF) as u8);
+    solvers[0].table.store(p, o, empties, level, (alpha, alpha + 1), value, sq);
+    value
+}
+
+/// MTD(f)'s first guess: a shallow search on the pattern evaluation, as a score rounded to an
+/// even number.
+fn first_guess(p: u64, o: u64) -> i32 {
+    let estimate = shallow(p, o, GUESS_DEPTH, -100_000, 100_000) * PATTERN_SCALE / 100;
+    estimate.clamp(-64, 64) & !1
 }
 
 /// The pattern evaluation (hundredths of a disc) is divided by this for the ordering key, where
@@ -1430,29 +1627,26 @@ mod tests {
     #[test]
     fn a_bucket_keeps_its_deep_entries_and_finds_what_was_stored() {
         // One bucket: every position lands in it.
-        let mut table = Table::try_new(1).expect("a tiny table");
+        let table = Table::try_new(1).expect("a tiny table");
         assert_eq!(table.buckets.len(), 1);
         let position = |i: u64| (i + 1, (i + 1) << 40);
-        let store = |table: &mut Table, i: u64, empties: u32| {
+        let store = |table: &Table, i: u64, empties: u32| {
             let (p, o) = position(i);
             table.store(p, o, empties, EXACT, (0, 1), 2 * i as i32, i as u8);
         };
-        store(&mut table, 0, 20);
-        store(&mut table, 1, 18);
+        store(&table, 0, 20);
         for i in 2..40 {
-            store(&mut table, i, 10);
+            store(&table, i, 10);
             // The one just stored is found, with its bounds and move.
             let (p, o) = position(i);
             let e = table.probe(p, o).expect("the last position stored");
             assert_eq!((e.lower as i32, e.upper as i32, e.best), (2 * i as i32, 64, i as u8));
         }
-        // The two deep entries survived 38 shallow ones.
-        for (i, empties) in [(0, 20), (1, 18)] {
-            let (p, o) = position(i);
-            assert_eq!(table.probe(p, o).map(|e| e.empties as u32), Some(empties), "position {i}");
-        }
+        // The deep entry survived 38 shallow ones.
+        let (p, o) = position(0);
+        assert_eq!(table.probe(p, o).map(|e| e.empties as u32), Some(20));
         // A deeper one takes the place of the shallowest.
-        store(&mut table, 50, 19);
+        store(&table, 50, 19);
         assert!(table.probe(position(50).0, position(50).1).is_some());
         assert!(table.probe(position(39).0, position(39).1).is_none());
     }
@@ -1622,7 +1816,8 @@ mod tests {
         // Positions of 16-19 empties (so the first nodes are split), from seeded random games.
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
-        let (mut one, mut two) = (Solver::new(18), ParallelSolver::try_new(2, 18).unwrap());
+        let mut one = Solver::new(18);
+        let (mut two, mut three) = (ParallelSolver::try_new(2, 18).unwrap(), ParallelSolver::try_new(3, 16).unwrap());
         // With the selective stages (from 20 empties by default) at these sizes too.
         two.solvers.iter_mut().for_each(|s| s.set_selective_from(CUT_MIN));
         one.set_selective_from(61);
@@ -1631,13 +1826,46 @@ mod tests {
             let empties = rng.gen_range(SPLIT_MIN..=SPLIT_MIN + 3);
             let Some(pos) = random_game(&mut rng, empties) else { continue };
             let expected = one.solve(&pos).score;
-            let got = two.solve(&pos);
-            assert_eq!(got.score, expected, "{pos}");
-            let mut child = pos;
-            child.play_unchecked(got.best.unwrap());
-            assert_eq!(-one.solve(&child).score, expected, "best move of {pos}");
-            assert!(got.nodes > 0);
+            // Two threads from a fresh table, then three on a table kept from position to
+            // position (entries of earlier solves, shared, must not change an answer).
+            two.clear();
+            for (threads, got) in [(2, two.solve(&pos)), (3, three.solve(&pos))] {
+                assert_eq!(got.score, expected, "{pos} on {threads} threads");
+                let mut child = pos;
+                child.play_unchecked(got.best.unwrap());
+                assert_eq!(-one.solve(&child).score, expected, "best move of {pos} on {threads} threads");
+                assert!(got.nodes > 0);
+            }
             checked += 1;
         }
+    }
+
+    #[test]
+    fn every_move_solved_on_several_threads_scores_as_on_one() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(29);
+        let (mut one, mut two) = (Solver::new(18), ParallelSolver::try_new(2, 18).unwrap());
+        let mut checked = 0;
+        while checked < 6 {
+            let empties = rng.gen_range(12..=15);
+            let Some(pos) = random_game(&mut rng, empties) else { continue };
+            let expected = one.solve_all(&pos);
+            let got = two.solve_all(&pos);
+            assert!(!two.stopped());
+            // The same moves, the same scores, the same order (ties by square).
+            assert_eq!(got, expected, "{pos}");
+            checked += 1;
+        }
+    }
+
+    #[test]
+    fn a_parallel_solve_past_its_deadline_answers_nothing() {
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(31);
+        let pos = std::iter::repeat_with(|| random_game(&mut rng, 22)).flatten().next().expect("a position");
+        let mut two = ParallelSolver::try_new(2, 16).unwrap();
+        two.set_deadline(Some(Instant::now()));
+        assert!(two.solve_window(&pos, -64, 64).is_none());
+        assert!(two.stopped());
+        two.set_deadline(None);
     }
 }

@@ -172,11 +172,15 @@ impl Presenter<Reversi> for ReversiPresenter {
             ReversiMove::Place(sq) if !self.document => Some(*sq),
             _ => None,
         });
-        render_board_marked(pos, legal, last, |text, disc| match disc {
+        let mut text = render_board_marked(pos, legal, last, |text, disc| match disc {
             Some(Color::Black) => paint(text, 39, color),
             Some(Color::White) => paint(text, 226, color),
             None => paint(text, 244, color),
-        })
+        });
+        if let Some(name) = crate::games::reversi::openings::opening_name(record.moves()).filter(|_| !self.document) {
+            text += &format!("Opening: {name}\n");
+        }
+        text
     }
 
     fn prompt(&self, record: &Record<Reversi>) -> String {
@@ -224,6 +228,8 @@ fn parse_humans(text: &str) -> Result<[bool; 2]> {
 
 /// Terminal play; standard input may be a script.
 pub fn play(args: PlayArgs) -> Result<()> {
+    // A game at the terminal has the machine to itself: engines search on every core.
+    crate::games::reversi::players::set_default_threads(crate::games::reversi::players::all_cores());
     let start = parse_position(args.position.as_deref())?;
     let humans = parse_humans(args.human.as_deref().unwrap_or("black"))?;
     let computer: PlayerSpec = if args.document {

@@ -45,7 +45,8 @@ pub struct BenchArgs {
     /// The endgame solver's transposition table holds 2^BITS entries.
     #[arg(long, value_name = "BITS", default_value_t = 22, value_parser = clap::value_parser!(u32).range(10..=28))]
     pub table_bits: u32,
-    /// Threads for the FFO solves (each with its own table; see `ParallelSolver`).
+    /// Threads for the FFO solves and the midgame search (sharing one table; see
+    /// `ParallelSolver` and `Engine::set_threads`).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub threads: usize,
     /// Run only the midgame-accuracy benchmark on N seeded positions (200 when N is left out):
@@ -217,7 +218,7 @@ pub fn bench(args: BenchArgs) -> ToolResult {
     // The positions are read first, so a bad --ffo is refused before minutes of perft.
     let lines = if args.no_ffo { Vec::new() } else { ffo_lines(&args.ffo)? };
     let threads = crate::tools::check_threads(args.threads)?;
-    println!("Reversi benchmarks (one thread; the FFO solves on {threads})");
+    println!("Reversi benchmarks (perft on one thread; the FFO solves and the midgame search on {threads})");
     let start = Reversi::new();
     let depths: &[u32] = if args.no_perft {
         &[]
@@ -279,27 +280,28 @@ pub fn bench(args: BenchArgs) -> ToolResult {
         println!("  {position}  score {:+3} best {best}  {:>10} nodes {s:6.2} s", sol.score, sol.nodes);
     }
     println!("  {within} of {count} solved within 1 s");
-    midgame(args.midgame_positions, args.midgame_depth);
-    Ok(())
+    midgame(args.midgame_positions, args.midgame_depth, threads)
 }
 
 /// The midgame part of `tabletop bench reversi`: the depth reached in 1 s, or with `depth` the
 /// time and nodes per second of a fixed-depth search (the same nodes on any machine, so its
 /// speed compares builds), on `count` seeded positions.
-fn midgame(count: u64, depth: Option<u32>) {
+fn midgame(count: u64, depth: Option<u32>, threads: usize) -> ToolResult {
     use crate::games::reversi::engine::Engine;
     match depth {
         None => println!("Midgame search depth reached in 1 s (engine, exact solve off):"),
         Some(d) => println!("Midgame search to depth {d} (engine, its tables cleared before each position):"),
     }
     let (mut nodes, mut seconds) = (0u64, 0.0);
+    let cpu_before = crate::games::reversi::bench::thread_cpu();
     // One engine, cleared before each position: it searches as a fresh one would (the same
     // nodes), and the timing leaves out the first touch of new tables' pages, which is the
     // system's work rather than the search's.
     let mut engine = match depth {
-        None => Engine::new(Some(Duration::from_secs(1)), None),
-        Some(d) => Engine::new(None, Some(d)),
+        None => Engine::try_new(Some(Duration::from_secs(1)), None)?,
+        Some(d) => Engine::try_new(None, Some(d))?,
     };
+    engine.set_threads(threads)?;
     for position in midgame_positions(count) {
         engine.clear();
         let a = engine.analyse(&position);
@@ -317,6 +319,12 @@ fn midgame(count: u64, depth: Option<u32>) {
         );
     }
     println!("  total: {nodes} nodes in {seconds:.2} s, {:.2} M nodes/s", nodes as f64 / seconds.max(1e-9) / 1e6);
+    if let (Some(before), Some(after)) = (cpu_before, crate::games::reversi::bench::thread_cpu()) {
+        // The main thread's answer is the search's: its CPU time is the wall time on an idle
+        // machine with a core for each thread (the figure to compare on a busy one).
+        println!("  main thread: {:.2} s CPU", (after - before).as_secs_f64());
+    }
+    Ok(())
 }
 
 /// `tabletop bench reversi --time-use N`: how much of its budget `engine:time=T` uses, in wall
@@ -467,6 +475,11 @@ fn review(args: ReviewArgs) -> ToolResult {
             .with_context(|| format!("cannot load {file}"))?
     };
     let seats = ["Black".to_string(), "White".to_string()];
+    if !args.options.json {
+        if let Some(name) = crate::games::reversi::openings::opening_name(record.moves()) {
+            println!("Opening: {name}");
+        }
+    }
     crate::tools::review::print_review(&record, &seats, &args.options)
 }
 
@@ -492,6 +505,8 @@ impl crate::tools::GameCommands for Commands {
                 list_moves(&parse_position(a.position.as_deref())?, &a.out)
             }),
             Tool::new(Verb::Analyze, "A Reversi position: 64 squares (X, O, -) and the side to move", |a: PositionArgs| {
+                // Exact solves on every core (the same scores on any number of threads).
+                super::players::set_default_threads(super::players::all_cores());
                 print_analysis(&parse_position(a.position.as_deref())?, &a.out)
             }),
             Tool::new(Verb::Review, "A Reversi game saved by play's save FILE (text or GGF)", review),
