@@ -193,6 +193,20 @@ pub trait Game: Clone + PartialEq + Debug + Send + Sync + 'static {
     fn end_reason(&self) -> Option<String> {
         None
     }
+
+    /// How many more moves the side to move expects to make: what an engine under a game clock
+    /// shares its time over (see [`crate::clock::think_budget`]). The default suits games of
+    /// a few dozen moves a side; games that know their length (a board that fills up) say so.
+    fn expected_moves_left(&self) -> u32 {
+        30
+    }
+
+    /// The outcome when `seat` runs out of time here: by default the others win (see
+    /// [`crate::arena::forfeit_outcome`]); a game where the others could no longer win by any
+    /// play makes it a draw instead. Each game's document says which rule it follows.
+    fn out_of_time(&self, seat: Seat) -> Outcome {
+        crate::arena::forfeit_outcome(seat, self.num_seats())
+    }
 }
 
 /// A two-player zero-sum game that the generic search (`crate::search`) can play.

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::analysis::Analyze;
-use crate::game::{Game, Outcome, Status};
+use crate::game::{Game, Outcome, Seat, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec};
 use crate::players::Players;
 use crate::record::{EndReason, Record};
@@ -129,6 +129,12 @@ pub trait Session: Send {
     /// finished games only. A game without a review ([`Session::has_review`]) answers
     /// [`SessionError::Move`] saying so.
     fn review(&self, from: usize, to: usize, settings: ReviewSettings) -> Result<Value, SessionError>;
+    /// The outcome when `seat` runs out of time in the current position ([`Game::out_of_time`]):
+    /// `{"winners": [...], "reason": "..."}` as in [`status_json`].
+    fn out_of_time(&self, seat: usize) -> Value;
+    /// How many more moves the side to move expects to make ([`Game::expected_moves_left`]),
+    /// for the computer's time management under a clock.
+    fn expected_moves_left(&self) -> u32;
     /// A computer player's move for the side to move, in notation.
     fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError>;
     /// The move that passes the turn of a seat that left (a resigned Mathable player), if any.
@@ -279,6 +285,15 @@ impl<G: Analyze + Players, A: Adapter<G>> GenericSession<G, A> {
     }
 }
 
+/// The winning seats of an outcome (none for a draw).
+fn outcome_winners(outcome: Outcome) -> Vec<u8> {
+    match outcome {
+        Outcome::Win(seat) => vec![seat.0],
+        Outcome::Draw => vec![],
+        Outcome::SharedWin(set) => set.seats().map(|s| s.0).collect(),
+    }
+}
+
 /// The status as JSON: `{"over", "to_move"}` and, when over, `"winners"` and `"reason"`.
 pub fn status_json<G: Game>(record: &Record<G>, describe: impl Fn(String) -> String) -> Value {
     match record.status() {
@@ -289,12 +304,7 @@ pub fn status_json<G: Game>(record: &Record<G>, describe: impl Fn(String) -> Str
                 Some(EndReason::Rules(text)) => describe(text),
                 None => String::new(),
             };
-            let winners: Vec<u8> = match outcome {
-                Outcome::Win(seat) => vec![seat.0],
-                Outcome::Draw => vec![],
-                Outcome::SharedWin(set) => set.seats().map(|s| s.0).collect(),
-            };
-            json!({"over": true, "to_move": null, "winners": winners, "reason": reason})
+            json!({"over": true, "to_move": null, "winners": outcome_winners(outcome), "reason": reason})
         }
     }
 }
@@ -417,6 +427,22 @@ impl<G: Analyze + Players, A: Adapter<G>> Session for GenericSession<G, A> {
         let mut json = serde_json::to_value(&review).map_err(|e| SessionError::Move(e.to_string()))?;
         json["seats"] = self.seat_names().into();
         Ok(json)
+    }
+
+    fn out_of_time(&self, seat: usize) -> Value {
+        let seat = Seat(seat.min(usize::from(u8::MAX)) as u8);
+        let outcome = self.record.current().out_of_time(seat);
+        let names = self.seat_names();
+        let name = names.get(seat.index()).cloned().unwrap_or_default();
+        let reason = match outcome {
+            Outcome::Draw => format!("{name} ran out of time, and nobody else could still win"),
+            _ => format!("{name} ran out of time"),
+        };
+        json!({"winners": outcome_winners(outcome), "reason": reason})
+    }
+
+    fn expected_moves_left(&self) -> u32 {
+        self.record.current().expected_moves_left()
     }
 
     fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError> {
