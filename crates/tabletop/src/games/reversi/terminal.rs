@@ -18,7 +18,7 @@ use crate::games::reversi::options::parse_position;
 use crate::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
 use crate::tools::common::{paint, run_match_cli_with, use_color, Input, MatchOptions};
-use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 
 /// Options of `tabletop play reversi`.
 #[derive(Args)]
@@ -50,6 +50,9 @@ pub struct PlayArgs {
     /// No colours, even on a terminal.
     #[arg(long)]
     pub no_color: bool,
+    #[command(flatten)]
+    /// The game clocks.
+    pub clock: ClockArgs,
 }
 
 /// Options of `tabletop match reversi`.
@@ -64,11 +67,11 @@ pub struct MatchArgs {
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let ggf = args.options.games_out.as_ref().is_some_and(|p| is_ggf(&p.to_string_lossy()));
     let make = |spec: &PlayerSpec, i| Ok(make_local_player(spec, i + 1)?);
-    run_match_cli_with(&Reversi::new(), &args.options, 4..=8, make, |record, [black, white]| {
+    run_match_cli_with(&Reversi::new(), &args.options, 4..=8, make, |finished, [black, white]| {
         if ggf {
-            format!("{}\n", GgfGame::from_record(record, black, white))
+            format!("{}\n", GgfGame::from_finished(finished, black, white))
         } else {
-            format!("{}\n", record.to_text())
+            format!("{}\n", finished.to_text())
         }
     })?;
     Ok(())
@@ -243,10 +246,13 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let defaults: Vec<PlayerSpec> =
         humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();
     let mut presenter = ReversiPresenter { humans: [false; 2], document: args.document };
-    let specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let mut specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let controls = take_seat_clocks(&mut specs, args.clock.tc)?;
     presenter.humans = [specs[0].name == "human", specs[1].name == "human"];
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color)).document_mode(args.document);
+    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color))
+        .document_mode(args.document)
+        .with_clocks(&controls);
     table.run(&mut Input::new())
 }
 
