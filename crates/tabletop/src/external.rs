@@ -47,9 +47,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
+use crate::clock::TimeControl;
 use crate::game::{Game, Outcome, Seat, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
-use crate::clock::TimeControl;
 use crate::players::{Forfeit, Player, TimeLeft};
 use crate::record::Record;
 

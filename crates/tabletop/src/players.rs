@@ -64,7 +64,6 @@ pub struct TimeLeft {
 }
 
 impl TimeLeft {
-
     /// How long the mover may think for this move ([`think_budget`]).
     ///
     /// ```

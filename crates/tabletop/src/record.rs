@@ -295,7 +295,9 @@ impl<G: Game> Record<G> {
             let winners = match outcome {
                 Outcome::Draw => "draw".to_string(),
                 Outcome::Win(seat) => (seat.index() + 1).to_string(),
-                Outcome::SharedWin(set) => set.seats().map(|s| (s.index() + 1).to_string()).collect::<Vec<_>>().join(","),
+                Outcome::SharedWin(set) => {
+                    set.seats().map(|s| (s.index() + 1).to_string()).collect::<Vec<_>>().join(",")
+                }
             };
             let _ = writeln!(text, "result {winners} {}", reason.replace(['\n', '\r'], " ").trim());
         }

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use crate::arena::forfeit_outcome;
 use crate::clock::{Clock, MoveTime, TimeControl};
+use crate::player_spec::{assign_seats, SeatError};
 use crate::players::TimeLeft;
 use crate::record::ClockLog;
-use crate::player_spec::{assign_seats, SeatError};
 use crate::tools::{bail, tool_error, Context, ToolResult as Result};
 use crate::{Analyze, Game, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
@@ -622,7 +622,9 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     /// The prompt: the presenter's for a move, else what a finished game offers.
     fn prompt(&self, status: Status) -> String {
         match status {
-            Status::ToMove(_) => format!("{}{}", self.clock_line().unwrap_or_default(), self.presenter.prompt(&self.record)),
+            Status::ToMove(_) => {
+                format!("{}{}", self.clock_line().unwrap_or_default(), self.presenter.prompt(&self.record))
+            }
             // The one-line way to a review (`tabletop review`) of the game just played.
             Status::Over(_) if self.review => format!(
                 "Game over: new, undo, save FILE (then tabletop review {} --load FILE), load FILE or quit> ",

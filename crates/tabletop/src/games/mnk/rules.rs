@@ -155,7 +155,8 @@ impl Game for Mnk {
     }
 
     fn expected_moves_left(&self) -> u32 {
-        crate::grid::moves_left_on(self.pieces.count(None))
+        let (cols, rows) = self.dimensions();
+        crate::grid::moves_left_on((cols * rows).saturating_sub(self.pieces.count(None)))
     }
 
     fn out_of_time(&self, seat: Seat) -> Outcome {
