@@ -2,6 +2,7 @@
 //! server-process tests stay in binaries of their own: they must not share a process with
 //! CPU-heavy tests).
 
+mod clocks;
 mod closed_pipe;
 mod common;
 mod connect_play;

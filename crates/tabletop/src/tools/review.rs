@@ -9,6 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{parse_duration_arg, read_capped, ToolResult, SAVE_MAX_BYTES};
+use crate::record::ClockLog;
 use crate::review::{GameReview, Mark, Review, ReviewSettings};
 use crate::Record;
 
@@ -50,9 +51,9 @@ impl ReviewOptions {
 pub fn review_saved<G: Review>(variant: &G::Variant, seats: &[String], options: &ReviewOptions) -> ToolResult {
     use super::Context as _;
     let text = options.text()?;
-    let record =
-        Record::<G>::from_text(variant, &text).with_context(|| format!("cannot load {}", options.load.display()))?;
-    print_review(&record, seats, options)
+    let (record, clocks) = Record::<G>::from_text_timed(variant, &text)
+        .with_context(|| format!("cannot load {}", options.load.display()))?;
+    print_review_timed(&record, clocks.as_ref(), seats, options, crate::review::review_range::<G>)
 }
 
 /// Reviews `record` with a progress bar on standard error (unless `--quiet` or `--json` to a
@@ -65,6 +66,19 @@ pub fn print_review<G: Review>(record: &Record<G>, seats: &[String], options: &R
 /// [`print_review`] with the game's review function (a game's [`Adapter::REVIEW`](crate::session::Adapter::REVIEW)).
 pub fn print_review_by<G: crate::Game>(
     record: &Record<G>,
+    seats: &[String],
+    options: &ReviewOptions,
+    review_range: crate::session::ReviewRange<G>,
+) -> ToolResult {
+    print_review_timed(record, None, seats, options, review_range)
+}
+
+/// [`print_review_by`] of a timed game: each move's time and the mover's clock after it in a
+/// `time` column (and `clock` in the JSON: the controls and every move's `used_ms`,
+/// `remaining_ms`).
+pub fn print_review_timed<G: crate::Game>(
+    record: &Record<G>,
+    clocks: Option<&ClockLog>,
     seats: &[String],
     options: &ReviewOptions,
     review_range: crate::session::ReviewRange<G>,
@@ -82,11 +96,45 @@ pub fn print_review_by<G: crate::Game>(
         let mut json = serde_json::to_value(&result).map_err(super::invalid)?;
         json["game"] = G::NAME.into();
         json["seats"] = seats.into();
+        if let Some(clocks) = clocks {
+            let controls: Vec<String> = clocks.controls.iter().map(|c| c.to_string()).collect();
+            json["clock"] = serde_json::json!({"controls": controls, "moves": clocks.moves});
+        }
         println!("{json}");
         return Ok(());
     }
-    print!("{}", table(&result, seats));
+    let mut text = table(&result, seats);
+    if let Some(clocks) = clocks {
+        text = with_times(&text, result.moves.iter().map(|m| m.ply), clocks);
+    }
+    print!("{text}");
     Ok(())
+}
+
+/// The review's table with a `time` column: each move's seconds and the mover's clock after
+/// it (`1.2 s, 4:58 left`), added to the header and the move lines.
+fn with_times(table: &str, plies: impl Iterator<Item = usize>, clocks: &ClockLog) -> String {
+    let mut lines = table.lines();
+    let mut out = String::new();
+    if let Some(header) = lines.next() {
+        out.push_str(&format!("{header}  time\n"));
+    }
+    for ply in plies {
+        let Some(line) = lines.next() else { break };
+        let time = clocks.moves.get(ply).copied().flatten().map_or(String::new(), |t| {
+            let used = format!("{:.1} s", t.used_ms as f64 / 1000.0);
+            match t.remaining() {
+                Some(left) => format!("{used}, {} left", super::play::clock_text(left)),
+                None => used,
+            }
+        });
+        out.push_str(&format!("{line}  {time}\n"));
+    }
+    for line in lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
 }
 
 /// The review as a readable table: one line per move, then the marks per seat and the

@@ -15,7 +15,7 @@ use super::commands::{Place, PlayExample};
 use super::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 use super::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 use super::position::{list_moves, print_analysis, Output};
-use super::review::{print_review_by, ReviewOptions};
+use super::review::{print_review_timed, ReviewOptions};
 use super::{invalid, Context, GameCommands, Tool, ToolResult as Result, Verb};
 use crate::external::make_local_player;
 use crate::grid::{cell_name, render, Grid};
@@ -155,10 +155,10 @@ impl<G: StandardGame, A: Adapter<G>> GameCommands for StandardCommands<G, A> {
         ];
         if let Some(review) = A::REVIEW {
             tools.push(tool::<G, A, ReviewOptions>(Verb::Review, move |options, start| {
-                let record = Record::<G>::from_text(&start.variant(), &options.text()?)
+                let (record, clocks) = Record::<G>::from_text_timed(&start.variant(), &options.text()?)
                     .with_context(|| format!("cannot load {}", options.load.display()))?;
                 let seats: Vec<String> = (0..start.num_seats()).map(A::seat_name).collect();
-                print_review_by(&record, &seats, &options, review)
+                print_review_timed(&record, clocks.as_ref(), &seats, &options, review)
             }));
         }
         tools

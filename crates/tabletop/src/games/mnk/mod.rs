@@ -4,6 +4,9 @@
 //! parts: the generic search's players and analysis ([`crate::searched`]), the review on proved
 //! results, the grid's board JSON, terminal and environment ([`crate::grid`]), and the standard
 //! commands ([`crate::tools::standard`]).
+//!
+//! Under a game clock a side whose time runs out loses, unless every line of k cells holds
+//! one of its pieces (the other side could never win): a draw ([`crate::grid::out_of_time_by_lines`]).
 
 pub mod conformance;
 pub mod rules;

@@ -27,10 +27,12 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::time::Duration;
 
 use super::rules::{Color, Reversi, ReversiMove, ReversiPositionError};
 use crate::arena::Finished;
-use crate::clock::TimeControl;
+use crate::clock::{MoveTime, TimeControl};
+use crate::record::ClockLog;
 use crate::game::{Game, Outcome, Status};
 use crate::record::Record;
 
@@ -159,6 +161,35 @@ impl GgfGame {
         game
     }
 
+    /// The game's clocks for a review: its `TI` (when `tabletop` can read it as a control) and
+    /// each move's seconds; `None` when no move has a time. A file that omits passes gets no
+    /// times (they could not be matched to the record's moves).
+    pub fn clock_log(&self) -> Option<ClockLog> {
+        if self.moves.iter().all(|m| m.time.is_none()) {
+            return None;
+        }
+        let record = self.to_record().ok()?;
+        if record.moves().len() != self.moves.len() {
+            return None;
+        }
+        let control = self.time.as_deref().and_then(time_control).and_then(|(main, increment)| {
+            TimeControl::Fischer { base: main, increment }.to_string().parse().ok()
+        });
+        let moves = self
+            .moves
+            .iter()
+            .map(|m| {
+                m.time.filter(|t| t.is_finite() && *t >= 0.0 && *t < 1e7).map(|t| MoveTime {
+                    used_ms: (t * 1000.0).round() as u64,
+                    compensated_ms: 0,
+                    remaining_ms: None,
+                    periods: 0,
+                })
+            })
+            .collect();
+        Some(ClockLog { controls: control.into_iter().collect(), moves })
+    }
+
     /// Replays the game: a record from the start position with every move played (passes the
     /// file omits are inserted; a pass after the end is ignored).
     pub fn to_record(&self) -> Result<Record<Reversi>, GgfError> {
@@ -276,6 +307,40 @@ impl FromStr for GgfGame {
     }
 }
 
+/// A GGF time control (`TI`): the time for a whole game and the increment per move, from
+/// `15:00`, `5:00//2:00` or `05:00/0:02/02:00` (main time, increment, extension; each field
+/// seconds, `m:s` or `h:m:s`; an empty increment is none). `None` if the main time is not
+/// readable or zero.
+///
+/// ```
+/// use std::time::Duration;
+/// use tabletop::games::reversi::ggf::time_control;
+/// assert_eq!(time_control("15:00"), Some((Duration::from_secs(900), Duration::ZERO)));
+/// assert_eq!(time_control("1:00:00/0:02/"), Some((Duration::from_secs(3600), Duration::from_secs(2))));
+/// assert_eq!(time_control("5:00//2:00"), Some((Duration::from_secs(300), Duration::ZERO)));
+/// assert_eq!(time_control("soon"), None);
+/// ```
+pub fn time_control(text: &str) -> Option<(Duration, Duration)> {
+    let seconds = |field: &str| -> Option<f64> {
+        let mut total = 0.0;
+        for part in field.trim().split(':') {
+            let v: f64 = part.trim().parse().ok()?;
+            if !v.is_finite() || v < 0.0 {
+                return None;
+            }
+            total = total * 60.0 + v;
+        }
+        (total <= 1e6).then_some(total)
+    };
+    let mut fields = text.split('/');
+    let main = seconds(fields.next()?).filter(|&s| s > 0.0)?;
+    let increment = match fields.next().map(str::trim) {
+        None | Some("") => 0.0,
+        Some(f) => seconds(f)?,
+    };
+    Some((Duration::from_secs_f64(main), Duration::from_secs_f64(increment)))
+}
+
 /// A Fischer control as GGF's `TI` (`5:00/2/`: main time, increment, no extension); `None`
 /// for the others, which GGF cannot say.
 ///
@@ -287,7 +352,7 @@ impl FromStr for GgfGame {
 /// ```
 pub fn ggf_time_control(control: &TimeControl) -> Option<String> {
     let TimeControl::Fischer { base, increment } = *control else { return None };
-    let minutes_seconds = |d: std::time::Duration| {
+    let minutes_seconds = |d: Duration| {
         let ms = d.as_millis();
         let seconds = format!("{}.{:03}", ms / 1000 % 60, ms % 1000);
         let seconds = seconds.trim_end_matches('0').trim_end_matches('.');

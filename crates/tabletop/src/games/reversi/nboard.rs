@@ -102,39 +102,7 @@ fn discs(a: &Analysis) -> f64 {
     }
 }
 
-/// A GGF time control (`TI`): the time for a whole game and the increment per move, from
-/// `15:00`, `5:00//2:00` or `05:00/0:02/02:00` (main time, increment, extension; each field
-/// seconds, `m:s` or `h:m:s`; an empty increment is none). `None` if the main time is not
-/// readable or zero.
-///
-/// ```
-/// use std::time::Duration;
-/// use tabletop::games::reversi::nboard::time_control;
-/// assert_eq!(time_control("15:00"), Some((Duration::from_secs(900), Duration::ZERO)));
-/// assert_eq!(time_control("1:00:00/0:02/"), Some((Duration::from_secs(3600), Duration::from_secs(2))));
-/// assert_eq!(time_control("5:00//2:00"), Some((Duration::from_secs(300), Duration::ZERO)));
-/// assert_eq!(time_control("soon"), None);
-/// ```
-pub fn time_control(text: &str) -> Option<(Duration, Duration)> {
-    let seconds = |field: &str| -> Option<f64> {
-        let mut total = 0.0;
-        for part in field.trim().split(':') {
-            let v: f64 = part.trim().parse().ok()?;
-            if !v.is_finite() || v < 0.0 {
-                return None;
-            }
-            total = total * 60.0 + v;
-        }
-        (total <= 1e6).then_some(total)
-    };
-    let mut fields = text.split('/');
-    let main = seconds(fields.next()?).filter(|&s| s > 0.0)?;
-    let increment = match fields.next().map(str::trim) {
-        None | Some("") => 0.0,
-        Some(f) => seconds(f)?,
-    };
-    Some((Duration::from_secs_f64(main), Duration::from_secs_f64(increment)))
-}
+pub use super::ggf::time_control;
 
 /// The engine side's state between commands.
 struct Session<E: Write> {

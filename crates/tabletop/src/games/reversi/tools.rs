@@ -466,13 +466,12 @@ pub struct ReviewArgs {
 fn review(args: ReviewArgs) -> ToolResult {
     let text = args.options.text()?;
     let file = args.options.load.display().to_string();
-    let record = if text.trim_start().starts_with("(;") {
-        text.parse::<crate::games::reversi::ggf::GgfGame>()
-            .and_then(|g| g.to_record())
-            .with_context(|| format!("cannot load {file}"))?
+    let (record, clocks) = if text.trim_start().starts_with("(;") {
+        let game = text.parse::<crate::games::reversi::ggf::GgfGame>().with_context(|| format!("cannot load {file}"))?;
+        let record = game.to_record().with_context(|| format!("cannot load {file}"))?;
+        (record, game.clock_log())
     } else {
-        crate::Record::<Reversi>::from_text(&(), &text)
-            .with_context(|| format!("cannot load {file}"))?
+        crate::Record::<Reversi>::from_text_timed(&(), &text).with_context(|| format!("cannot load {file}"))?
     };
     let seats = ["Black".to_string(), "White".to_string()];
     if !args.options.json {
@@ -480,7 +479,8 @@ fn review(args: ReviewArgs) -> ToolResult {
             println!("Opening: {name}");
         }
     }
-    crate::tools::review::print_review(&record, &seats, &args.options)
+    let review = crate::review::review_range::<Reversi>;
+    crate::tools::review::print_review_timed(&record, clocks.as_ref(), &seats, &args.options, review)
 }
 
 /// Reversi's commands for the `tabletop` binary.
