@@ -39,6 +39,7 @@ pub mod memory;
 pub mod perft;
 pub mod player_spec;
 pub mod players;
+pub mod rating;
 pub mod record;
 pub mod registry;
 pub mod review;
