@@ -18,7 +18,7 @@ export const DESKTOP = { width: 1000, height: 1100 };
 
 // A server on a free port with a fresh database, without rate limits.
 export function startServer({ addr = "127.0.0.1:0", db = join(mkdtempSync(join(tmpdir(), "tabletop-browser-")), "games.db") } = {}) {
-  const server = spawn(binary, ["serve", "--addr", addr, "--db", db, "--create-rate", "100000", "--hint-rate", "100000", "--move-rate", "100000", "--max-open-games-per-address", "100000", "--game-seed", "1",
+  const server = spawn(binary, ["serve", "--addr", addr, "--db", db, "--create-rate", "100000", "--hint-rate", "100000", "--move-rate", "100000", "--max-open-games-per-address", "100000", "--game-seed", "1", "--claim-after", "3s",
     "--log-level", "warn"], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     server.on("error", reject);

@@ -1430,6 +1430,100 @@ eachGame((game) => `phone 390 x 844: no page of ${game} scrolls sideways; its ce
   await shot(page, `${game}-phone-over`);
 });
 
+// ---- clocks (issue 57) ----
+
+// Both clocks as a page shows them: [{name, time, running, low}], from the DOM.
+const clocksShown = (page) => page.$$eval("#clocks .clock", (nodes) => nodes.map((n) => ({
+  name: n.querySelector(".clock-name").textContent, time: n.querySelector(".clock-time").textContent,
+  running: n.classList.contains("running"), low: n.classList.contains("low"),
+})));
+
+test("clocks: a player who stops moving loses on time, seen live by both players and a watcher (phone)", async ({ browser, base }) => {
+  // 10 s each: both first moves are free (the clocks start after them), then White never moves.
+  const { a, b, c } = await inviteGame(browser, base, "connect", {
+    phone: true,
+    setup: async (page) => {
+      await page.click("label:has(#opponent-anyone)");
+      // A lobby game cannot be unlimited: "No clock" is off there.
+      assert.equal(await page.locator("#clock-none").isDisabled(), true);
+      assert.equal(await page.locator("#clock-5_3").isChecked(), true, "lobby games default to 5+3");
+      await page.click("label:has(#opponent-friend)");
+      assert.equal(await page.locator("#clock-none").isDisabled(), false);
+      await page.fill("#clock-custom", "0:10+0");
+      await shot(page, "clock-new-game-form");
+    },
+  });
+  // The form's clock presets on a phone.
+  const phone = await person(browser, PHONE);
+  await phone.goto(base);
+  await phone.locator("#clock-presets input").first().waitFor();
+  await phone.fill("#clock-custom", "2+1");
+  assert.equal(await phone.locator("#clock-presets input:checked").count(), 0, "a custom control replaces the presets");
+  await noSidewaysScroll(phone, "the new-game form on a phone");
+  assert.deepEqual(await unnamedControls(phone), [], "every control of the form has a name");
+  await shot(phone, "clock-new-game-phone");
+  await phone.close();
+  for (const page of [a, b, c]) {
+    await page.locator("#clocks .clock").nth(1).waitFor();
+    assert.equal((await clocksShown(page)).length, 2);
+  }
+  assert.match(await c.textContent("#clock-note"), /first move/);
+  await clickMove(a);
+  await waitPly(b, 1);
+  await clickMove(b);
+  await waitPly(a, 2);
+  // The first seat's clock runs now, and counts down on every page between states.
+  for (const page of [a, b, c]) await page.waitForFunction(() => window.tabletop.state.clock.running === 0);
+  await clickMove(a);
+  for (const page of [a, b, c]) await page.waitForFunction(() => window.tabletop.state.clock.running === 1 && window.tabletop.state.moves.length === 3);
+  const first = await clocksShown(c);
+  await c.waitForFunction((before) => document.querySelectorAll("#clocks .clock .clock-time")[1].textContent !== before, first[1].time);
+  const later = await clocksShown(c);
+  assert.ok(parseFloat(later[1].time) < parseFloat(first[1].time) || later[1].time !== first[1].time, "the watcher's clock counts down");
+  assert.equal(later[1].running, true);
+  assert.equal(later[1].low, true, "under 10 s: the low-time warning");
+  await b.waitForFunction(() => document.querySelector("#clock-alert").textContent.includes("left"));
+  await shot(b, "clock-running-phone");
+  await noSidewaysScroll(b, "the clocks on a phone");
+  // White stops: the server ends the game on time, and every page hears it live.
+  for (const page of [a, b, c]) await page.waitForFunction(() => window.tabletop.state.status.over, null, { timeout: 30000 });
+  for (const page of [a, b, c]) await page.locator("#result:not([hidden])").waitFor();
+  assert.match(await a.textContent("#result"), /ran out of time.*You won/);
+  assert.match(await b.textContent("#result"), /ran out of time.*You lost/);
+  assert.match(await c.textContent("#result"), /ran out of time/);
+  assert.equal(await c.evaluate(() => window.tabletop.state.result.ended_by), "flag");
+  assert.equal((await clocksShown(c))[1].time, "0.0");
+  await shot(b, "clock-flagged-phone");
+  await shot(c, "clock-flagged-watcher");
+});
+
+test("claim: in a game without a clock, the player whose opponent left claims the win", async ({ browser, base }) => {
+  const { a, b, c } = await inviteGame(browser, base, "connect");
+  assert.equal(await a.locator("#clocks").isHidden(), true, "no clock: none shown");
+  for (let n = 0; n < 3; n++) {
+    const mover = n % 2 === 0 ? a : b;
+    await myTurn(mover);
+    await clickMove(mover);
+    await waitPly(a, n + 1);
+    await waitPly(b, n + 1);
+  }
+  // O leaves (its browser closes) while it is to move.
+  await b.context().close();
+  await a.waitForFunction(() => !window.tabletop.state.players[1].connected);
+  await a.locator("#claim:not([hidden])").waitFor();
+  assert.match(await a.textContent("#claim"), /has left the game/);
+  assert.equal(await c.locator("#claim").isHidden(), true, "a watcher has nothing to claim");
+  // The server's wait (--claim-after) passes; the button comes alive.
+  await a.locator("#claim-win:not([disabled])").waitFor({ timeout: 30000 });
+  await shot(a, "claim-offered");
+  await a.click("#claim-win");
+  await a.locator("#result:not([hidden])").waitFor();
+  assert.match(await a.textContent("#result"), /left the game.*You won/);
+  await c.waitForFunction(() => window.tabletop.state.status.over);
+  assert.equal(await c.evaluate(() => window.tabletop.state.result.ended_by), "claimed");
+  await shot(a, "claim-won");
+});
+
 // ---- the runner ----
 
 const filter = process.argv[2] ? new RegExp(process.argv[2], "i") : null;

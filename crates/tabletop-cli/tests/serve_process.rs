@@ -452,10 +452,12 @@ fn a_corrupted_database_is_refused_at_start() {
                 ended: None,
                 ended_winners: Vec::new(),
                 created: 1_795_000_000 + g,
+                timing: None,
             };
-            store.insert_game(&row, false).unwrap();
+            store.insert_game(&row, false, None).unwrap();
             for (ply, mv) in ["5", "1", "9"].iter().enumerate() {
-                store.write(&row.id, ply as i64, StoreWrite::Move { ply, notation: mv }, false).unwrap();
+                let write = StoreWrite::Move { ply, notation: mv, time: None };
+                store.write(&row.id, ply as i64, write, false, &Default::default()).unwrap();
             }
         }
     } // closed: the write-ahead log is folded into the file
@@ -510,7 +512,8 @@ fn a_corrupted_stored_move_answers_500_and_is_logged() {
         assert_eq!(status, 200);
     }
     server.kill();
-    Store::open(&db).unwrap().write(&id, 2, StoreWrite::Move { ply: 2, notation: "5" }, false).unwrap(); // square 5 is taken
+    let write = StoreWrite::Move { ply: 2, notation: "5", time: None }; // square 5 is taken
+    Store::open(&db).unwrap().write(&id, 2, write, false, &Default::default()).unwrap();
     let server = Server::start(&db, &[]);
     let (status, answer) = server.get(&format!("/api/games/{id}"));
     assert_eq!(status, 500, "{answer}");

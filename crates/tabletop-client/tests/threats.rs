@@ -1081,11 +1081,20 @@ fn store_clear_tokens(db: &std::path::Path, id: &str, tokens: &[&str]) {
         let url = db.to_string_lossy();
         support::pg::psql(&url, &format!("UPDATE games SET tokens = '{clear}' WHERE id = '{id}'"));
         support::pg::psql(&url, "ALTER TABLE games DROP COLUMN invites");
+        // (And the clocks' step, which came after.)
+        support::pg::psql(&url, "DROP INDEX games_deadline");
+        support::pg::psql(&url, "ALTER TABLE games DROP COLUMN clock, DROP COLUMN deadline");
+        support::pg::psql(&url, "ALTER TABLE moves DROP COLUMN time");
         support::pg::psql(&url, "DELETE FROM schema_migrations WHERE version >= 4");
     } else {
         let conn = rusqlite::Connection::open(db).unwrap();
         conn.execute("UPDATE games SET tokens = ?2 WHERE id = ?1", [id, &clear]).unwrap();
-        conn.execute_batch("ALTER TABLE games DROP COLUMN invites; PRAGMA user_version = 3").unwrap();
+        // (And the clocks' step, which came after.)
+        conn.execute_batch(
+            "ALTER TABLE games DROP COLUMN invites; DROP INDEX games_deadline; ALTER TABLE games DROP COLUMN clock;
+             ALTER TABLE games DROP COLUMN deadline; ALTER TABLE moves DROP COLUMN time; PRAGMA user_version = 3",
+        )
+        .unwrap();
     }
 }
 

@@ -83,6 +83,13 @@ pub struct ServeArgs {
     /// without renewing its lease; if it dies, another process takes the move over after this.
     #[arg(long, default_value = "3s", value_parser = parse_think)]
     pub computer_lease: Duration,
+    /// In a game with a clock (in one sitting): how long a person has for their first move
+    /// before the game is aborted.
+    #[arg(long, default_value = "30s", value_parser = parse_wait)]
+    pub first_move_time: Duration,
+    /// How long an opponent must have been away before the other player may claim the game.
+    #[arg(long, default_value = "60s", value_parser = parse_wait)]
+    pub claim_after: Duration,
 }
 
 /// A thinking time: a duration from 1 ms to 10 minutes.
@@ -90,6 +97,15 @@ fn parse_think(text: &str) -> Result<Duration, String> {
     let time = tabletop::player_spec::parse_duration(text).ok_or("expected a duration such as 10s or 500ms")?;
     if time < Duration::from_millis(1) || time > Duration::from_secs(600) {
         return Err("the longest thinking time must be from 1ms to 10m".into());
+    }
+    Ok(time)
+}
+
+/// A wait (a first move's time, an absence before a claim): a duration from 1 ms to a day.
+fn parse_wait(text: &str) -> Result<Duration, String> {
+    let time = tabletop::player_spec::parse_duration(text).ok_or("expected a duration such as 30s or 2m")?;
+    if time < Duration::from_millis(1) || time > Duration::from_secs(86_400) {
+        return Err("the wait must be from 1ms to 24h".into());
     }
     Ok(time)
 }
@@ -142,6 +158,8 @@ impl ServeArgs {
             game_seed: self.game_seed,
             behind_proxy: self.behind_proxy,
             computer_lease: self.computer_lease,
+            first_move_time: self.first_move_time,
+            claim_after: self.claim_after,
             ..defaults
         }
     }

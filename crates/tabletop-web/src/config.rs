@@ -68,6 +68,12 @@ pub struct ServeConfig {
     /// `X-Forwarded-For` entry gives it (never set this when clients reach the server directly:
     /// they could claim any address).
     pub behind_proxy: bool,
+    /// How long a person has for their first move in a game with a clock played in one sitting
+    /// before the game is aborted (by correspondence: the control's days).
+    pub first_move_time: Duration,
+    /// How long a person's opponent must have been away (no event stream open) before a
+    /// player may claim the game (`POST /api/games/{id}/claim-win`).
+    pub claim_after: Duration,
 }
 
 /// How long an open game counts against its creator's address in the lobby cap.
@@ -108,6 +114,8 @@ impl Default for ServeConfig {
             game_seed: None,
             computer_lease: Duration::from_secs(3),
             behind_proxy: false,
+            first_move_time: Duration::from_secs(30),
+            claim_after: Duration::from_secs(60),
         }
     }
 }

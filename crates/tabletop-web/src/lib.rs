@@ -17,7 +17,8 @@
 //!    thinking on a bounded pool of workers.
 //! 4. [`store`]: the database (versioned schema; every move committed before the answer).
 //!
-//! Beside them: [`page`] (the page's embedded files and the catalog of games, which names the
+//! Beside them: [`clocks`] (the timing stored with a game: the library's clock, deadlines,
+//! the clock's JSON; `live::timer` ends games at their deadlines), [`page`] (the page's embedded files and the catalog of games, which names the
 //! page module that draws each), [`config`] (the `tabletop serve` flags), [`sessions`] (the
 //! library's [`sessions::Session`], started by name), [`connection`] (per-address caps and the
 //! write deadline), [`error`] (why a request failed, one variant per HTTP status) and
@@ -33,6 +34,7 @@
 
 #![warn(missing_docs)]
 
+pub mod clocks;
 pub mod command;
 pub mod config;
 pub mod connection;

@@ -307,6 +307,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/games/{id}/undo", post(undo))
         .route("/api/games/{id}/proposal", post(answer_proposal))
         .route("/api/games/{id}/resign", post(resign))
+        .route("/api/games/{id}/claim-win", post(claim_win))
         .merge(creating)
         .merge(thinking)
         .fallback(fallback)
@@ -664,6 +665,17 @@ async fn resign(
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
     Ok(Json(crate::service::resign(&state, client.ip(), &id, &request.token).await?))
+}
+
+/// `POST /api/games/{id}/claim-win` with `{"token"}`: see [`crate::service::claim_win`].
+async fn claim_win(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<TokenRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    Ok(Json(crate::service::claim_win(&state, client.ip(), &id, &request.token).await?))
 }
 
 async fn hint(

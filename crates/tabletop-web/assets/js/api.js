@@ -7,9 +7,15 @@ export class ApiError extends Error {
   }
 }
 
+// The round trip of the last request answered, in milliseconds (a move reports half of it as its
+// network lag: docs/API.md, "Clocks").
+let lastRoundTrip = 0;
+export const roundTrip = () => lastRoundTrip;
+
 // One request; `token` (a seat's) travels in the Authorization header, never in the URL.
 export async function api(method, path, body, token) {
   let response;
+  const sent = performance.now();
   const headers = body ? { "Content-Type": "application/json" } : {};
   if (token) headers.Authorization = `Bearer ${token}`;
   try {
@@ -22,6 +28,7 @@ export async function api(method, path, body, token) {
     throw new ApiError("The server cannot be reached; trying again shortly.", 0);
   }
   const data = await response.json().catch(() => ({}));
+  lastRoundTrip = performance.now() - sent;
   if (!response.ok) throw new ApiError(data.error || response.statusText, response.status);
   return data;
 }

@@ -10,7 +10,8 @@
 // move (`GET /api/games/{id}/boards/{ply}`; the rules stay in the library), kept in
 // `page.boards`; the browser tests compare those boards with every position the page received
 // live (`replayMismatches`).
-import { api, held, tokensOf, keepToken, keepTokens, heldGames, forget } from "./api.js";
+import { api, held, tokensOf, keepToken, keepTokens, heldGames, forget, roundTrip } from "./api.js";
+import { PRESETS, drawClocks, stamp, formatClock } from "./clock.js";
 import { follow } from "./events.js";
 import { el, restoreFocus } from "./board.js";
 import { REQUIRED } from "./games/common.js";
@@ -180,6 +181,19 @@ async function showStart() {
   $("opponent-choice").replaceChildren(...OPPONENTS.map(([value, title, note], i) => el("label", { class: "opponent" },
     el("input", { type: "radio", name: "opponent", value, checked: i === 0, id: "opponent-" + value }),
     el("span", {}, el("strong", { text: title }), " ", el("span", { class: "note", text: note })))));
+  // The clock: presets by speed and a custom control (the server reads and checks it).
+  $("clock-presets").replaceChildren(...PRESETS.map(([value, label, speed]) => el("label", { class: "clock-preset" },
+    el("input", { type: "radio", name: "clock", value, id: "clock-" + value.replace(/[^a-z0-9]/gi, "_"), checked: value === "none", "aria-label": value === "none" ? "No clock" : `${label} (${speed})` }),
+    el("span", {}, label, value === "none" ? "" : el("span", { class: "speed", text: speed })))));
+  let clockTouched = false;
+  form.addEventListener("change", (event) => {
+    if (event.target.name === "clock") { clockTouched = true; $("clock-custom").value = ""; }
+  });
+  // A custom control replaces the presets: none stays marked.
+  $("clock-custom").addEventListener("input", () => {
+    clockTouched = true;
+    if ($("clock-custom").value.trim()) for (const radio of form.querySelectorAll("input[name=clock]")) radio.checked = false;
+  });
   let options = null;
   const update = () => {
     const chosen = byName.get(form.elements.game.value);
@@ -197,6 +211,15 @@ async function showStart() {
     strength.dataset.game = chosen.entry.name;
     $("strength-row").hidden = opponent !== "computer";
     $("hints-row").hidden = opponent === "computer";
+    // A lobby game always has a clock; games with friends or the computer may have none.
+    const lobby = opponent === "anyone";
+    const none = form.querySelector('input[name=clock][value="none"]');
+    none.disabled = lobby;
+    if (lobby && none.checked) form.querySelector('input[name=clock][value="5+3"]').checked = true;
+    if (!lobby && !clockTouched) none.checked = true;
+    $("clock-help").textContent = lobby
+      ? "Games in the lobby always have a clock. Minutes + seconds added per move (5+3); byo-yomi 10+30x5; days per move 2d."
+      : "Minutes + seconds added per move (5+3); byo-yomi 10+30x5; days per move 2d. Clocks start after each side's first move.";
     options = game.options();
     $("game-options").replaceChildren(...options.fields);
     $("options-box").hidden = options.fields.length === 0;
@@ -214,10 +237,14 @@ async function showStart() {
     const other = { computer: $("strength").value, friend: "human", anyone: "open", screen: "human" }[opponent];
     const seats = ["human", ...Array(count - 1).fill(other)];
     const hints = opponent === "computer" ? false : $("hints").checked;
+    const custom = $("clock-custom").value.trim();
+    const checkedClock = form.querySelector("input[name=clock]:checked");
+    // Nothing chosen: the server's default (none, or 5+3 in the lobby).
+    const clock = custom || (checkedClock ? checkedClock.value : undefined);
     const button = form.querySelector("button[type=submit]");
     button.disabled = true;
     try {
-      const created = await api("POST", "/api/games", { game, options: opts, seats, hints });
+      const created = await api("POST", "/api/games", { game, options: opts, seats, hints, clock });
       const creator = created.tokens.findIndex(Boolean);
       if (opponent === "screen") {
         keepTokens(created.id, created.tokens, game);
@@ -257,7 +284,7 @@ async function showLobby() {
     const items = games.map((g) => {
       const waiting = g.players.filter((p) => p.kind !== "open").map((p) => p.name).join(", ");
       const seat = g.players.find((p) => p.seat === g.open_seats[0]);
-      const what = gameTitle(g.game, g.options || {});
+      const what = gameTitle(g.game, g.options || {}) + (g.clock && g.clock !== "none" ? `, clock ${g.clock}` : "");
       const li = el("li", {}, el("span", { text: `${what}: ${waiting} waiting for an opponent; you would play ${seat ? seat.name : "the open seat"}.` }));
       if (mine.has(g.id)) li.append(" ", el("a", { href: `/game/${g.id}`, text: "your game" }));
       else li.append(" ", el("button", {
@@ -328,6 +355,8 @@ const page = {
   stateLive: false,  // whether `state` came from the event stream (or from an answer)
   answers: 0,        // answers received to what the page sent (for the browser tests)
   busy: false,
+  clock: null,       // the newest state's clock and when it arrived (js/clock.js)
+  warned: new Set(), // the low-time notes said
 };
 window.tabletop = page; // for the browser tests and the curious
 // What a live state's arrival does to the page (for the browser tests).
@@ -393,6 +422,8 @@ function accept(state, live = false) {
   page.stateLive = live;
   const plyChanged = !page.state || page.state.moves.length !== state.moves.length;
   page.state = state;
+  page.clock = stamp(state);
+  page.claimAt = state.claim ? performance.now() + state.claim.wait_ms : null;
   // Positions after a take-back point are gone.
   for (const n of page.seen.keys()) if (n > state.moves.length) page.seen.delete(n);
   if (!state.status.over) page.seen.set(state.moves.length, JSON.stringify(state.board));
@@ -440,8 +471,45 @@ async function send(path, body) {
 }
 
 function play(move) {
-  return send("moves", { move, token: moverToken(), ply: page.state.moves.length });
+  // The lag this browser measured (half its last round trip): the server gives back what its
+  // quota allows (docs/API.md, "Clocks").
+  const lag = Math.min(1000, Math.round(roundTrip() / 2));
+  return send("moves", { move, token: moverToken(), ply: page.state.moves.length, lag_ms: lag });
 }
+
+// The clocks, counted down between states, and the claim against an opponent who left.
+function renderClocks() {
+  const s = page.state;
+  if (!s) return;
+  drawClocks($("clocks"), $("clock-note"), $("clock-alert"), page.clock, {
+    names: nameOf, over: s.status.over, mine: (seat) => !!page.tokens[seat], warned: page.warned,
+  });
+  const claim = $("claim");
+  // (At one screen this browser holds the absent seat too: nobody to claim against.)
+  const claimer = s.claim && !s.status.over && !page.tokens[s.claim.seat]
+    ? mySeats().find((seat) => seat !== s.claim.seat && !s.players[seat].resigned) : undefined;
+  if (claimer === undefined) {
+    claim.replaceChildren();
+    claim.hidden = true;
+    return;
+  }
+  claim.hidden = false;
+  const wait = Math.max(0, page.claimAt - performance.now());
+  const name = nameOf(s.claim.seat);
+  const label = s.claim.abort ? "Abort the game" : "Claim the win";
+  let button = $("claim-win");
+  if (!button) {
+    button = el("button", { type: "button", id: "claim-win", onclick: () => send("claim-win", { token: page.tokens[claimer] }) });
+    claim.replaceChildren(el("p", { id: "claim-text" }), button);
+  }
+  const text = wait > 0
+    ? `${name} has left the game. If they do not come back, you may ${s.claim.abort ? "abort it" : "claim the win"} in ${formatClock(wait)}.`
+    : `${name} has left the game. You may ${s.claim.abort ? "abort it (too few moves for a result)" : "claim the win"}.`;
+  if ($("claim-text").textContent !== text) $("claim-text").textContent = text;
+  button.textContent = label;
+  button.disabled = wait > 0;
+}
+setInterval(() => { if (page.state && !document.hidden) renderClocks(); }, 200);
 
 async function refresh() {
   const token = moverToken() || anyToken();
@@ -669,6 +737,7 @@ function render() {
   }), ...(scoreList && scoreList.length > s.players.length ? scoreList.slice(s.players.length).map((t) => el("li", { class: "player bag", text: t })) : []));
   $("status").textContent = over ? "" : statusText(s);
   $("status").hidden = over;
+  renderClocks();
   $("link-state").textContent = page.linked === false ? "Reconnecting…" : "";
 
   // The result.
@@ -678,7 +747,8 @@ function render() {
     const winners = s.result.winners || [];
     const mine = mySeats();
     let verdict = "";
-    if (mine.length === 1) verdict = winners.includes(mine[0]) ? (winners.length > 1 ? "You share the win." : "You won.") : winners.length === 0 ? "A draw." : "You lost.";
+    if (s.result.ended_by === "aborted") verdict = "Not scored.";
+    else if (mine.length === 1) verdict = winners.includes(mine[0]) ? (winners.length > 1 ? "You share the win." : "You won.") : winners.length === 0 ? "A draw." : "You lost.";
     banner.className = "result " + (verdict === "You lost." ? "loss" : verdict.startsWith("You") ? "win" : "neutral");
     banner.replaceChildren(el("strong", { text: s.result.text }), verdict ? el("span", { text: " " + verdict }) : "");
   }

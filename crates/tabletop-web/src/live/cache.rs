@@ -63,6 +63,8 @@ impl AppState {
             touches: AtomicU64::new(0),
             games_created: AtomicU64::new(0),
             db_identity,
+            next_sweep: AtomicU64::new(0),
+            timer: Arc::new(tokio::sync::Notify::new()),
         })
     }
 
@@ -161,7 +163,15 @@ impl AppState {
         let stored = StoredGame { row, moves: Vec::new(), version: 0, proposal: None, leased: false };
         let game = LiveGame::new(stored, session, self);
         // A computer that moves first must be found again after a restart, like one to move later.
-        self.store().insert_game(&game.row, game.computer_to_move()).await.map_err(|e| self.write_failed(e))?;
+        let due = game.row.timing.as_ref().and_then(|t| game.due_with(t));
+        let deadline = due.map(|(at, _)| at as i64);
+        self.store()
+            .insert_game(&game.row, game.computer_to_move(), deadline)
+            .await
+            .map_err(|e| self.write_failed(e))?;
+        if let Some((at, _)) = due {
+            self.wake_timer(at);
+        }
         let live = Arc::new(tokio::sync::Mutex::new(game));
         self.remember(&id, live.clone());
         Ok(live)
@@ -298,6 +308,7 @@ pub fn start_background(state: &Shared) {
     if let Store::Postgres(_) = state.store() {
         start_sharing(state);
     }
+    super::start_timer(state);
     let weak = Arc::downgrade(state);
     tokio::spawn(async move {
         loop {

@@ -67,7 +67,7 @@ pub async fn schedule(state: &Shared, game: &mut LiveGame) {
     while let Some(seat) = game.to_move().filter(|s| game.row.resigned.contains(s)) {
         let Some(pass) = game.session.pass_move() else { break };
         let ply = game.session.ply();
-        if game.session.play(&pass).is_err() || game.store_move(state, ply, &pass).await.is_err() {
+        if game.session.play(&pass).is_err() || game.store_move(state, ply, &pass, Duration::ZERO).await.is_err() {
             break;
         }
         game.changed(Change::Move, Some(seat));
@@ -103,7 +103,13 @@ pub async fn schedule(state: &Shared, game: &mut LiveGame) {
     let snapshot = game.session.boxed_clone();
     let flag = game.cancel.clone();
     let (state, id) = (state.clone(), game.row.id.clone());
-    let caps = state.caps();
+    let mut caps = state.caps();
+    // Under a running clock the engine plays by it: its thinking is capped at its share of the
+    // time left (the library's time management), and stopped there (its best move so far stands).
+    let budget = clock_budget(game, seat);
+    if let Some(budget) = budget {
+        caps.max_think = caps.max_think.min(budget);
+    }
     let key = game.acted_by.map_or_else(|| JobKey::game(&game.row.id), JobKey::Address);
     tokio::spawn(async move {
         let name = snapshot.game();
@@ -119,9 +125,16 @@ pub async fn schedule(state: &Shared, game: &mut LiveGame) {
         // Renew the lease while thinking; losing it (the game moved on) stops the search.
         let mut renew = tokio::time::interval(lease / 3);
         renew.tick().await;
+        let out_of_budget = tokio::time::sleep(budget.unwrap_or(Duration::from_secs(86_400 * 365)));
+        tokio::pin!(out_of_budget);
+        let mut stopped = false;
         let chosen = loop {
             tokio::select! {
                 chosen = &mut thinking => break chosen,
+                _ = &mut out_of_budget, if !stopped => {
+                    stopped = true;
+                    flag.cancel();
+                }
                 _ = renew.tick() => {
                     if !matches!(state.store().take_lease(&id, version, &state.owner, lease).await, Ok(true)) {
                         flag.cancel();
@@ -161,7 +174,7 @@ pub async fn schedule(state: &Shared, game: &mut LiveGame) {
             tracing::error!(game = %id, "the computer found no move to play");
             return;
         };
-        if let Err(err) = game.store_move(&state, ply, &notation).await {
+        if let Err(err) = game.store_move(&state, ply, &notation, Duration::ZERO).await {
             // Another process moved this game on (a resignation, an undo): its state wins.
             tracing::info!(game = %id, "the computer's move was not stored: {err}");
             reschedule(&state, &id);
@@ -170,6 +183,22 @@ pub async fn schedule(state: &Shared, game: &mut LiveGame) {
         game.changed(Change::Move, Some(seat));
         reschedule(&state, &id);
     });
+}
+
+/// The longest the computer at `seat` may think under the game's running clock
+/// (`tabletop::clock::think_budget` from its time left, its periods and the game's expected
+/// moves left), `None` when its clock does not run.
+fn clock_budget(game: &LiveGame, seat: usize) -> Option<Duration> {
+    let timing = game.row.timing.as_ref()?;
+    if timing.clock.running_seat() != Some(seat) {
+        return None;
+    }
+    let now = Duration::from_millis(crate::clocks::now_ms());
+    let showing = timing.clock.showing(seat, now)?;
+    let moves_left = game.session.expected_moves_left();
+    // In its byo-yomi periods the main time is gone (what shows is the running period's).
+    let main = if showing.in_periods { Duration::ZERO } else { showing.time };
+    tabletop::clock::think_budget(&timing.clock.control, main, showing.periods, moves_left)
 }
 
 /// Schedules the game again from a task of its own (after a computer move: the next may be

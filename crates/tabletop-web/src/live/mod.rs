@@ -17,6 +17,7 @@ mod cache;
 mod computer;
 mod limits;
 mod processes;
+mod timer;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -28,11 +29,12 @@ use serde_json::{json, Value};
 use tabletop::cancel::CancelFlag;
 use tokio::sync::{broadcast, mpsc};
 
+use crate::clocks::{Due, Timing};
 use crate::config::ServeConfig;
 use crate::engines::EnginePool;
 use crate::error::ApiError;
 use crate::sessions::Session;
-use crate::store::{GameRow, Store, StoreError, StoredGame, StoredInvite, Write};
+use crate::store::{GameRow, Store, StoreError, StoredGame, StoredInvite, Timed, Write};
 
 use cache::replay;
 pub use cache::{start_background, IDLE_EVICTION};
@@ -40,6 +42,7 @@ use computer::seat_kind;
 pub use computer::{public_players, resume_computers, schedule, schedule_for};
 pub use limits::{OpenGames, Pace, SeatPaces};
 use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
+pub use timer::start_timer;
 
 /// Are two secrets equal? In time that depends on their lengths only, not on where they differ.
 ///
@@ -103,6 +106,12 @@ pub enum Change {
     SeatTaken,
     /// Someone connected or left.
     Presence,
+    /// The game ended by time: a flag, or an abort (a first move not made in time).
+    Timeout,
+    /// A player claimed the game against an opponent who left.
+    Claimed,
+    /// A seat taken from the lobby but never used went back to the lobby.
+    SeatReleased,
 }
 
 impl Change {
@@ -121,6 +130,9 @@ impl Change {
             Change::Thinking,
             Change::SeatTaken,
             Change::Presence,
+            Change::Timeout,
+            Change::Claimed,
+            Change::SeatReleased,
         ]
         .into_iter()
         .find(|c| c.name() == name)
@@ -141,6 +153,9 @@ impl Change {
             Change::Thinking => "thinking",
             Change::SeatTaken => "seat_taken",
             Change::Presence => "presence",
+            Change::Timeout => "timeout",
+            Change::Claimed => "claimed",
+            Change::SeatReleased => "seat_released",
         }
     }
 }
@@ -203,6 +218,8 @@ impl Proposal {
 /// Marks a person connected while their event stream is open.
 pub struct PresenceGuard {
     presence: Arc<Vec<AtomicUsize>>,
+    /// Per seat: when its person was last seen connected (ms since the Unix epoch).
+    last_seen: Arc<Vec<AtomicU64>>,
     notes: Arc<AtomicU64>,
     seat: usize,
     events: broadcast::Sender<Note>,
@@ -214,6 +231,9 @@ impl Drop for PresenceGuard {
     fn drop(&mut self) {
         if let Some(count) = self.presence.get(self.seat) {
             count.fetch_sub(1, Ordering::SeqCst);
+        }
+        if let Some(seen) = self.last_seen.get(self.seat) {
+            seen.store(crate::clocks::now_ms(), Ordering::SeqCst);
         }
         self.notes.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change: Change::Presence, seat: Some(self.seat) });
@@ -237,6 +257,14 @@ pub struct LiveGame {
     /// Every change goes to its event streams.
     pub events: broadcast::Sender<Note>,
     presence: Arc<Vec<AtomicUsize>>,
+    /// How long a person has for a first move in one sitting ([`ServeConfig::first_move_time`]).
+    first_move: std::time::Duration,
+    /// How long an opponent must be away before a claim ([`ServeConfig::claim_after`]).
+    claim_after: std::time::Duration,
+    /// Per seat: when its person was last seen connected, here or (said) elsewhere, or when
+    /// this process loaded the game (ms since the Unix epoch): how long an absent opponent has
+    /// been gone, for a claim.
+    last_seen: Arc<Vec<AtomicU64>>,
     /// Connections to other processes, per process: per seat, and when they last said so.
     presence_elsewhere: HashMap<String, (Vec<usize>, Instant)>,
     proposal: Option<Proposal>,
@@ -298,6 +326,8 @@ fn fingerprints(view: &Value) -> Vec<u64> {
 impl LiveGame {
     fn new(stored: StoredGame, session: Box<dyn Session>, state: &AppState) -> Self {
         let presence = Arc::new((0..stored.row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
+        let loaded = crate::clocks::now_ms();
+        let last_seen = Arc::new((0..stored.row.seats.len()).map(|_| AtomicU64::new(loaded)).collect());
         let pace = SeatPaces::new(state.config.move_rate, state.config.proposal_rate);
         LiveGame {
             paces: vec![pace; stored.row.seats.len()],
@@ -311,6 +341,9 @@ impl LiveGame {
             cancel: CancelFlag::new(),
             events: broadcast::channel(64).0,
             presence,
+            first_move: state.config.first_move_time,
+            claim_after: state.config.claim_after,
+            last_seen,
             presence_elsewhere: HashMap::new(),
             stored_version: stored.version,
             thinking_elsewhere: stored.leased,
@@ -359,11 +392,33 @@ impl LiveGame {
         }
     }
 
-    /// Applies a versioned write to the database (503 when storage cannot be trusted).
+    /// Applies a versioned write to the database (503 when storage cannot be trusted), the
+    /// game's timing unchanged.
     async fn write(&mut self, state: &AppState, write: Write<'_>, computer_next: bool) -> Result<(), ApiError> {
+        let timing = self.row.timing.clone();
+        self.write_timed(state, write, computer_next, timing, false).await
+    }
+
+    /// Applies a versioned write with the game's `timing` after it (`ends`: the write ends the
+    /// game), storing when the game is due to end by itself; the timer is told.
+    async fn write_timed(
+        &mut self,
+        state: &AppState,
+        write: Write<'_>,
+        computer_next: bool,
+        timing: Option<Timing>,
+        ends: bool,
+    ) -> Result<(), ApiError> {
         state.check_writable()?;
-        let result = state.store().write(&self.row.id, self.stored_version, write, computer_next).await;
-        self.written(state, result)
+        let due = if ends { None } else { timing.as_ref().and_then(|t| self.due_with(t)) };
+        let timed = Timed { deadline: due.map(|(at, _)| at as i64), timing };
+        let result = state.store().write(&self.row.id, self.stored_version, write, computer_next, &timed).await;
+        self.written(state, result)?;
+        self.row.timing = timed.timing;
+        if let Some((at, _)) = due {
+            state.wake_timer(at);
+        }
+        Ok(())
     }
 
     /// Counts a move or takeback by `seat` against the server's move rate (429 beyond).
@@ -441,6 +496,9 @@ impl LiveGame {
     pub fn presence_guard(&mut self, viewer: Option<usize>) -> Option<PresenceGuard> {
         let seat = viewer?;
         self.presence.get(seat)?.fetch_add(1, Ordering::SeqCst);
+        if let Some(seen) = self.last_seen.get(seat) {
+            seen.store(crate::clocks::now_ms(), Ordering::SeqCst);
+        }
         self.notes.fetch_add(1, Ordering::SeqCst);
         let _ = self.events.send(Note { change: Change::Presence, seat: Some(seat) });
         let publish = self.publisher.clone().map(|p| (p, self.owner.clone(), self.row.id.clone()));
@@ -449,6 +507,7 @@ impl LiveGame {
         }
         Some(PresenceGuard {
             presence: self.presence.clone(),
+            last_seen: self.last_seen.clone(),
             notes: self.notes.clone(),
             seat,
             events: self.events.clone(),
@@ -457,7 +516,7 @@ impl LiveGame {
     }
 
     /// Is someone connected to `seat`, here or (recently said) in another process?
-    fn connected(&self, seat: usize) -> bool {
+    pub fn connected(&self, seat: usize) -> bool {
         self.presence.get(seat).is_some_and(|c| c.load(Ordering::SeqCst) > 0)
             || self
                 .presence_elsewhere
@@ -476,10 +535,36 @@ impl LiveGame {
         self.to_move().is_some_and(|s| self.is_computer(s) || self.row.resigned.contains(&s))
     }
 
-    /// Stores the move just played at `ply`, or takes it back and answers 503.
-    pub async fn store_move(&mut self, state: &AppState, ply: usize, notation: &str) -> Result<(), ApiError> {
+    /// Stores the move just played at `ply` with its time (`lag`: the mover's network lag, given
+    /// back from its quota), or takes it back and answers 503. A mover whose time ran out
+    /// loses on time instead (409).
+    pub async fn store_move(
+        &mut self,
+        state: &AppState,
+        ply: usize,
+        notation: &str,
+        lag: std::time::Duration,
+    ) -> Result<(), ApiError> {
         let computer_next = self.computer_to_move();
-        if let Err(err) = self.write(state, Write::Move { ply, notation }, computer_next).await {
+        let (timing, record) = match self.row.timing.as_ref() {
+            None => (None, None),
+            Some(timing) => {
+                let everyone_moved = timing.clock.running.is_none() && self.everyone_moved();
+                match timing.after_move(crate::clocks::now_ms(), lag, self.to_move(), everyone_moved) {
+                    Ok((after, time)) => {
+                        let record = json!({"time": time, "clock": after.clock}).to_string();
+                        (Some(after), Some(record))
+                    }
+                    Err(out) => {
+                        self.session.undo();
+                        self.end_by_time(state, Due::Flag(out.seat)).await?;
+                        return Err(ApiError::Conflict("your time ran out before this move arrived".into()));
+                    }
+                }
+            }
+        };
+        let write = Write::Move { ply, notation, time: record.as_deref() };
+        if let Err(err) = self.write_timed(state, write, computer_next, timing, false).await {
             self.session.undo();
             return Err(err);
         }
@@ -512,7 +597,8 @@ impl LiveGame {
         let reason = format!("the game reached this server's limit of {limit} moves");
         let resigned = self.row.resigned.clone();
         let ended = Some((reason.as_str(), winners.as_slice()));
-        self.write(state, Write::Resigned { resigned: &resigned, ended }, false).await?;
+        let timing = self.row.timing.as_ref().map(|t| t.ended(None));
+        self.write_timed(state, Write::Resigned { resigned: &resigned, ended }, false, timing, true).await?;
         self.row.ended = Some(reason);
         self.row.ended_winners = winners;
         self.cancel_thinking();
@@ -521,6 +607,10 @@ impl LiveGame {
 
     /// Takes the game back to `ply` moves, in memory and in the database.
     pub async fn take_back_to(&mut self, state: &AppState, ply: usize) -> Result<(), ApiError> {
+        // A takeback does not save a seat whose time ran out.
+        if self.apply_due(state, crate::clocks::now_ms()).await?.is_some() {
+            return Err(ApiError::Conflict("time ran out: the game is over".into()));
+        }
         self.cancel_thinking();
         let mut undone = Vec::new();
         while self.session.ply() > ply {
@@ -528,7 +618,12 @@ impl LiveGame {
             self.session.undo();
         }
         let computer_next = self.computer_to_move();
-        if let Err(err) = self.write(state, Write::Truncate { ply }, computer_next).await {
+        // The time used is not given back: the clocks go on from where they are.
+        let timing = self.row.timing.as_ref().map(|t| {
+            let everyone_moved = self.everyone_moved();
+            t.taken_back(crate::clocks::now_ms(), self.to_move(), everyone_moved)
+        });
+        if let Err(err) = self.write_timed(state, Write::Truncate { ply }, computer_next, timing, false).await {
             // Put the moves back: the database still has them.
             for notation in undone.iter().rev() {
                 let _ = self.session.play(notation);
@@ -663,7 +758,12 @@ impl LiveGame {
         *held = hash;
         let computer_next = self.computer_to_move();
         let write = Write::Seats { seats: &seats, token_hashes: &token_hashes, invites: &invites };
-        self.write(state, write, computer_next).await?;
+        // The seat's person is here: its first-move deadline may run from now.
+        let mut timing = self.row.timing.clone();
+        if let Some(seated) = timing.as_mut().and_then(|t| t.seated.get_mut(seat)) {
+            *seated = Some(crate::clocks::now_ms());
+        }
+        self.write_timed(state, write, computer_next, timing, false).await?;
         self.row.seats = seats;
         self.row.token_hashes = token_hashes;
         self.row.invites = invites;
@@ -755,7 +855,7 @@ impl LiveGame {
                 let agreed =
                     self.session.agreement_move().ok_or_else(|| ApiError::Illegal("nothing to agree on".into()))?;
                 let notation = self.session.play(&agreed).map_err(|e| ApiError::Illegal(e.to_string()))?;
-                self.store_move(state, at_ply, &notation).await?;
+                self.store_move(state, at_ply, &notation, std::time::Duration::ZERO).await?;
                 self.cancel_thinking();
                 self.changed(Change::Move, Some(by));
             }
@@ -766,6 +866,14 @@ impl LiveGame {
 
     /// `seat` resigns: with two players it loses; with more, it leaves and ranks last.
     pub async fn resign(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+        self.leave(state, seat, "resigned", None).await?;
+        self.changed(Change::Resign, Some(seat));
+        Ok(())
+    }
+
+    /// `seat` leaves the game (`how`: "resigned", or "left the game" when claimed against,
+    /// `by`: the timing's `ended_by` then): with two players it loses; with more, it ranks last.
+    async fn leave(&mut self, state: &AppState, seat: usize, how: &str, by: Option<&str>) -> Result<(), ApiError> {
         if self.row.resigned.contains(&seat) {
             return Err(ApiError::Conflict("you have resigned already".into()));
         }
@@ -784,14 +892,19 @@ impl LiveGame {
             _ => remaining.clone(),
         };
         let ended = (remaining.len() <= 1 || only_computers)
-            .then(|| (format!("{} resigned", names.get(seat).map_or("a player", String::as_str)), winners));
+            .then(|| (format!("{} {how}", names.get(seat).map_or("a player", String::as_str)), winners));
         // Passing for the seat that left may make a computer (or another leaver) next.
         let computer_next = ended.is_none() && {
             let to_move = self.to_move();
             to_move.is_some_and(|s| self.is_computer(s) || resigned.contains(&s))
         };
         let ended_ref = ended.as_ref().map(|(r, w)| (r.as_str(), w.as_slice()));
-        self.write(state, Write::Resigned { resigned: &resigned, ended: ended_ref }, computer_next).await?;
+        let timing = match &ended {
+            Some(_) => self.row.timing.as_ref().map(|t| t.ended(by)),
+            None => self.row.timing.clone(),
+        };
+        let write = Write::Resigned { resigned: &resigned, ended: ended_ref };
+        self.write_timed(state, write, computer_next, timing, ended.is_some()).await?;
         self.row.resigned = resigned;
         if let Some((reason, winners)) = ended {
             self.row.ended = Some(reason);
@@ -799,7 +912,6 @@ impl LiveGame {
             self.cancel_thinking();
         }
         self.proposal = None;
-        self.changed(Change::Resign, Some(seat));
         Ok(())
     }
 
@@ -917,8 +1029,11 @@ impl LiveGame {
             Some(reason) => reason.clone(),
             None => status["reason"].as_str().unwrap_or("").to_string(),
         };
+        // An aborted game has no result to state: it says so.
+        let aborted = self.row.timing.as_ref().is_some_and(|t| t.ended_by.as_deref() == Some("aborted"));
         // The library's one sentence shape, as the terminal prints it.
         let text = match winners.len() {
+            _ if aborted => format!("Game aborted: {}.", reason.trim_start_matches("aborted: ")),
             0 => tabletop::value::result_sentence(None, &listed, &reason),
             1 => tabletop::value::result_sentence(Some(&who), &listed, &reason),
             _ => tabletop::value::result_sentence(Some(&who), &listed, &reason).replacen(
@@ -954,6 +1069,13 @@ impl LiveGame {
         view["your_seat"] = json!(viewer);
         view["takeback_seats"] = json!(self.takeback_seats());
         view["result"] = result;
+        let now = crate::clocks::now_ms();
+        let due = self.row.timing.as_ref().and_then(|t| self.due_with(t));
+        view["clock"] = crate::clocks::clock_json(self.row.timing.as_ref(), now, due);
+        view["claim"] = self.claimable();
+        if let (Some(timing), Some(result)) = (&self.row.timing, view["result"].as_object_mut()) {
+            result.insert("ended_by".into(), json!(timing.ended_by));
+        }
         view["proposal"] = match &self.proposal {
             None => Value::Null,
             Some(p) => {
@@ -1010,6 +1132,10 @@ pub struct AppState {
     db_identity: Option<(u64, u64)>,
     /// What the publisher task sends (taken when it starts).
     published: Mutex<Option<mpsc::UnboundedReceiver<String>>>,
+    /// When the timer looks for due games next (ms since the Unix epoch; see `timer`).
+    next_sweep: AtomicU64,
+    /// Wakes the timer when a sooner deadline is stored.
+    timer: Arc<tokio::sync::Notify>,
 }
 
 /// The state as handlers hold it.

@@ -110,6 +110,7 @@ impl AppState {
         let mut game = live.lock().await;
         if change == Change::Presence {
             let counts: Vec<usize> = parts.next().unwrap_or("").split(',').map(|c| c.parse().unwrap_or(0)).collect();
+            game.seen_elsewhere(&counts);
             let before = game.presence_elsewhere.insert(owner.to_string(), (counts.clone(), Instant::now()));
             // A repeat that changes nothing is not news.
             if before.is_none_or(|(was, when)| was != counts || when.elapsed() >= PRESENCE_TRUSTED) {
@@ -120,7 +121,9 @@ impl AppState {
         // The next move, as the other process played it: applied here as it is (the rules
         // check it again); anything else, or a gap, reloads the game from the database.
         let mut applied = false;
-        if change == Change::Move && version == game.stored_version + 1 {
+        // (A game with a clock reloads: the clock after the move is in the database.)
+        let clocked = game.row.timing.as_ref().is_some_and(Timing::is_limited);
+        if change == Change::Move && version == game.stored_version + 1 && !clocked {
             let ply = parts.next().and_then(|p| p.parse::<usize>().ok());
             if let (Some(notation), true) = (parts.next(), ply == Some(game.session.ply())) {
                 if game.session.play(notation).is_ok() {

@@ -52,6 +52,11 @@ pub struct NewGame {
     /// Are hints allowed between people?
     #[serde(default)]
     pub hints: bool,
+    /// The time control (`5+3`, `0:30+0.2`, `10+30x5`, `3d`, `none`; `tabletop::clock`'s
+    /// syntax): a game with an open seat (the lobby) always has one, 5+3 by default; other
+    /// games are unlimited by default.
+    #[serde(default)]
+    pub clock: Option<String>,
 }
 
 /// `POST /api/games/{id}/moves`: the body.
@@ -65,6 +70,10 @@ pub struct MoveRequest {
     pub token: String,
     /// The number of moves the client saw; a mismatch means someone else moved first (409).
     pub ply: Option<usize>,
+    /// The network lag the client measured (milliseconds; half its last request's round trip),
+    /// at most [`crate::clocks::MAX_REPORTED_LAG`]: given back from the seat's lag quota.
+    #[serde(default)]
+    pub lag_ms: Option<u64>,
 }
 
 /// The body of an action that needs only the seat's token (undo, resign, a ticket).
@@ -112,6 +121,14 @@ pub async fn create(state: &Shared, client: IpAddr, origin: &str, request: NewGa
     let seats = checked_seats(state, session.as_ref(), &request.game, request.seats)?;
     // One address cannot fill the lobby: its open games are capped.
     let opens_seats = seats.iter().any(|s| s == "open");
+    let control = crate::clocks::control_for(request.clock.as_deref(), opens_seats)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    // Seated now: the computers and the creator's seat; an open seat or another person's
+    // (an invitation) waits for its person.
+    let creator = seats.iter().position(|s| s == "human");
+    let seated: Vec<bool> =
+        seats.iter().enumerate().map(|(seat, s)| Some(seat) == creator || (s != "human" && s != "open")).collect();
+    let timing = crate::clocks::Timing::new(control, &seated, crate::clocks::now_ms());
     if opens_seats {
         let cap = state.config.max_open_games_per_address;
         state.open_games().check(client, cap, crate::config::OPEN_GAME_COUNTED)?;
@@ -140,6 +157,7 @@ pub async fn create(state: &Shared, client: IpAddr, origin: &str, request: NewGa
         ended: None,
         ended_winners: Vec::new(),
         created: crate::live::now_seconds(),
+        timing: Some(timing),
     };
     let live = state.insert_new(row, session).await?;
     let mut game = live.lock().await;
@@ -219,10 +237,10 @@ pub async fn lobby(state: &Shared) -> Result<Value, ApiError> {
     let rows = state.store().lobby(50).await?;
     let games: Vec<Value> = rows
         .into_iter()
-        .map(|(id, game, options, seats, created)| {
+        .map(|(id, game, options, seats, created, clock)| {
             let open: Vec<usize> = seats.iter().enumerate().filter(|(_, s)| *s == "open").map(|(i, _)| i).collect();
             let players = crate::live::public_players(&game, &seats);
-            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created})
+            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created, "clock": clock})
         })
         .collect();
     Ok(json!({ "games": games }))
@@ -423,6 +441,15 @@ pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest
     }
     state.check_writable()?;
     game.pace(seat)?;
+    // A move after the mover's time ran out (or after a first move's time) ends the game instead.
+    if let Some(due) = game.apply_due(state, crate::clocks::now_ms()).await? {
+        let why = match due {
+            crate::clocks::Due::Flag(_) => "your time ran out: the game is over",
+            crate::clocks::Due::Abort(_) => "the time for the first move ran out: the game was aborted",
+        };
+        return Err(ApiError::Conflict(why.into()));
+    }
+    let lag = Duration::from_millis(request.lag_ms.unwrap_or(0)).min(crate::clocks::MAX_REPORTED_LAG);
     // The game's agreement move (Mathable's terminate) is never a free win against the
     // computer: each computer seat answers it at once (the library decides) and may refuse.
     if let Some(agreement) = game.session.agreement_move() {
@@ -442,7 +469,7 @@ pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest
         }
     }
     let notation = game.session.play(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
-    game.store_move(state, ply, &notation).await?;
+    game.store_move(state, ply, &notation, lag).await?;
     game.changed(Change::Move, Some(seat));
     crate::live::schedule_for(state, &mut game, client).await;
     Ok(game.state(Some(seat)))
@@ -494,6 +521,17 @@ pub async fn resign(state: &Shared, client: IpAddr, id: &str, token: &str) -> Re
     if game.to_move().is_none() {
         state.open_games().closed(id);
     }
+    crate::live::schedule_for(state, &mut game, client).await;
+    Ok(game.state(Some(seat)))
+}
+
+/// `POST /api/games/{id}/claim-win`: the seat claims the game against the seat to move, a
+/// person away for [`crate::config::ServeConfig::claim_after`] in a game no clock ends by
+/// itself (see [`LiveGame::claim_win`]).
+pub async fn claim_win(state: &Shared, client: IpAddr, id: &str, token: &str) -> Result<Value, ApiError> {
+    let (mut game, seat) = state.seated(id, token).await?;
+    state.check_writable()?;
+    game.claim_win(state, seat, state.config.claim_after).await?;
     crate::live::schedule_for(state, &mut game, client).await;
     Ok(game.state(Some(seat)))
 }

@@ -128,6 +128,8 @@ pub struct GameRow {
     pub ended_winners: Vec<usize>,
     /// Creation time, seconds since the Unix epoch.
     pub created: i64,
+    /// The game's clocks (`None` for games stored before clocks: unlimited).
+    pub timing: Option<crate::clocks::Timing>,
 }
 
 /// A seat's invitation as stored: the hash of its code ([`hash_token`]; the code itself is
@@ -155,8 +157,9 @@ pub struct StoredGame {
     pub leased: bool,
 }
 
-/// A game in the lobby: id, game, public options, seats, creation time.
-pub type LobbyGame = (String, String, Value, Vec<String>, i64);
+/// A game in the lobby: id, game, public options, seats, creation time, time control (`none`
+/// for games stored before clocks).
+pub type LobbyGame = (String, String, Value, Vec<String>, i64, String);
 
 /// Where the server keeps its games, from `--db`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -210,9 +213,26 @@ impl std::fmt::Display for DatabaseTarget {
     }
 }
 
+/// What every versioned write stores besides its change: the game's timing after it and the
+/// moment it ends by itself if nobody acts (a flag or an abort; ms since the Unix epoch).
+#[derive(Clone, Debug, Default)]
+pub struct Timed {
+    /// The timing after the write (`None`: a game without one).
+    pub timing: Option<crate::clocks::Timing>,
+    /// When the game is due to end by itself (the server's timer looks for it).
+    pub deadline: Option<i64>,
+}
+
+impl Timed {
+    /// The timing's JSON for its column.
+    pub(crate) fn timing_text(&self) -> Option<String> {
+        self.timing.as_ref().map(json_text)
+    }
+}
+
 /// A [`Write`] that owns its data, to move to a blocking thread.
 enum OwnedWrite {
-    Move { ply: usize, notation: String },
+    Move { ply: usize, notation: String, time: Option<String> },
     Truncate { ply: usize },
     Resigned { resigned: Vec<usize>, ended: Option<(String, Vec<usize>)> },
     Seats { seats: Vec<String>, token_hashes: Vec<String>, invites: Vec<Option<StoredInvite>> },
@@ -222,7 +242,9 @@ enum OwnedWrite {
 impl OwnedWrite {
     fn new(write: Write<'_>) -> Self {
         match write {
-            Write::Move { ply, notation } => OwnedWrite::Move { ply, notation: notation.to_string() },
+            Write::Move { ply, notation, time } => {
+                OwnedWrite::Move { ply, notation: notation.to_string(), time: time.map(str::to_string) }
+            }
             Write::Truncate { ply } => OwnedWrite::Truncate { ply },
             Write::Resigned { resigned, ended } => OwnedWrite::Resigned {
                 resigned: resigned.to_vec(),
@@ -239,7 +261,7 @@ impl OwnedWrite {
 
     fn borrowed(&self) -> Write<'_> {
         match self {
-            OwnedWrite::Move { ply, notation } => Write::Move { ply: *ply, notation },
+            OwnedWrite::Move { ply, notation, time } => Write::Move { ply: *ply, notation, time: time.as_deref() },
             OwnedWrite::Truncate { ply } => Write::Truncate { ply: *ply },
             OwnedWrite::Resigned { resigned, ended } => Write::Resigned {
                 resigned,
@@ -302,6 +324,7 @@ pub(crate) fn row_from_columns(
     resigned: &str,
     ended_winners: &str,
     invites: &str,
+    timing: Option<&str>,
 ) -> Result<GameRow, StoreError> {
     let damaged = |what: &str| StoreError::Damaged { id: id.clone(), what: what.to_string() };
     let mut options: Value = serde_json::from_str(options).map_err(|_| damaged("options"))?;
@@ -324,6 +347,10 @@ pub(crate) fn row_from_columns(
         ended,
         created,
         game,
+        timing: match timing {
+            Some(text) => Some(serde_json::from_str(text).map_err(|_| damaged("clock"))?),
+            None => None,
+        },
         id: id.clone(),
     };
     if row.token_hashes.len() != row.seats.len() {
@@ -366,7 +393,14 @@ pub(crate) fn moves_in_order(id: &str, moves: Vec<(i64, String)>) -> Result<Vec<
 }
 
 /// A lobby row with damaged JSON is left out rather than failing the lobby for everyone.
-pub(crate) fn lobby_entry(id: String, game: String, options: &str, seats: &str, created: i64) -> Option<LobbyGame> {
+pub(crate) fn lobby_entry(
+    id: String,
+    game: String,
+    options: &str,
+    seats: &str,
+    created: i64,
+    clock: Option<&str>,
+) -> Option<LobbyGame> {
     let (Ok(mut options), Ok(seats)) =
         (serde_json::from_str::<Value>(options), serde_json::from_str::<Vec<String>>(seats))
     else {
@@ -376,7 +410,10 @@ pub(crate) fn lobby_entry(id: String, game: String, options: &str, seats: &str, 
     if let Some(o) = options.as_object_mut() {
         o.remove("seed");
     }
-    Some((id, game, options, seats, created))
+    let control = clock
+        .and_then(|text| serde_json::from_str::<crate::clocks::Timing>(text).ok())
+        .map_or_else(|| "none".to_string(), |t| t.control().to_string());
+    Some((id, game, options, seats, created, control))
 }
 
 /// What a versioned write changes besides the version.
@@ -388,6 +425,9 @@ pub enum Write<'a> {
         ply: usize,
         /// Its notation.
         notation: &'a str,
+        /// Its time and the clock after it (JSON: `{"time": MoveTime, "clock": Clock}`), kept
+        /// for the record; `None` for a game without timing.
+        time: Option<&'a str>,
     },
     /// Forgets every move from `ply` on (undo); ends a pending proposal and the lease.
     Truncate {
@@ -435,14 +475,54 @@ impl Store {
         matches!(self, Store::Postgres(_))
     }
 
-    /// Stores a new game at version 0, and whether a computer is to move first.
-    pub async fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
+    /// Stores a new game at version 0, whether a computer is to move first, and when it is due
+    /// to end by itself (a first move not made in time).
+    pub async fn insert_game(
+        &self,
+        row: &GameRow,
+        computer_to_move: bool,
+        deadline: Option<i64>,
+    ) -> Result<(), StoreError> {
         match self {
             Store::Sqlite(s) => {
                 let (s, row) = (s.clone(), row.clone());
-                blocking(move || s.insert_game(&row, computer_to_move)).await
+                blocking(move || s.insert_game(&row, computer_to_move, deadline)).await
             }
-            Store::Postgres(s) => s.insert_game(row, computer_to_move).await,
+            Store::Postgres(s) => s.insert_game(row, computer_to_move, deadline).await,
+        }
+    }
+
+    /// Unfinished games due to end by themselves at `now` (ms since the Unix epoch), soonest
+    /// first, at most `limit`.
+    pub async fn due(&self, now: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        match self {
+            Store::Sqlite(s) => {
+                let s = s.clone();
+                blocking(move || s.due(now, limit)).await
+            }
+            Store::Postgres(s) => s.due(now, limit).await,
+        }
+    }
+
+    /// The soonest deadline of an unfinished game, if any.
+    pub async fn next_deadline(&self) -> Result<Option<i64>, StoreError> {
+        match self {
+            Store::Sqlite(s) => {
+                let s = s.clone();
+                blocking(move || s.next_deadline()).await
+            }
+            Store::Postgres(s) => s.next_deadline().await,
+        }
+    }
+
+    /// Sets a game's deadline outside a versioned write (a stored deadline found stale).
+    pub async fn set_deadline(&self, id: &str, deadline: Option<i64>) -> Result<(), StoreError> {
+        match self {
+            Store::Sqlite(s) => {
+                let (s, id) = (s.clone(), id.to_string());
+                blocking(move || s.set_deadline(&id, deadline)).await
+            }
+            Store::Postgres(s) => s.set_deadline(id, deadline).await,
         }
     }
 
@@ -469,20 +549,22 @@ impl Store {
     }
 
     /// Applies `write` if the game is still at version `expected`, with whether a computer is
-    /// to move after it; answers the new version, or [`StoreError::Stale`].
+    /// to move after it and the game's timing after it; answers the new version, or
+    /// [`StoreError::Stale`].
     pub async fn write(
         &self,
         id: &str,
         expected: i64,
         write: Write<'_>,
         computer_to_move: bool,
+        timed: &Timed,
     ) -> Result<i64, StoreError> {
         match self {
             Store::Sqlite(s) => {
-                let (s, id, write) = (s.clone(), id.to_string(), OwnedWrite::new(write));
-                blocking(move || s.write(&id, expected, write.borrowed(), computer_to_move)).await
+                let (s, id, write, timed) = (s.clone(), id.to_string(), OwnedWrite::new(write), timed.clone());
+                blocking(move || s.write(&id, expected, write.borrowed(), computer_to_move, &timed)).await
             }
-            Store::Postgres(s) => s.write(id, expected, write, computer_to_move).await,
+            Store::Postgres(s) => s.write(id, expected, write, computer_to_move, timed).await,
         }
     }
 

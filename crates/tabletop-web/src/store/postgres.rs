@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_postgres::{Config, NoTls};
 
-use super::{json_text, GameRow, LobbyGame, StoreError, StoredGame, Write};
+use super::{json_text, GameRow, LobbyGame, StoreError, StoredGame, Timed, Write};
 
 /// The NOTIFY channel every process listens on.
 pub const CHANNEL: &str = "tabletop_games";
@@ -61,6 +61,11 @@ const MIGRATIONS: &[&str] = &[
     "",
     // Invitations apart from seat tokens, used once (the same step as SQLite's).
     "ALTER TABLE games ADD COLUMN invites TEXT NOT NULL DEFAULT '[]';",
+    // Clocks (the same step as SQLite's).
+    "ALTER TABLE games ADD COLUMN clock TEXT;
+    ALTER TABLE games ADD COLUMN deadline BIGINT;
+    ALTER TABLE moves ADD COLUMN time TEXT;
+    CREATE INDEX games_deadline ON games(deadline) WHERE deadline IS NOT NULL AND ended IS NULL;",
 ];
 
 /// The step (1-based, as recorded) whose work is [`hash_clear_tokens`].
@@ -126,13 +131,19 @@ impl Store {
     }
 
     /// See [`super::Store::insert_game`].
-    pub async fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
+    pub async fn insert_game(
+        &self,
+        row: &GameRow,
+        computer_to_move: bool,
+        deadline: Option<i64>,
+    ) -> Result<(), StoreError> {
         let open = row.seats.iter().filter(|s| *s == "open").count() as i32;
+        let timing = row.timing.as_ref().map(json_text);
         let client = self.client().await?;
         client
             .execute(
-                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
                 &[
                     &row.id,
                     &row.game,
@@ -148,9 +159,41 @@ impl Store {
                     &open,
                     &computer_to_move,
                     &json_text(&row.invites),
+                    &timing,
+                    &deadline,
                 ],
             )
             .await?;
+        Ok(())
+    }
+
+    /// See [`super::Store::due`].
+    pub async fn due(&self, now: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        let client = self.client().await?;
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let rows = client
+            .query(
+                "SELECT id FROM games WHERE deadline IS NOT NULL AND ended IS NULL AND deadline <= $1
+                 ORDER BY deadline LIMIT $2",
+                &[&now, &limit],
+            )
+            .await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// See [`super::Store::next_deadline`].
+    pub async fn next_deadline(&self) -> Result<Option<i64>, StoreError> {
+        let client = self.client().await?;
+        let row = client
+            .query_one("SELECT MIN(deadline) FROM games WHERE deadline IS NOT NULL AND ended IS NULL", &[])
+            .await?;
+        Ok(row.try_get(0)?)
+    }
+
+    /// See [`super::Store::set_deadline`].
+    pub async fn set_deadline(&self, id: &str, deadline: Option<i64>) -> Result<(), StoreError> {
+        let client = self.client().await?;
+        client.execute("UPDATE games SET deadline = $2 WHERE id = $1", &[&id, &deadline]).await?;
         Ok(())
     }
 
@@ -168,7 +211,7 @@ impl Store {
             .await?;
         let query = format!(
             "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal,
-                    lease_owner IS NOT NULL AND lease_until > {NOW_MS}, invites
+                    lease_owner IS NOT NULL AND lease_until > {NOW_MS}, invites, clock
              FROM games WHERE id = $1"
         );
         let Some(r) = client.query_opt(&query, &[&id]).await? else { return Ok(None) };
@@ -185,6 +228,7 @@ impl Store {
             r.try_get(9)?,
             r.try_get(10)?,
             r.try_get(14)?,
+            r.try_get::<_, Option<String>>(15)?.as_deref(),
         )?;
         let version: i64 = r.try_get(11)?;
         let proposal = match r.try_get::<_, Option<String>>(12)? {
@@ -219,9 +263,11 @@ impl Store {
         expected: i64,
         write: Write<'_>,
         computer_to_move: bool,
+        timed: &Timed,
     ) -> Result<i64, StoreError> {
         let mut client = self.client().await?;
-        if let Write::Move { ply, notation } = write {
+        let timing = timed.timing_text();
+        if let Write::Move { ply, notation, time } = write {
             // The hot path in one statement (one round trip, atomic by itself): the version
             // bump and the move, or nothing when the version moved on or the ply is taken.
             let ply = i32::try_from(ply).map_err(|_| StoreError::Stale)?;
@@ -229,10 +275,10 @@ impl Store {
                 .execute(
                     "WITH bumped AS (
                         UPDATE games SET version = version + 1, computer_to_move = $3, proposal = NULL,
-                               lease_owner = NULL, lease_until = NULL
+                               lease_owner = NULL, lease_until = NULL, clock = $6, deadline = $7
                         WHERE id = $1 AND version = $2 RETURNING id)
-                     INSERT INTO moves (game_id, ply, notation) SELECT id, $4, $5 FROM bumped",
-                    &[&id, &expected, &computer_to_move, &ply, &notation],
+                     INSERT INTO moves (game_id, ply, notation, time) SELECT id, $4, $5, $8 FROM bumped",
+                    &[&id, &expected, &computer_to_move, &ply, &notation, &timing, &timed.deadline, &time],
                 )
                 .await
                 .map_err(stale_if_taken)?;
@@ -242,19 +288,23 @@ impl Store {
         // The row lock taken here serialises every writer of this game until commit.
         let bumped = tx
             .execute(
-                "UPDATE games SET version = version + 1, computer_to_move = $3 WHERE id = $1 AND version = $2",
-                &[&id, &expected, &computer_to_move],
+                "UPDATE games SET version = version + 1, computer_to_move = $3, clock = $4, deadline = $5
+                 WHERE id = $1 AND version = $2",
+                &[&id, &expected, &computer_to_move, &timing, &timed.deadline],
             )
             .await?;
         if bumped != 1 {
             return Err(StoreError::Stale);
         }
         match write {
-            Write::Move { ply, notation } => {
+            Write::Move { ply, notation, time } => {
                 let ply = i32::try_from(ply).map_err(|_| StoreError::Stale)?;
-                tx.execute("INSERT INTO moves (game_id, ply, notation) VALUES ($1, $2, $3)", &[&id, &ply, &notation])
-                    .await
-                    .map_err(stale_if_taken)?;
+                tx.execute(
+                    "INSERT INTO moves (game_id, ply, notation, time) VALUES ($1, $2, $3, $4)",
+                    &[&id, &ply, &notation, &time],
+                )
+                .await
+                .map_err(stale_if_taken)?;
                 tx.execute(
                     "UPDATE games SET proposal = NULL, lease_owner = NULL, lease_until = NULL WHERE id = $1",
                     &[&id],
@@ -305,7 +355,7 @@ impl Store {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = client
             .query(
-                "SELECT id, game, options, seats, created FROM games
+                "SELECT id, game, options, seats, created, clock FROM games
                  WHERE open_seats > 0 AND ended IS NULL ORDER BY created DESC, seq DESC LIMIT $1",
                 &[&limit],
             )
@@ -314,7 +364,15 @@ impl Store {
         for r in rows {
             let options: String = r.try_get(2)?;
             let seats: String = r.try_get(3)?;
-            out.extend(super::lobby_entry(r.try_get(0)?, r.try_get(1)?, &options, &seats, r.try_get(4)?));
+            let clock: Option<String> = r.try_get(5)?;
+            out.extend(super::lobby_entry(
+                r.try_get(0)?,
+                r.try_get(1)?,
+                &options,
+                &seats,
+                r.try_get(4)?,
+                clock.as_deref(),
+            ));
         }
         Ok(out)
     }

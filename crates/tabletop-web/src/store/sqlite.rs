@@ -19,7 +19,7 @@ use rusqlite::{params, Connection, ErrorCode, OptionalExtension, TransactionBeha
 use rusqlite_migration::{HookError, Migrations, M};
 use serde_json::Value;
 
-use super::{json_text, GameRow, LobbyGame, StoreError, StoredGame, Write};
+use super::{json_text, GameRow, LobbyGame, StoreError, StoredGame, Timed, Write};
 
 /// The longest one call waits for the database (this process's other calls on the same
 /// connection, then another process holding the file's write lock) before it gives up with
@@ -85,6 +85,15 @@ fn migrations() -> Migrations<'static> {
         // Invitations apart from seat tokens, used once (per seat: the code's hash and whether
         // it was used). Older games keep '[]': their invite links carry the seat's token.
         M::up("ALTER TABLE games ADD COLUMN invites TEXT NOT NULL DEFAULT '[]';"),
+        // Clocks: each game's timing (JSON; NULL for older games, which stay unlimited), the
+        // moment it ends by itself if nobody acts (ms since the Unix epoch), and each move's time
+        // with the clock after it.
+        M::up(
+            "ALTER TABLE games ADD COLUMN clock TEXT;
+            ALTER TABLE games ADD COLUMN deadline INTEGER;
+            ALTER TABLE moves ADD COLUMN time TEXT;
+            CREATE INDEX games_deadline ON games(deadline) WHERE deadline IS NOT NULL AND ended IS NULL;",
+        ),
     ])
 }
 
@@ -224,12 +233,13 @@ impl Store {
     }
 
     /// See [`super::Store::insert_game`].
-    pub fn insert_game(&self, row: &GameRow, computer_to_move: bool) -> Result<(), StoreError> {
+    pub fn insert_game(&self, row: &GameRow, computer_to_move: bool, deadline: Option<i64>) -> Result<(), StoreError> {
         let open = row.seats.iter().filter(|s| *s == "open").count() as i64;
+        let timing = row.timing.as_ref().map(json_text);
         self.with_writer(|conn| {
             conn.execute(
-                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
                 params![
                     row.id,
                     row.game,
@@ -245,8 +255,41 @@ impl Store {
                     open,
                     computer_to_move,
                     json_text(&row.invites),
+                    timing,
+                    deadline,
                 ],
             )?;
+            Ok(())
+        })
+    }
+
+    /// See [`super::Store::due`].
+    pub fn due(&self, now: i64, limit: usize) -> Result<Vec<String>, StoreError> {
+        self.with_reader(|conn| {
+            let mut statement = conn.prepare(
+                "SELECT id FROM games WHERE deadline IS NOT NULL AND ended IS NULL AND deadline <= ?1
+                 ORDER BY deadline LIMIT ?2",
+            )?;
+            let rows = statement.query_map(params![now, limit as i64], |r| r.get(0))?;
+            Ok(rows.collect::<Result<Vec<String>, _>>()?)
+        })
+    }
+
+    /// See [`super::Store::next_deadline`].
+    pub fn next_deadline(&self) -> Result<Option<i64>, StoreError> {
+        self.with_reader(|conn| {
+            Ok(conn.query_row(
+                "SELECT MIN(deadline) FROM games WHERE deadline IS NOT NULL AND ended IS NULL",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+    }
+
+    /// See [`super::Store::set_deadline`].
+    pub fn set_deadline(&self, id: &str, deadline: Option<i64>) -> Result<(), StoreError> {
+        self.with_writer(|conn| {
+            conn.execute("UPDATE games SET deadline = ?2 WHERE id = ?1", params![id, deadline])?;
             Ok(())
         })
     }
@@ -268,22 +311,30 @@ impl Store {
     }
 
     /// See [`super::Store::write`].
-    pub fn write(&self, id: &str, expected: i64, write: Write<'_>, computer_to_move: bool) -> Result<i64, StoreError> {
+    pub fn write(
+        &self,
+        id: &str,
+        expected: i64,
+        write: Write<'_>,
+        computer_to_move: bool,
+        timed: &Timed,
+    ) -> Result<i64, StoreError> {
         self.with_writer(|conn| {
             // IMMEDIATE: the file's write lock is taken (or waited for, until the deadline) first.
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let bumped = tx.execute(
-                "UPDATE games SET version = version + 1, computer_to_move = ?3 WHERE id = ?1 AND version = ?2",
-                params![id, expected, computer_to_move],
+                "UPDATE games SET version = version + 1, computer_to_move = ?3, clock = ?4, deadline = ?5
+                 WHERE id = ?1 AND version = ?2",
+                params![id, expected, computer_to_move, timed.timing_text(), timed.deadline],
             )?;
             if bumped != 1 {
                 return Err(StoreError::Stale);
             }
             match write {
-                Write::Move { ply, notation } => {
+                Write::Move { ply, notation, time } => {
                     tx.execute(
-                        "INSERT INTO moves (game_id, ply, notation) VALUES (?1, ?2, ?3)",
-                        params![id, ply as i64, notation],
+                        "INSERT INTO moves (game_id, ply, notation, time) VALUES (?1, ?2, ?3, ?4)",
+                        params![id, ply as i64, notation, time],
                     )
                     .map_err(stale_if_taken)?;
                     tx.execute("UPDATE games SET proposal = NULL WHERE id = ?1", params![id])?;
@@ -325,16 +376,23 @@ impl Store {
     pub fn lobby(&self, limit: usize) -> Result<Vec<LobbyGame>, StoreError> {
         self.with_reader(|conn| {
             let mut statement = conn.prepare(
-                "SELECT id, game, options, seats, created FROM games
+                "SELECT id, game, options, seats, created, clock FROM games
              WHERE open_seats > 0 AND ended IS NULL ORDER BY created DESC, rowid DESC LIMIT ?1",
             )?;
             let rows = statement.query_map(params![limit as i64], |r| {
-                Ok((r.get::<_, String>(0)?, r.get(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?, r.get(4)?))
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                ))
             })?;
             let mut out = Vec::new();
             for row in rows {
-                let (id, game, options, seats, created) = row?;
-                out.extend(super::lobby_entry(id, game, &options, &seats, created));
+                let (id, game, options, seats, created, clock) = row?;
+                out.extend(super::lobby_entry(id, game, &options, &seats, created, clock.as_deref()));
             }
             Ok(out)
         })
@@ -381,10 +439,11 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         i64,
         Option<String>,
         String,
+        Option<String>,
     );
     let raw: Option<Raw> = conn
         .query_row(
-            "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal, invites
+            "SELECT id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, version, proposal, invites, clock
              FROM games WHERE id = ?1",
             params![id],
             |r| {
@@ -403,6 +462,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
                     r.get(11)?,
                     r.get(12)?,
                     r.get(13)?,
+                    r.get(14)?,
                 ))
             },
         )
@@ -422,6 +482,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         version,
         proposal,
         invites,
+        clock,
     )) = raw
     else {
         return Ok(None);
@@ -439,6 +500,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         &resigned,
         &ended_winners,
         &invites,
+        clock.as_deref(),
     )?;
     let proposal = match proposal {
         Some(text) => Some(
