@@ -265,6 +265,30 @@ mod tests {
     }
 
     #[test]
+    fn the_books_near_best_moves_are_marked() {
+        // After f5 d6 (in the book, every image of it too): the book's near-best moves, and
+        // only they, carry the mark.
+        let book = Book::standard();
+        for line in [["f5", "d6"], ["e6", "f4"], ["d3", "c5"]] {
+            let mut record = Record::new(Reversi::new());
+            for mv in line {
+                record.play(record.current().parse_move(mv).unwrap()).unwrap();
+            }
+            let hit = book.lookup(record.current()).expect("in the book");
+            let analysis = Reversi::analyze(&record, AnalysisSettings::depth(2));
+            assert!(analysis.moves.iter().any(|m| m.text.ends_with(", book")));
+            for m in &analysis.moves {
+                let near = hit.near.iter().any(|mv| mv.to_string() == m.notation);
+                assert_eq!(m.text.ends_with(", book"), near, "{line:?} {}: {}", m.notation, m.text);
+            }
+        }
+        // Out of the book: no mark.
+        let p = playout(Reversi::new(), 30, &mut 4);
+        let analysis = Reversi::analyze(&Record::new(p), AnalysisSettings::depth(2));
+        assert!(analysis.moves.iter().all(|m| !m.text.contains("book")));
+    }
+
+    #[test]
     fn finished_games_have_no_moves() {
         let full: Reversi = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX O".parse().unwrap();
         assert_eq!(Reversi::analyze(&Record::new(full), AnalysisSettings::default()), Analysis::default());
