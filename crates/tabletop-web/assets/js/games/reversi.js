@@ -24,6 +24,11 @@ export const takebackWhenOver = false;
 
 export const nameOf = (i) => FILES[i % 8] + (Math.floor(i / 8) + 1);
 const DISC = { b: "black disc", w: "white disc", "-": "empty" };
+// The analysis marks the opening book's near-best moves with ", book" after their value.
+const isBook = (value) => !!value && /, book$/.test(value.value || "");
+// A small "book" tag at the top of the cell (the page's stylesheet is shared by every game).
+const BOOK_STYLE = "position:absolute;left:50%;top:1px;transform:translateX(-50%);font-size:.6rem;"
+  + "font-weight:700;color:#1e3a8a;background:rgba(255,255,255,.9);border-radius:3px;padding:0 2px;line-height:1.1;z-index:1";
 
 export function scores(board) {
   return [`Black ${board.discs[0]}`, `White ${board.discs[1]}`];
@@ -44,12 +49,14 @@ export function render(ctx) {
     let label = `${name}, ${canPlay ? "legal move" : DISC[c]}`;
     if (board.last_move === name) label += ", last move";
     if (hint && hint.move === name) label += `, hint: ${hint.value}`;
-    if (value) label += `, value ${value.value}`;
+    if (value) label += `, value ${value.value.replace(/, book$/, "")}`;
+    if (isBook(value)) label += ", book move";
     return cell({
       key: name, label, className: classes.join(" "), playable: canPlay, act: () => ctx.play(name),
       content: [
         c !== "-" ? el("span", { class: "disc " + c + ((board.flipped || []).includes(i) && !ctx.replaying ? " flip" : ""), "aria-hidden": "true" }) : null,
         value ? el("span", { class: "val", "aria-hidden": "true", text: shortValue(value), title: value.value }) : null,
+        isBook(value) ? el("span", { class: "book", "aria-hidden": "true", text: "book", title: "opening book move", style: BOOK_STYLE }) : null,
       ],
     });
   });

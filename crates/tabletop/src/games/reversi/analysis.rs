@@ -6,6 +6,10 @@
 //! - otherwise every move searched by the engine to one depth (full window, no clock), the
 //!   fixed `depth` or the deepest the calibration [`midgame_cost`] predicts within the time.
 //!
+//! Moves the opening book ([`Book::standard`]) holds as near-best are marked `, book` after
+//! their value in words (the page and `tabletop analyze` show the mark); their values are the
+//! analysis' own.
+//!
 //! The estimates are searched on one thread (Lazy SMP's values would vary from run to run);
 //! the exact solves on the front end's threads ([`default_threads`](super::players::default_threads)),
 //! whose scores are the same on any number.
@@ -19,6 +23,7 @@ use crate::analysis::{sorted, Analysis, AnalysisSettings, Analyze, MoveValue};
 use crate::game::Game;
 use crate::record::Record;
 
+use super::book::{Book, BookMove};
 use super::engine::{Engine as ReversiEngine, WON};
 use super::solver::ParallelSolver;
 #[cfg(test)]
@@ -106,8 +111,20 @@ impl Analyze for Reversi {
                 .and_then(Square::from_index)
                 .map_or_else(|| notation.to_string(), |q| ReversiMove::Place(q).to_string())
         };
-        analyze_canonical(&image, settings).map_moves(back)
+        mark_book(analyze_canonical(&image, settings), Book::standard().lookup(&image)).map_moves(back)
     }
+}
+
+/// The analysis with the opening book's near-best moves (`hit`, when the position is in the
+/// book) marked: `, book` after their value in words. The values stay the analysis' own.
+fn mark_book(mut analysis: Analysis, hit: Option<BookMove>) -> Analysis {
+    let Some(hit) = hit else { return analysis };
+    for m in &mut analysis.moves {
+        if hit.near.iter().any(|mv| mv.to_string() == m.notation) {
+            m.text.push_str(", book");
+        }
+    }
+    analysis
 }
 
 /// The analysis of `root` itself (see the module documentation).
@@ -245,6 +262,30 @@ mod tests {
         let long = midgame_depth(&p, AnalysisSettings::time(Duration::from_secs(5)));
         assert!(1 <= short && short < long, "{short} {long}");
         assert_eq!(midgame_depth(&p, AnalysisSettings::depth(7)), 7);
+    }
+
+    #[test]
+    fn the_books_near_best_moves_are_marked() {
+        // After f5 d6 (in the book, every image of it too): the book's near-best moves, and
+        // only they, carry the mark.
+        let book = Book::standard();
+        for line in [["f5", "d6"], ["e6", "f4"], ["d3", "c5"]] {
+            let mut record = Record::new(Reversi::new());
+            for mv in line {
+                record.play(record.current().parse_move(mv).unwrap()).unwrap();
+            }
+            let hit = book.lookup(record.current()).expect("in the book");
+            let analysis = Reversi::analyze(&record, AnalysisSettings::depth(2));
+            assert!(analysis.moves.iter().any(|m| m.text.ends_with(", book")));
+            for m in &analysis.moves {
+                let near = hit.near.iter().any(|mv| mv.to_string() == m.notation);
+                assert_eq!(m.text.ends_with(", book"), near, "{line:?} {}: {}", m.notation, m.text);
+            }
+        }
+        // Out of the book: no mark.
+        let p = playout(Reversi::new(), 30, &mut 4);
+        let analysis = Reversi::analyze(&Record::new(p), AnalysisSettings::depth(2));
+        assert!(analysis.moves.iter().all(|m| !m.text.contains("book")));
     }
 
     #[test]

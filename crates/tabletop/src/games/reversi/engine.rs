@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::book::Book;
 use super::bitboard::{adjacent, final_score, flips, moves, Bits, CORNERS, EDGES};
 use super::eval::Weights;
 use super::patterns::{Indices, PatternWeights};
@@ -368,6 +369,9 @@ pub struct Engine {
     /// The pattern evaluation's weights (the built-in ones unless replaced); `None` selects
     /// the ten-feature evaluation of `engine-v1`.
     pub patterns: Option<&'static PatternWeights>,
+    /// The opening book consulted before searching ([`Engine::analyse`] and the clock's
+    /// [`Engine::analyse_clock`]); `None` (the default) always searches.
+    pub book: Option<&'static Book>,
 }
 
 impl Engine {
@@ -408,6 +412,7 @@ impl Engine {
             probcut: Some(ProbCut::builtin()),
             time,
             depth,
+            book: None,
         })
     }
 
@@ -612,6 +617,11 @@ impl Engine {
                 nodes: 0,
                 elapsed: start.elapsed(),
             };
+        }
+        if let Some(hit) = self.book.and_then(|book| book.lookup(position)) {
+            // The book's move and value, without a search (nodes 0, the book's depth).
+            let (best, value, depth) = (hit.best, hit.value, hit.depth);
+            return Analysis { best, value, exact: false, outcome: None, depth, nodes: 0, elapsed: start.elapsed() };
         }
         let empties = position.open_squares();
         let limit = budget.map(|b| b.limit);

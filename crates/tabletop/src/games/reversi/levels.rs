@@ -151,6 +151,9 @@ pub fn choose(engine: &mut Engine, level: &Level, position: &Reversi, rng: &mut 
     near[rng.gen_range(0..near.len())]
 }
 
+/// The lowest level that plays the opening book's moves (with `book=on`, the default).
+pub const BOOK_FROM_LEVEL: u8 = 7;
+
 /// A level as a player: its own engine, and a generator seeded once (so a match or a game
 /// replays from its seed).
 pub struct LevelPlayer {
@@ -182,6 +185,20 @@ impl LevelPlayer {
     pub fn with_threads(mut self, threads: usize) -> Result<Self, TableAllocError> {
         self.engine.set_threads(threads)?;
         Ok(self)
+    }
+
+    /// The player with the built-in opening book when `on` and the level is one of those that
+    /// play it ([`BOOK_FROM_LEVEL`] and up: the lower levels keep their varied, weaker
+    /// openings); its moves then come from the book while the position is in it.
+    pub fn with_book(mut self, on: bool) -> Self {
+        let plays_book = on && self.level.number >= BOOK_FROM_LEVEL;
+        self.engine.book = plays_book.then(super::book::Book::standard);
+        self
+    }
+
+    /// Does the player consult the opening book?
+    pub fn uses_book(&self) -> bool {
+        self.engine.book.is_some()
     }
 
     /// The level played.
@@ -248,6 +265,9 @@ pub fn describe_spec(spec: &PlayerSpec, level: &Level) -> String {
     };
     if let Some(threads) = spec.settings.get("threads") {
         text += &format!(",threads={threads}");
+    }
+    if let Some(book) = spec.settings.get("book") {
+        text += &format!(",book={book}");
     }
     text
 }

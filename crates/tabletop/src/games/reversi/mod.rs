@@ -14,6 +14,8 @@
 //! - [`patterns`]: the engine's pattern evaluation (tables per phase, learned from data).
 //! - [`eval`]: the former ten-feature evaluation, kept for `engine-v1`.
 //! - [`engine`]: the engine's search (PVS, transposition table, Multi-ProbCut).
+//! - [`book`]: the opening book the engine builds for itself (`tabletop book reversi`), built
+//!   into the program and consulted by the `engine` player and levels 7-10.
 //! - [`openings`]: the well-known opening lines by name, found for a game's moves and their
 //!   symmetric images.
 //! - [`levels`]: the ten levels of play for people (`engine:level=1..10`, by number or name).
@@ -46,6 +48,7 @@ pub mod session;
 pub mod environment;
 pub mod bench;
 pub mod bitboard;
+pub mod book;
 pub mod classic;
 pub mod conformance;
 pub mod engine;

@@ -20,12 +20,13 @@ use crate::players::RandomPlayer;
 pub const PLAYERS: &[PlayerKind] = &[
     PlayerKind {
         name: "engine",
-        settings: &["time", "depth", "level", "seed", "clock", "threads"],
+        settings: &["time", "depth", "level", "seed", "clock", "threads", "book"],
         help: "iterative-deepening PVS with a pattern evaluation, Multi-ProbCut and an exact endgame solve (default time=1s a move; \
                clock=5m+2s: a game clock, time for the whole game plus an increment per move; threads=N: search on N threads, \
                by default every core in play and analyze, one in match and on the server); \
                or level=1..10 by number or name: 1 beginner, 2 novice, 3 casual, 4 intermediate, 5 club, 6 advanced, \
-               7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the low levels)",
+               7 expert, 8 master, 9 grandmaster, 10 maximum (seed= varies the low levels); \
+               book=off: no opening book (by default the engine and levels 7-10 play the book's moves near the start)",
     },
     PlayerKind {
         name: "engine-v1",
@@ -141,7 +142,8 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
             let level = levels::level_from_spec(spec)?;
             let seed = spec.get_u64("seed")?.unwrap_or(seed);
             let threads = threads_setting(spec)?;
-            Box::new(levels::LevelPlayer::try_new(level, seed, levels::describe_spec(spec, level))?.with_threads(threads)?)
+            let player = levels::LevelPlayer::try_new(level, seed, levels::describe_spec(spec, level))?;
+            Box::new(player.with_threads(threads)?.with_book(book_setting(spec)?))
         }
         "engine" if spec.settings.contains_key("clock") => {
             if spec.settings.contains_key("time") {
@@ -155,6 +157,7 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
             let depth = spec.get_in_range("depth", 1..=60)?.map(|d| d as u32);
             let mut player = EnginePlayer::try_new(None, depth, spec.to_string())?.with_clock(clock);
             player.engine().set_threads(threads_setting(spec)?)?;
+            player.engine().book = engine_book(spec)?;
             Box::new(player)
         }
         "engine" | "engine-v1" => {
@@ -168,11 +171,40 @@ pub fn make_player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Revers
                 EnginePlayer::try_new_v1(time, depth, desc)?
             };
             player.engine().set_threads(threads)?;
+            if kind.name == "engine" {
+                player.engine().book = engine_book(spec)?;
+            }
             Box::new(player)
         }
         "classic" => Box::new(ClassicPlayer { depth: spec.get_in_range("depth", 1..=20)?.unwrap_or(6) as u32 }),
         _ => Box::new(RandomPlayer::new(spec.get_u64("seed")?.unwrap_or(seed))),
     })
+}
+
+/// The `book` setting of an engine spec: `on` (the default) or `off`.
+///
+/// ```
+/// use tabletop::games::reversi::players::{book_setting, make_player};
+/// assert!(book_setting(&"engine".parse().unwrap()).unwrap());
+/// assert!(!book_setting(&"engine:book=off".parse().unwrap()).unwrap());
+/// assert!(make_player(&"engine:book=maybe".parse().unwrap(), 1).is_err());
+/// assert!(make_player(&"engine-v1:book=off".parse().unwrap(), 1).is_err());
+/// ```
+pub fn book_setting(spec: &PlayerSpec) -> Result<bool, SpecError> {
+    match spec.settings.get("book").map(String::as_str) {
+        None | Some("on") => Ok(true),
+        Some("off") => Ok(false),
+        Some(other) => Err(SpecError::BadValue {
+            key: "book".to_string(),
+            value: other.to_string(),
+            expected: "on or off".to_string(),
+        }),
+    }
+}
+
+/// The opening book of an `engine` spec: the built-in one unless `book=off`.
+fn engine_book(spec: &PlayerSpec) -> Result<Option<&'static super::book::Book>, SpecError> {
+    Ok(book_setting(spec)?.then(super::book::Book::standard))
 }
 
 /// The `clock` setting: `5m` (time for the whole game) or `5m+2s` (plus an increment per move).

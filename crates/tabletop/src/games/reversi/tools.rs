@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::tools::invalid;
 use crate::games::reversi::accuracy::{measure, players_from_specs, positions as accuracy_positions, DEFAULT_PLAYERS};
 use crate::games::reversi::bench::{endgame_positions, midgame_positions, solve_ffo, time_use_positions, FfoLine, FFO_FILES};
+use crate::games::reversi::book::{build, engine_identity, per_ply, Book, BookParams, BuildEvent};
 use crate::games::reversi::options::parse_position;
 use crate::games::reversi::perft::{perft as fast_perft, perft_hashed, DEFAULT_TABLE_BITS};
 use crate::games::reversi::solver::{ParallelSolver, Solver};
@@ -442,6 +443,156 @@ fn accuracy(args: &BenchArgs, count: u64) -> ToolResult {
     Ok(())
 }
 
+/// Options of `tabletop book reversi`.
+#[derive(clap::Args)]
+pub struct BookArgs {
+    /// The book file to write (or, with --resume, to continue; with --report, to report on:
+    /// by default the built-in book).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<String>,
+    /// Every position of up to this many plies is in the book.
+    #[arg(long, value_name = "N", default_value_t = BookParams::STANDARD.all_plies)]
+    pub all_plies: u8,
+    /// The deepest ply: past --all-plies, the positions the near-best moves lead to.
+    #[arg(long, value_name = "N", default_value_t = BookParams::STANDARD.plies)]
+    pub plies: u8,
+    /// The depth in plies of the search that values each position.
+    #[arg(long, value_name = "D", default_value_t = BookParams::STANDARD.depth)]
+    pub depth: u8,
+    /// Near-best moves (followed past --all-plies): within this many hundredths of a disc of
+    /// the best.
+    #[arg(long, value_name = "CENTIDISCS", default_value_t = BookParams::STANDARD.window)]
+    pub window: u16,
+    /// Continue the book in --out where an earlier run stopped (the same --all-plies, --depth
+    /// and --window; --plies may grow).
+    #[arg(long)]
+    pub resume: bool,
+    /// Stop (saving the book, to resume later) after this many seconds.
+    #[arg(long, value_name = "S")]
+    pub max_seconds: Option<u64>,
+    /// Worker threads, each valuing its own positions on one thread (the book is the same on
+    /// any number).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+    /// Only report what the book (--out, or the built-in one) holds.
+    #[arg(long)]
+    pub report: bool,
+}
+
+/// The largest book file read.
+const BOOK_MAX_BYTES: u64 = 256 << 20;
+
+/// Reads and checks a book file.
+fn read_book(path: &str) -> ToolResult<Book> {
+    let bytes = crate::tools::read_capped_bytes(std::path::Path::new(path), BOOK_MAX_BYTES)?;
+    Book::from_bytes(&bytes).with_context(|| format!("cannot read the book {path}"))
+}
+
+/// `tabletop book reversi`: builds (or resumes) an opening book with the engine, one thread,
+/// saving it every 10 seconds and at the end; or reports on one.
+fn book(args: BookArgs) -> ToolResult {
+    if args.report {
+        let (book, name) = match &args.out {
+            Some(path) => (read_book(path)?, path.clone()),
+            None => (Book::standard().clone(), "the built-in book".to_string()),
+        };
+        let p = book.params();
+        println!(
+            "{name}: {} positions, {} bytes, {}; every position to ply {}, near-best moves (window {}) to ply {}, depth {}",
+            book.len(),
+            book.to_bytes().len(),
+            if book.is_complete() { "complete" } else { "incomplete (resume it)" },
+            p.all_plies,
+            p.window,
+            p.plies,
+            p.depth
+        );
+        let identity = if book.identity() == engine_identity() { "this engine" } else { "another engine (build it again)" };
+        println!("built by {identity} (identity {:016x})", book.identity());
+        for (ply, count) in per_ply(&book).iter().enumerate() {
+            println!("  ply {ply:>2}: {count} positions");
+        }
+        return Ok(());
+    }
+    let Some(out) = args.out.clone() else { bail!("--out FILE: where to write the book") };
+    let params = BookParams { all_plies: args.all_plies, plies: args.plies, depth: args.depth, window: args.window };
+    params.check().map_err(invalid)?;
+    let exists = std::path::Path::new(&out).exists();
+    let book = if exists {
+        if !args.resume {
+            bail!("{out} exists: --resume to continue it, or choose another file");
+        }
+        let mut book = read_book(&out)?;
+        let had = book.params();
+        if (had.all_plies, had.depth, had.window) != (params.all_plies, params.depth, params.window) {
+            bail!(
+                "{out} was built with --all-plies {} --depth {} --window {}: resume it with the same",
+                had.all_plies,
+                had.depth,
+                had.window
+            );
+        }
+        if book.identity() != engine_identity() {
+            bail!("{out} was built by another engine or evaluation: build a new book");
+        }
+        book.set_plies(params.plies).map_err(invalid)?;
+        println!("resuming {out} ({} positions)", book.len());
+        book
+    } else {
+        Book::new(params).map_err(invalid)?
+    };
+    let save = |b: &Book| -> ToolResult {
+        let tmp = format!("{out}.tmp");
+        std::fs::write(&tmp, b.to_bytes()).with_context(|| format!("cannot write {tmp}"))?;
+        std::fs::rename(&tmp, &out).with_context(|| format!("cannot write {out}"))
+    };
+    let started = Instant::now();
+    let threads = crate::tools::check_threads(args.threads)?;
+    crate::memory::ensure_available(crate::games::reversi::engine::Engine::MEMORY_BYTES * threads as u64)?;
+    let mut engines = (0..threads)
+        .map(|_| crate::games::reversi::engine::Engine::try_new(None, None))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut bar = ProgressBar::hidden();
+    let mut last_save = Instant::now();
+    let (book, complete) = build(
+        book,
+        &mut engines,
+        args.max_seconds.map(|s| started + Duration::from_secs(s)),
+        &mut |event| -> ToolResult {
+            match event {
+                BuildEvent::Ply { ply, todo, held } => {
+                    bar.finish();
+                    bar = ProgressBar::new(todo as u64).with_style(
+                        ProgressStyle::with_template(&format!(
+                            "ply {ply:>2} {{bar:40}} {{pos}}/{{len}} positions ({held} held) [{{elapsed_precise}}, eta {{eta}}]"
+                        ))
+                        .with_context(|| "progress bar template")?,
+                    );
+                }
+                BuildEvent::Position(b) => {
+                    bar.inc(1);
+                    if last_save.elapsed() > Duration::from_secs(10) {
+                        save(b)?;
+                        last_save = Instant::now();
+                    }
+                }
+            }
+            Ok(())
+        },
+    )?;
+    bar.finish();
+    save(&book)?;
+    println!(
+        "{} {out}: {} positions, {} bytes, {:.1} s{}",
+        if complete { "built" } else { "stopped (resume with --resume)" },
+        book.len(),
+        book.to_bytes().len(),
+        started.elapsed().as_secs_f64(),
+        if complete { "" } else { " this run" }
+    );
+    Ok(())
+}
+
 /// `--position` for Reversi (`moves`, `analyze`).
 #[derive(clap::Args)]
 pub struct PositionArgs {
@@ -510,6 +661,7 @@ impl crate::tools::GameCommands for Commands {
                 print_analysis(&parse_position(a.position.as_deref())?, &a.out)
             }),
             Tool::new(Verb::Review, "A Reversi game saved by play's save FILE (text or GGF)", review),
+            Tool::new(Verb::Book, "Build the Reversi opening book with the engine (resumable)", book),
             #[cfg(feature = "tune")]
             Tool::new(
                 Verb::Tune,
