@@ -148,7 +148,9 @@ pub fn run_match_cli_with<G: Game>(
     let (specs, controls) = options.specs()?;
     let (mut a, mut b) = (make(&specs[0], 0)?, make(&specs[1], 1)?);
     let settings = options.settings(openings)?.with_controls(controls);
-    let names = [specs[0].to_string(), specs[1].to_string()];
+    // Named as given: a player's own clock= is part of its name.
+    let named = |i: usize| options.players.get(i).map_or_else(|| specs[i].to_string(), PlayerSpec::to_string);
+    let names = [named(0), named(1)];
     let bar = ProgressBar::new(settings.games as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games {msg} [{elapsed_precise}, eta {eta}]")
