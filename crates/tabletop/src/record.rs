@@ -183,7 +183,8 @@ impl<G: Game> Record<G> {
         format!("tabletop {}\nposition {}\nmoves {}\n", G::NAME, self.start().notation(), moves.join(" "))
     }
 
-    /// Reads a game written by [`Record::to_text`], on a board of `variant`.
+    /// Reads a game written by [`Record::to_text`], on a board of `variant` (lines after the
+    /// first that start with `#` are comments, e.g. a tournament's notes on the game).
     pub fn from_text(variant: &G::Variant, text: &str) -> Result<Self, RecordTextError> {
         let mut lines = text.lines();
         if lines.next().map(str::trim) != Some(&format!("tabletop {}", G::NAME)) {
@@ -198,6 +199,8 @@ impl<G: Game> Record<G> {
                     )
                 }
                 ("moves", m) => moves = m,
+                // Comments: what a tournament writes about a game (players, result, times).
+                _ if line.starts_with('#') => {}
                 ("", _) => {}
                 _ => return Err(RecordTextError::Line(i + 2)),
             }
