@@ -301,7 +301,7 @@ fn an_sprt_of_a_strong_level_against_a_weak_one_accepts_h1() {
     let pairs = &json["pairs"];
     assert_eq!(pairs["decision"], "h1", "{pairs}");
     let games = json["games"].as_u64().unwrap();
-    assert!(games < 100 && games % 2 == 0, "{games} games");
+    assert!(games < 100 && games.is_multiple_of(2), "{games} games");
     let counts: Vec<u64> =
         pairs["pentanomial"]["counts"].as_array().unwrap().iter().map(|c| c.as_u64().unwrap()).collect();
     assert_eq!(counts.iter().sum::<u64>() * 2, games, "every game in a pair");

@@ -14,7 +14,7 @@ use super::mix;
 use super::openings::{Opening, Openings};
 use super::results::GameResult;
 use super::schedule::{ScheduledGame, Settings};
-use crate::arena::{self, forfeit_outcome, Finished, MoveTimes};
+use crate::arena::{self, Finished};
 use crate::game::{Game, Outcome, Seat};
 use crate::players::{Forfeit, Player};
 use crate::record::{EndReason, Record};
@@ -224,8 +224,7 @@ pub fn play_tournament<G: Game>(
         }
         drop(sender);
         let mut pending = BTreeMap::new();
-        'games: for position in start..schedule.len() {
-            let game = &schedule[position];
+        'games: for (position, game) in schedule.iter().enumerate().skip(start) {
             if state.skips(game) {
                 if state.decided {
                     break;
@@ -284,21 +283,14 @@ fn play_scheduled<G: Game>(tournament: &Tournament<G>, game: &ScheduledGame) -> 
     let settings = tournament.settings;
     let opening = tournament.openings.opening(game.opening, settings.seed);
     let game_seed = mix(settings.seed, game.index as u64);
-    let made: Vec<Result<Box<dyn Player<G>>, String>> =
-        game.seats.iter().map(|&p| (tournament.make)(p, mix(game_seed, p as u64))).collect();
-    let (finished, move_times) = match made.into_iter().collect::<Vec<_>>().as_mut_slice() {
-        [Ok(a), Ok(b)] => play_game(&opening, &mut [a.as_mut(), b.as_mut()]),
-        [a, b] => {
-            // A player that cannot even be built (a program that cannot start, say) forfeits.
-            let (seat, reason) = match (a, b) {
-                (Err(reason), _) => (0, reason.clone()),
-                (_, Err(reason)) => (1, reason.clone()),
-                _ => unreachable!("one of them failed"),
-            };
-            (unplayed(&opening, Seat(seat), reason), Vec::new())
-        }
-        _ => unreachable!("two seats"),
-    };
+    // A player that cannot even be built (a program that cannot start, say) forfeits at its
+    // first move.
+    let mut players: [Box<dyn Player<G>>; 2] = game.seats.map(|p| {
+        (tournament.make)(p, mix(game_seed, p as u64))
+            .unwrap_or_else(|reason| Box::new(Unbuilt { reason }) as Box<dyn Player<G>>)
+    });
+    let [a, b] = &mut players;
+    let (finished, move_times) = play_game(&opening, &mut [a.as_mut(), b.as_mut()]);
     let names = game.seats.map(|p| settings.players[p].name.as_str());
     let score = match finished.outcome {
         Outcome::Win(Seat(0)) => 1.0,
@@ -360,19 +352,25 @@ pub fn play_game<G: Game>(opening: &Opening<G>, players: &mut [&mut dyn Player<G
     (finished, move_times)
 }
 
-/// A game lost by `seat` before any move (its player could not be built).
-fn unplayed<G: Game>(opening: &Opening<G>, seat: Seat, reason: String) -> Finished<G> {
-    let mut record = Record::new(opening.start.clone());
-    for &mv in &opening.moves {
-        if record.play(mv).is_err() {
-            break;
-        }
+/// A player that could not be built: it forfeits when it is to move.
+struct Unbuilt {
+    reason: String,
+}
+
+impl<G: Game> Player<G> for Unbuilt {
+    fn describe(&self) -> String {
+        "a player that could not be built".to_string()
     }
-    Finished {
-        outcome: forfeit_outcome(seat, 2),
-        forfeit: Some((seat, Forfeit { reason })),
-        times: vec![MoveTimes::default(); 2],
-        record,
+
+    fn choose_move(&mut self, record: &Record<G>) -> G::Move {
+        // Never asked: the arena asks `choose_move_or_forfeit`. Any legal move would do.
+        let mut moves = Vec::new();
+        record.current().legal_moves(&mut moves);
+        moves[0]
+    }
+
+    fn choose_move_or_forfeit(&mut self, _record: &Record<G>) -> Result<G::Move, Forfeit> {
+        Err(Forfeit { reason: self.reason.clone() })
     }
 }
 
