@@ -23,6 +23,14 @@
 //! go
 //! ```
 //!
+//! Under a game clock the `time` line says more: `time 2500 left 295000 300000 increment 3000
+//! control 5+3` (the budget, then every seat's time left in seat order, the increment, and
+//! the control in `tabletop`'s syntax, all times in milliseconds). The bot is then waited for as
+//! long as its clock lasts, and loses on time when it runs out.
+//!
+//! ```text
+//! ```
+//!
 //! and the bot answers one line, `move TEXT` (`TEXT` one of the legal moves) within the timeout
 //! (plus [`STARTUP_ALLOWANCE`] for a game's first answer). Empty lines and lines starting with
 //! `#` are ignored. When the game ends: `end win|loss|draw REASON` from the
@@ -39,9 +47,10 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
+use crate::clock::TimeControl;
 use crate::game::{Game, Outcome, Seat, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
-use crate::players::{Forfeit, Player};
+use crate::players::{Forfeit, Player, TimeLeft};
 use crate::record::Record;
 
 /// The version of the line protocol, sent in the first line (`tabletop 1`).
@@ -326,6 +335,9 @@ pub struct ExternalPlayer<G: Game> {
     /// The bot's seat in the game it plays (known from its first move).
     seat: Option<Seat>,
     view: View<G>,
+    /// The game clock, when the front end keeps one: announced with each move, and the bot
+    /// is waited for as long as its clock lasts (the front end judges the time).
+    clock: Option<TimeLeft>,
 }
 
 impl<G: Game> ExternalPlayer<G> {
@@ -339,6 +351,7 @@ impl<G: Game> ExternalPlayer<G> {
             running: None,
             seat: None,
             view: View::full(),
+            clock: None,
         }
     }
 
@@ -407,7 +420,18 @@ impl<G: Game> ExternalPlayer<G> {
         let Status::ToMove(seat) = position.status() else {
             return Err(Forfeit { reason: "asked for a move in a finished game".to_string() });
         };
-        let (timeout, time) = (self.timeout, self.time);
+        let (timeout, time) = match &self.clock {
+            // Waited for as long as its clock lasts (all its periods too), and a moment more:
+            // the front end's clock decides whether the answer came in time.
+            Some(clock) => {
+                let periods = match clock.control {
+                    TimeControl::ByoYomi { period, .. } => period * clock.periods.saturating_sub(1),
+                    _ => Duration::ZERO,
+                };
+                (clock.own + periods + Duration::from_secs(1), clock.budget())
+            }
+            None => (self.timeout, self.time),
+        };
         // Each move as the bot may see it: the seat to move before it made it.
         let history: Vec<String> = record
             .positions()
@@ -416,13 +440,22 @@ impl<G: Game> ExternalPlayer<G> {
             .map(|(before, mv)| (self.view.history_move)(mv, before.status().to_move() == Some(seat)))
             .collect();
         let shown = (self.view.position)(position, seat);
+        let clock = match &self.clock {
+            Some(clock) => format!(
+                " left {} increment {} control {}",
+                clock.seats.iter().map(|t| t.as_millis().to_string()).collect::<Vec<_>>().join(" "),
+                clock.control.increment().as_millis(),
+                clock.control,
+            ),
+            None => String::new(),
+        };
         let starting = self.running.is_none();
         let process = self.start(record, seat.index())?;
         let mut legal = Vec::new();
         position.legal_moves(&mut legal);
         let words = |moves: &mut dyn Iterator<Item = String>| moves.collect::<Vec<_>>().join(" ");
         let request = format!(
-            "position {}\nmoves {}\nlegal {}\ntime {}\ngo",
+            "position {}\nmoves {}\nlegal {}\ntime {}{clock}\ngo",
             one_line(&shown),
             history.join(" "),
             words(&mut legal.iter().map(|m| m.to_string())),
@@ -524,6 +557,10 @@ impl<G: Game> Player<G> for ExternalPlayer<G> {
     fn reset(&mut self) {
         self.running = None;
         self.seat = None;
+    }
+
+    fn set_clock(&mut self, time: Option<&TimeLeft>) {
+        self.clock = time.cloned();
     }
 }
 

@@ -20,7 +20,7 @@
 
 use serde_json::{json, Value};
 
-use crate::game::{Game, Seat};
+use crate::game::{Game, Outcome, Seat};
 use crate::record::Record;
 
 /// A game whose board is a grid of cells, each empty or holding one seat's piece.
@@ -317,6 +317,33 @@ pub fn lines<G: Grid>(position: &G, seat: Seat, k: usize) -> Vec<usize> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// Could any seat but `seat` still make a row of `k` (a row of `k` cells holding none of
+/// `seat`'s pieces)? The flag rule of k-in-a-row games: a side out of time loses, unless the
+/// others could no longer win by any play, when it is a draw (see [`out_of_time_by_lines`]).
+pub fn others_can_make_a_row<G: Grid>(position: &G, seat: Seat, k: usize) -> bool {
+    let dims = position.dimensions();
+    (0..dims.0 * dims.1).flat_map(|q| DIRECTIONS.map(|d| (q, d))).any(|(cell, direction)| {
+        step(dims, cell, direction, k as i32 - 1).is_some()
+            && (0..k as i32).filter_map(|s| step(dims, cell, direction, s)).all(|q| position.piece(q) != Some(seat))
+    })
+}
+
+/// [`Game::out_of_time`] for a two-seat game where a row of `k` wins: the other seat wins if
+/// it still could make a row, else a draw.
+pub fn out_of_time_by_lines<G: Grid>(position: &G, seat: Seat, k: usize) -> Outcome {
+    if others_can_make_a_row(position, seat, k) {
+        Outcome::Win(seat.opponent())
+    } else {
+        Outcome::Draw
+    }
+}
+
+/// The moves the side to move may still make on a board of `empty` free cells shared by two
+/// sides ([`Game::expected_moves_left`] of games that fill a board).
+pub fn moves_left_on(empty: usize) -> u32 {
+    (empty as u32).div_ceil(2).max(1)
 }
 
 /// The winner of a position read from its notation in a game where a row of `k` wins and the

@@ -174,6 +174,11 @@ impl<G: Game> Player<G> for MixedPlayer<G> {
         self.strong.reset();
         self.weak.reset();
     }
+
+    fn set_clock(&mut self, time: Option<&crate::players::TimeLeft>) {
+        self.strong.set_clock(time);
+        self.weak.set_clock(time);
+    }
 }
 
 /// The computer players a front end offers people for a game whose players are `kinds`, as

@@ -11,6 +11,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use crate::clock::TimeControl;
+
 /// A parsed player specification.
 ///
 /// ```
@@ -300,6 +302,28 @@ impl PlayerSpec {
             }),
             _ => Ok(value),
         }
+    }
+
+    /// Takes the `clock=` setting out of the spec: the player's own time control
+    /// ([`TimeControl`], e.g. `engine:clock=5+3`) in front ends that keep game clocks (matches,
+    /// tournaments, the terminal), which then tell the player its clock before each move. The
+    /// rest of the spec builds the player as usual.
+    ///
+    /// ```
+    /// use tabletop::PlayerSpec;
+    /// let mut spec: PlayerSpec = "engine:clock=10+0.1,depth=4".parse().unwrap();
+    /// assert_eq!(spec.take_clock().unwrap().unwrap().to_string(), "10+0.1");
+    /// assert_eq!(spec.to_string(), "engine:depth=4");
+    /// let mut bad: PlayerSpec = "engine:clock=fast".parse().unwrap();
+    /// assert!(bad.take_clock().unwrap_err().to_string().contains("clock"));
+    /// ```
+    pub fn take_clock(&mut self) -> Result<Option<TimeControl>, SpecError> {
+        let Some(text) = self.settings.remove("clock") else { return Ok(None) };
+        text.parse().map(Some).map_err(|e: crate::clock::TimeControlError| SpecError::BadValue {
+            key: "clock".to_string(),
+            value: text.clone(),
+            expected: format!("a time control such as 5+3, 0:30+0.2, 10+30x5 or 3d ({e})"),
+        })
     }
 
     /// A duration setting such as `100ms`, `2s`, `1.5s` or a bare number of milliseconds.

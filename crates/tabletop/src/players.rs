@@ -5,6 +5,9 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use std::time::Duration;
+
+use crate::clock::{think_budget, TimeControl};
 use crate::game::{Game, Outcome};
 use crate::record::Record;
 
@@ -35,6 +38,65 @@ pub trait Player<G: Game>: Send {
     fn game_over(&mut self, _record: &Record<G>, _outcome: Outcome, _reason: &str) {}
     /// Forgets anything remembered from an earlier game (called before each new game).
     fn reset(&mut self) {}
+    /// Told the game clock before each of its moves (`None` in a game without one). A player
+    /// that thinks for a budget (an engine) keeps its next move within [`TimeLeft::budget`]
+    /// and plays a forced move at once; the default ignores the clock.
+    fn set_clock(&mut self, _time: Option<&TimeLeft>) {}
+}
+
+/// What a player under a game clock is told before it chooses a move: its own time, the
+/// others', the control, and how many moves the game expects of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeLeft {
+    /// The time control.
+    pub control: TimeControl,
+    /// The mover's main time left (the running period's time once in byo-yomi periods).
+    pub own: Duration,
+    /// The mover's byo-yomi periods left (0 otherwise).
+    pub periods: u32,
+    /// Every seat's main time left, in seat order (the mover's included).
+    pub seats: Vec<Duration>,
+    /// The moves the mover expects to make still ([`Game::expected_moves_left`]).
+    pub moves_left: u32,
+    /// The time each move of the record took (`None` for moves played before the clocks ran,
+    /// such as a match's opening), for programs that keep their own clock from a game record.
+    pub move_times: Vec<Option<Duration>>,
+}
+
+impl TimeLeft {
+    /// How long the mover may think for this move ([`think_budget`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use tabletop::players::TimeLeft;
+    /// let control = "1+0".parse().unwrap();
+    /// let s = Duration::from_secs;
+    /// let time = TimeLeft { control, own: s(60), periods: 0, seats: vec![s(60), s(60)], moves_left: 28, move_times: vec![] };
+    /// assert_eq!(time.budget(), Duration::from_millis(1990)); // (60 s - 0.3 s margin) / (28 + 2) moves
+    /// ```
+    pub fn budget(&self) -> Duration {
+        think_budget(&self.control, self.own, self.periods, self.moves_left).unwrap_or(Duration::MAX)
+    }
+
+    /// The budget of a player given `own` (its own per-move time, if any) under `clock`: the
+    /// shorter of the two; the clock's budget alone when the player has none of its own.
+    pub fn cap(clock: Option<&TimeLeft>, own: Option<Duration>) -> Option<Duration> {
+        match (clock.map(TimeLeft::budget), own) {
+            (Some(budget), Some(own)) => Some(budget.min(own)),
+            (budget, own) => budget.or(own),
+        }
+    }
+}
+
+/// The only legal move of the position to move, if there is exactly one: a player under a
+/// clock plays it without thinking.
+pub fn forced_move<G: Game>(position: &G) -> Option<G::Move> {
+    let mut moves = Vec::new();
+    position.legal_moves(&mut moves);
+    match moves.as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    }
 }
 
 /// The computer players a game offers: one table and one constructor with the same signature

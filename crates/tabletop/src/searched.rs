@@ -25,7 +25,7 @@ use crate::analysis::{search_moves, sorted, Analysis, AnalysisSettings, MoveValu
 use crate::game::{Status, TwoPlayer};
 use crate::levels::{describe_level, level_setting, seed_without_level, MixedPlayer};
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
-use crate::players::{Player, RandomPlayer};
+use crate::players::{forced_move, Player, RandomPlayer, TimeLeft};
 use crate::record::Record;
 use crate::search::{verdict, Limits, NoOrdering, Options, Search, Verdict};
 
@@ -80,12 +80,16 @@ pub struct EnginePlayer<G: Searched> {
     search: Engine<G>,
     limits: Limits,
     describe: String,
+    /// The game clock, when the front end keeps one.
+    clock: Option<TimeLeft>,
+    /// The `time=` given, which caps the clock's budget (without one it plays by the clock).
+    own_time: Option<Duration>,
 }
 
 impl<G: Searched> EnginePlayer<G> {
     /// The search under `limits`, described as `describe`.
     pub fn new(limits: Limits, describe: String) -> Self {
-        EnginePlayer { search: engine(), limits, describe }
+        EnginePlayer { search: engine(), limits, describe, clock: None, own_time: limits.time }
     }
 }
 
@@ -95,12 +99,23 @@ impl<G: Searched> Player<G> for EnginePlayer<G> {
     }
 
     fn choose_move(&mut self, record: &Record<G>) -> G::Move {
-        let found = self.search.search(record.current(), &record.earlier_hashes(), self.limits);
+        let mut limits = self.limits;
+        if self.clock.is_some() {
+            if let Some(only) = forced_move(record.current()) {
+                return only;
+            }
+            limits.time = TimeLeft::cap(self.clock.as_ref(), self.own_time);
+        }
+        let found = self.search.search(record.current(), &record.earlier_hashes(), limits);
         found.best_move.expect("choose_move is only called while the game goes on")
     }
 
     fn reset(&mut self) {
         self.search.clear();
+    }
+
+    fn set_clock(&mut self, time: Option<&TimeLeft>) {
+        self.clock = time.cloned();
     }
 }
 
@@ -125,7 +140,9 @@ pub fn make_player<G: Searched>(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn 
     let depth = spec.get_in_range("depth", 1..=64)?.map(|d| d as u32);
     let time = spec.get_duration("time")?.or(depth.is_none().then_some(Duration::from_secs(1)));
     let describe = if spec.settings.is_empty() { "engine:time=1s".to_string() } else { spec.to_string() };
-    Ok(Box::new(EnginePlayer::new(Limits { depth, time, nodes: None }, describe)))
+    let mut player = EnginePlayer::new(Limits { depth, time, nodes: None }, describe);
+    player.own_time = spec.get_duration("time")?;
+    Ok(Box::new(player))
 }
 
 /// Every legal move's value by the search, each to one depth: the fixed one, else the deepest

@@ -329,3 +329,37 @@ fn bad_tournaments_are_refused_with_a_reason() {
         assert!(!run.ok && run.stderr.contains(reason), "{args:?}: {}", run.stderr);
     }
 }
+
+#[test]
+fn a_tournament_under_clocks_writes_them_with_every_game() {
+    let results = tmp("clocks.jsonl");
+    let args = [
+        "tournament",
+        "connect",
+        "--player",
+        "a=engine:level=3",
+        "--player",
+        "b=engine:level=4,clock=0:30+0.5",
+        "--tc",
+        "1+0.1",
+        "--games-per-pairing",
+        "2",
+        "--json",
+        "--results",
+        &results,
+    ];
+    let run = common::tabletop(&args, "");
+    assert!(run.ok, "{}\n{}", run.stdout, run.stderr);
+    let json: Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    assert_eq!(json["settings"]["tc"], "1+0.1");
+    let games: Vec<Value> =
+        std::fs::read_to_string(&results).unwrap().lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(games.len(), 2);
+    // Game 1 has a (1+0.1) in seat 1 and b (its own 0:30+0.5) in seat 2.
+    let text = games[0]["text"].as_str().unwrap();
+    assert!(text.contains("\nclock 1+0.1 0:30+0.5\n") && text.contains("\ntimes "), "{text}");
+    let bad =
+        common::tabletop(&["tournament", "connect", "--player", "a=random", "--player", "b=random:clock=soon"], "");
+    assert!(!bad.ok && bad.stderr.contains("clock"), "{}", bad.stderr);
+    let _ = std::fs::remove_file(results);
+}

@@ -2,9 +2,10 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use crate::arena::{run_match as run_arena, MatchSettings, MoveTimes, Tally};
+use crate::arena::{run_match as run_arena, Finished, MatchSettings, MoveTimes, Tally};
+use crate::clock::TimeControl;
 use crate::tools::{bail, tool_error, Context, ToolResult as Result};
-use crate::{Game, Player, PlayerSpec, Record};
+use crate::{Game, Player, PlayerSpec};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -78,6 +79,11 @@ pub struct MatchOptions {
     /// Most random opening plies (default depends on the game).
     #[arg(long)]
     pub opening_max: Option<usize>,
+    /// A game clock for both players, e.g. `10+0.1` (10 minutes plus 0.1 s a move), `0:30+0.2`,
+    /// `10+30x5` (byo-yomi) or `none`; a player's own `clock=` setting (`engine:clock=5+3`)
+    /// overrides it. Engines then play by the clock, and a player whose time runs out loses.
+    #[arg(long, value_name = "CONTROL")]
+    pub tc: Option<TimeControl>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -88,14 +94,21 @@ pub struct MatchOptions {
 }
 
 impl MatchOptions {
-    /// The two player specs (defaulting to `engine` vs `random`).
-    pub fn specs(&self) -> Result<[PlayerSpec; 2]> {
-        match self.players.as_slice() {
-            [] => Ok([PlayerSpec::named("engine"), PlayerSpec::named("random")]),
-            [a] => Ok([a.clone(), PlayerSpec::named("random")]),
-            [a, b] => Ok([a.clone(), b.clone()]),
+    /// The two player specs (defaulting to `engine` vs `random`), each without its `clock=`
+    /// setting, and each player's time control: its own `clock=`, else `--tc`, else none.
+    pub fn specs(&self) -> Result<([PlayerSpec; 2], [TimeControl; 2])> {
+        let mut specs = match self.players.as_slice() {
+            [] => [PlayerSpec::named("engine"), PlayerSpec::named("random")],
+            [a] => [a.clone(), PlayerSpec::named("random")],
+            [a, b] => [a.clone(), b.clone()],
             _ => bail!("a match takes at most two --player options"),
+        };
+        let mut controls = [TimeControl::Unlimited; 2];
+        for (spec, control) in specs.iter_mut().zip(&mut controls) {
+            let own = spec.take_clock().map_err(|e| tool_error!("--player {spec}: {e}"))?;
+            *control = own.or(self.tc).unwrap_or(TimeControl::Unlimited);
         }
+        Ok((specs, controls))
     }
 
     /// The checked match settings (`default_openings`: the game's range of opening plies).
@@ -120,21 +133,21 @@ pub fn run_match_cli<G: Game>(
     openings: std::ops::RangeInclusive<usize>,
     make: impl Fn(&PlayerSpec, u64) -> Result<Box<dyn Player<G>>>,
 ) -> Result<Tally> {
-    run_match_cli_with(start, options, openings, make, |record, _| format!("{}\n", record.to_text()))
+    run_match_cli_with(start, options, openings, make, |finished, _| format!("{}\n", finished.to_text()))
 }
 
 /// [`run_match_cli`], writing each game to `--games-out` as `write_game` formats it (given the
-/// record and the specs in seat order).
+/// finished game and the specs in seat order).
 pub fn run_match_cli_with<G: Game>(
     start: &G,
     options: &MatchOptions,
     openings: std::ops::RangeInclusive<usize>,
     make: impl Fn(&PlayerSpec, u64) -> Result<Box<dyn Player<G>>>,
-    write_game: impl Fn(&Record<G>, [&str; 2]) -> String,
+    write_game: impl Fn(&Finished<G>, [&str; 2]) -> String,
 ) -> Result<Tally> {
-    let specs = options.specs()?;
+    let (specs, controls) = options.specs()?;
     let (mut a, mut b) = (make(&specs[0], 0)?, make(&specs[1], 1)?);
-    let settings = options.settings(openings)?;
+    let settings = options.settings(openings)?.with_controls(controls);
     let names = [specs[0].to_string(), specs[1].to_string()];
     let bar = ProgressBar::new(settings.games as u64);
     bar.set_style(
@@ -151,11 +164,24 @@ pub fn run_match_cli_with<G: Game>(
     let mut write_error = None;
     // The time A and B took per move, over the whole match.
     let mut times = [MoveTimes::default(); 2];
+    // The share of its clock each player used, summed over its games.
+    let mut clock_used = [(0.0f64, 0u64); 2];
     let tally = run_arena(start, a.as_mut(), b.as_mut(), &settings, |finished, t| {
         // Game 2i has A in seat 0, game 2i + 1 has B there (see arena::run_match).
         let a_first = played.is_multiple_of(2);
         for (seat, seat_times) in finished.times.iter().enumerate() {
-            times[usize::from((seat == 0) != a_first)].merge(seat_times);
+            let player = usize::from((seat == 0) != a_first);
+            times[player].merge(seat_times);
+            if let Some(share) = finished.clock_share(seat) {
+                clock_used[player].0 += share;
+                clock_used[player].1 += 1;
+            }
+        }
+        if let Some(seat) = finished.out_of_time {
+            let label = if (seat.index() == 0) == a_first { "A" } else { "B" };
+            let name = if label == "A" { &names[0] } else { &names[1] };
+            let line = format!("game {}: {label} ({name}, seat {}) lost on time", played + 1, seat.index() + 1);
+            bar.suspend(|| if options.json { eprintln!("{line}") } else { println!("{line}") });
         }
         if let Some((seat, reason)) = &finished.forfeit {
             let label = if (seat.index() == 0) == a_first { "A" } else { "B" };
@@ -166,7 +192,7 @@ pub fn run_match_cli_with<G: Game>(
         }
         if let (Some(file), None) = (out.as_mut(), write_error.as_ref()) {
             let seats = if a_first { [&names[0], &names[1]] } else { [&names[1], &names[0]] };
-            let text = write_game(&finished.record, [seats[0].as_str(), seats[1].as_str()]);
+            let text = write_game(finished, [seats[0].as_str(), seats[1].as_str()]);
             if let Err(e) = file.write_all(text.as_bytes()).and_then(|_| file.flush()) {
                 write_error = Some(e);
             }
@@ -190,6 +216,9 @@ pub fn run_match_cli_with<G: Game>(
             "moves": times.map(|t| t.moves),
             "mean_ms_per_move": times.map(|t| t.mean().as_secs_f64() * 1000.0),
             "max_ms_per_move": times.map(|t| t.max.as_secs_f64() * 1000.0),
+            "clocks": controls.map(|c| c.to_string()),
+            "time_losses": tally.time_losses,
+            "mean_clock_share": clock_used.map(|(sum, n)| (n > 0).then(|| sum / n as f64)),
         });
         println!("{out}");
     } else {
@@ -204,6 +233,15 @@ pub fn run_match_cli_with<G: Game>(
                 t.max.as_secs_f64() * 1000.0,
                 t.moves
             );
+        }
+        for (label, (control, (sum, n))) in ["A", "B"].iter().zip(controls.iter().zip(clock_used)) {
+            if n > 0 {
+                let share = 100.0 * sum / n as f64;
+                println!("  {label} clock {control}: {share:.1}% of its time used on average");
+            }
+        }
+        if tally.time_losses != [0, 0] {
+            println!("  games lost on time: A {}, B {}", tally.time_losses[0], tally.time_losses[1]);
         }
         if tally.forfeits != [0, 0] {
             println!("  games lost by forfeit: A {}, B {}", tally.forfeits[0], tally.forfeits[1]);

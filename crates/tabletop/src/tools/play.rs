@@ -6,9 +6,12 @@
 use std::time::{Duration, Instant};
 
 use crate::arena::forfeit_outcome;
+use crate::clock::{Clock, MoveTime, TimeControl};
 use crate::player_spec::{assign_seats, SeatError};
+use crate::players::TimeLeft;
+use crate::record::ClockLog;
 use crate::tools::{bail, tool_error, Context, ToolResult as Result};
-use crate::{Analyze, Game, Player, PlayerSpec, Record, Seat, Status};
+use crate::{Analyze, Game, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::tools::{read_capped, SAVE_MAX_BYTES};
 
@@ -102,6 +105,29 @@ pub enum Seated<G: Game> {
     Computer(Box<dyn Player<G>>, String),
 }
 
+/// `tabletop play`'s clock flag, the same for every game.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct ClockArgs {
+    /// Play on game clocks, e.g. `5+3` (5 minutes plus 3 seconds a move), `0:30+0.2`,
+    /// `10+30x5` (byo-yomi) or `3d` (days a move): both clocks are shown at each prompt,
+    /// computers play by theirs, and a player out of time loses. A computer's own `clock=`
+    /// setting (`--player 2=engine:clock=1+0`) gives it another control.
+    #[arg(long, value_name = "CONTROL")]
+    pub tc: Option<TimeControl>,
+}
+
+/// Takes each seat's `clock=` setting out of its spec ([`PlayerSpec::take_clock`]): each
+/// seat's time control, its own or else `tc` (none without either).
+pub fn take_seat_clocks(specs: &mut [PlayerSpec], tc: Option<TimeControl>) -> Result<Vec<TimeControl>> {
+    specs
+        .iter_mut()
+        .map(|spec| {
+            let own = spec.take_clock().map_err(|e| tool_error!("--player {spec}: {e}"))?;
+            Ok(own.or(tc).unwrap_or(TimeControl::Unlimited))
+        })
+        .collect()
+}
+
 /// Reads the `--player` options (see [`assign_seats`]).
 pub fn seat_specs<G: Analyze>(
     presenter: &dyn Presenter<G>,
@@ -167,6 +193,85 @@ pub struct Table<'a, G: Analyze> {
     program: DocumentProgram,
     /// Does the game have a review (`tabletop review GAME`), to suggest after a game?
     review: bool,
+    /// The game clocks, when the game is timed (`--tc`).
+    clocks: Option<TableClocks>,
+}
+
+/// The clocks of a timed game at the terminal: one a seat (controls may differ), read from the
+/// wall time since the table opened, and every move's time.
+struct TableClocks {
+    /// Each seat's clock (a clock of one seat each).
+    seats: Vec<Clock>,
+    /// When the table opened: every clock reads the time since.
+    epoch: Instant,
+    /// The number of moves when the clocks were last pressed.
+    ply: usize,
+    /// Every move's time, in the record's order.
+    moves: Vec<Option<MoveTime>>,
+    /// The seat whose time ran out, if one did.
+    flagged: Option<Seat>,
+}
+
+impl TableClocks {
+    fn now(&self) -> Duration {
+        self.epoch.elapsed()
+    }
+
+    /// `seat`'s time as a clock shows it: `4:58`, `0:09.4` under ten seconds, `3d 4:00:00`.
+    fn showing(&self, seat: Seat) -> Option<String> {
+        let clock = self.seats.get(seat.index())?;
+        let showing = clock.showing(0, self.now())?;
+        let mut text = clock_text(showing.time);
+        if showing.in_periods || showing.periods > 0 {
+            text.push_str(&format!(" ({} period{})", showing.periods, if showing.periods == 1 { "" } else { "s" }));
+        }
+        Some(text)
+    }
+
+    /// What `seat` is told of the clocks before it moves.
+    fn time_left<G: Game>(&self, seat: Seat, position: &G) -> Option<TimeLeft> {
+        let now = self.now();
+        let clock = self.seats.get(seat.index())?;
+        let showing = clock.showing(0, now)?;
+        Some(TimeLeft {
+            control: clock.control,
+            own: showing.time,
+            periods: showing.periods,
+            seats: self.seats.iter().map(|c| c.remaining(0, now).unwrap_or_default()).collect(),
+            moves_left: position.expected_moves_left(),
+            move_times: self.moves.iter().map(|m| m.map(|m| Duration::from_millis(m.used_ms))).collect(),
+        })
+    }
+
+    /// The clock log of the game for its saved text.
+    fn log(&self) -> ClockLog {
+        let controls: Vec<TimeControl> = self.seats.iter().map(|c| c.control).collect();
+        let same = controls.windows(2).all(|w| w[0] == w[1]);
+        ClockLog { controls: if same { controls[..1].to_vec() } else { controls }, moves: self.moves.clone() }
+    }
+}
+
+/// A clock's time for people: `m:ss`, with tenths under ten seconds, hours and days when long.
+///
+/// ```
+/// use std::time::Duration;
+/// use tabletop::tools::play::clock_text;
+/// assert_eq!(clock_text(Duration::from_millis(298_400)), "4:58");
+/// assert_eq!(clock_text(Duration::from_millis(9_450)), "0:09.4");
+/// assert_eq!(clock_text(Duration::from_secs(3 * 86_400 + 3_600)), "3d 1:00:00");
+/// ```
+pub fn clock_text(time: Duration) -> String {
+    let ms = time.as_millis() as u64;
+    let (days, hours, minutes, seconds) = (ms / 86_400_000, ms / 3_600_000 % 24, ms / 60_000 % 60, ms / 1000 % 60);
+    if ms < 10_000 {
+        format!("0:{seconds:02}.{}", ms / 100 % 10)
+    } else if days > 0 {
+        format!("{days}d {hours}:{minutes:02}:{seconds:02}")
+    } else if hours > 0 {
+        format!("{hours}:{minutes:02}:{seconds:02}")
+    } else {
+        format!("{minutes}:{seconds:02}")
+    }
 }
 
 /// What the loop does after a step.
@@ -198,7 +303,26 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
             told_over: false,
             program: DocumentProgram::default(),
             review: true,
+            clocks: None,
         }
+    }
+
+    /// Plays on game clocks: `controls` gives each seat's control (one for all, or one each;
+    /// unlimited seats keep no time). The side to move's time runs from the table's start;
+    /// the players see every clock at each prompt, computers are told theirs, and a seat whose
+    /// time runs out loses on time (or draws, as the game's rule says).
+    pub fn with_clocks(mut self, controls: &[TimeControl]) -> Self {
+        let seats = self.seats.len();
+        let control = |seat: usize| match controls {
+            [all] => *all,
+            each => each.get(seat).copied().unwrap_or(TimeControl::Unlimited),
+        };
+        if (0..seats).any(|seat| control(seat).is_limited()) {
+            let clocks = (0..seats).map(|seat| Clock::new(control(seat), 1)).collect();
+            self.clocks =
+                Some(TableClocks { seats: clocks, epoch: Instant::now(), ply: 0, moves: Vec::new(), flagged: None });
+        }
+        self
     }
 
     /// Whether the game has a review to suggest after a game (`tabletop review GAME`; default
@@ -216,16 +340,90 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
 
     /// The game's status: the record's, or over when a seat forfeited.
     fn status(&self) -> Status {
-        match &self.forfeit {
-            Some((seat, _)) => Status::Over(forfeit_outcome(*seat, self.seats.len())),
-            None => self.record.status(),
+        match (&self.forfeit, self.flagged()) {
+            (Some((seat, _)), _) => Status::Over(forfeit_outcome(*seat, self.seats.len())),
+            (None, Some(seat)) => Status::Over(self.record.current().out_of_time(seat)),
+            (None, None) => self.record.status(),
         }
+    }
+
+    /// The seat whose time ran out, if one did.
+    fn flagged(&self) -> Option<Seat> {
+        self.clocks.as_ref().and_then(|c| c.flagged)
+    }
+
+    /// Keeps the clocks in step with the record: charges the moves made since the clocks were
+    /// last pressed to the seat whose time ran (moves made after its time ran out are taken
+    /// back: the game ended before them), starts the time of the side to move, and notices a
+    /// flag that fell while a person was thinking. After an undo, new game or load, the side to
+    /// move's time starts afresh from what it had.
+    fn tick(&mut self) {
+        let Some(clocks) = self.clocks.as_mut() else { return };
+        if clocks.flagged.is_some() || self.forfeit.is_some() {
+            return;
+        }
+        let now = clocks.now();
+        let played = self.record.moves().len();
+        if played < clocks.ply {
+            clocks.moves.truncate(played);
+            clocks.ply = played;
+            clocks.seats.iter_mut().for_each(Clock::stop);
+        }
+        let running = clocks.seats.iter().position(|c| c.running_seat().is_some());
+        if played > clocks.ply {
+            if let Some(seat) = running {
+                match clocks.seats[seat].press(now, Duration::ZERO, None) {
+                    Ok(time) => {
+                        clocks.moves.push(Some(time));
+                        // A turn of several moves (Mathable) is timed as its first move.
+                        clocks.moves.resize(played, None);
+                    }
+                    Err(_) => {
+                        let late = played - clocks.ply;
+                        for _ in 0..late {
+                            self.record.undo();
+                        }
+                        clocks.flagged = Some(Seat(seat as u8));
+                        println!("{} ran out of time.", self.presenter.seat_name(Seat(seat as u8)));
+                        return;
+                    }
+                }
+            } else {
+                clocks.moves.resize(played, None);
+            }
+            clocks.ply = played;
+        }
+        if let Some(seat) = running.filter(|&seat| clocks.seats[seat].flagged(now).is_some()) {
+            clocks.flagged = Some(Seat(seat as u8));
+            println!("{} ran out of time.", self.presenter.seat_name(Seat(seat as u8)));
+            return;
+        }
+        if let Status::ToMove(seat) = self.record.status() {
+            let clock = &mut clocks.seats[seat.index()];
+            if clock.running_seat().is_none() {
+                clocks.seats.iter_mut().for_each(Clock::stop);
+                clocks.seats[seat.index()].start(0, now);
+            }
+        }
+    }
+
+    /// Every limited clock as the prompt shows it: `[Black 4:58 | White 5:00]`.
+    fn clock_line(&self) -> Option<String> {
+        let clocks = self.clocks.as_ref()?;
+        let shown: Vec<String> = (0..self.seats.len() as u8)
+            .map(Seat)
+            .filter_map(|seat| clocks.showing(seat).map(|time| format!("{} {time}", self.presenter.seat_name(seat))))
+            .collect();
+        Some(format!("[{}] ", shown.join(" | ")))
     }
 
     /// Forgets a forfeit and the end of the game (after new, undo, load).
     fn reopen(&mut self) {
         self.forfeit = None;
         self.told_over = false;
+        if let Some(clocks) = self.clocks.as_mut() {
+            clocks.flagged = None;
+        }
     }
 
     /// Tells the computer players once that the game is over, and how.
@@ -235,14 +433,30 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
         }
         self.told_over = true;
         let Status::Over(outcome) = self.status() else { return };
-        let reason = match &self.forfeit {
-            Some((seat, why)) => format!("seat {} forfeits: {why}", seat.index() + 1),
-            None => self.record.current().end_reason().unwrap_or_default(),
+        let reason = match (&self.forfeit, self.flagged()) {
+            (Some((seat, why)), _) => format!("seat {} forfeits: {why}", seat.index() + 1),
+            (None, Some(seat)) => format!("seat {} ran out of time", seat.index() + 1),
+            (None, None) => self.record.current().end_reason().unwrap_or_default(),
         };
         for seat in &mut self.seats {
             if let Seated::Computer(player, _) = seat {
                 player.game_over(&self.record, outcome, &reason);
             }
+        }
+    }
+
+    /// The result of a game where `seat` ran out of time, in words.
+    fn time_result(&self, seat: Seat) -> String {
+        let name = self.presenter.seat_name(seat);
+        match self.record.current().out_of_time(seat) {
+            Outcome::Win(winner) => {
+                format!("Game over: {name} ran out of time; {} wins.", self.presenter.seat_name(winner))
+            }
+            Outcome::SharedWin(set) => {
+                let winners: Vec<String> = set.seats().map(|s| self.presenter.seat_name(s)).collect();
+                format!("Game over: {name} ran out of time; {} win.", winners.join(" and "))
+            }
+            Outcome::Draw => format!("Game over: {name} ran out of time, but nobody else could still win: a draw."),
         }
     }
 
@@ -309,6 +523,7 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     /// One step of play: the board when it changed, then a forced move, a computer's move, the
     /// end of the game, or a line read from the person and acted on.
     fn step(&mut self, input: &mut Input, show: bool) -> Result<Flow> {
+        self.tick();
         let status = self.status();
         let human_to_move = status.to_move().is_some_and(|s| self.is_human(s));
         // Before anything of the person's is shown (Mathable hides racks between people).
@@ -364,7 +579,9 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
 
     /// The computer at `seat` moves, or forfeits the game.
     fn computer_move(&mut self, seat: Seat) -> Flow {
+        let time_left = self.clocks.as_ref().and_then(|c| c.time_left(seat, self.record.current()));
         let Seated::Computer(player, spec) = &mut self.seats[seat.index()] else { return Flow::Go { show: false } };
+        player.set_clock(time_left.as_ref());
         let started = Instant::now();
         let chosen = player.choose_move_or_forfeit(&self.record);
         let spec = spec.clone();
@@ -393,9 +610,10 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     /// Says how the game ended and tells the computers; true when the table closes (a document
     /// program, or nobody at the table).
     fn finish(&mut self) -> bool {
-        match &self.forfeit {
-            Some((seat, reason)) => println!("{}", self.forfeit_result(*seat, reason)),
-            None => println!("{}", self.presenter.result(&self.record)),
+        match (&self.forfeit, self.flagged()) {
+            (Some((seat, reason)), _) => println!("{}", self.forfeit_result(*seat, reason)),
+            (None, Some(seat)) => println!("{}", self.time_result(seat)),
+            (None, None) => println!("{}", self.presenter.result(&self.record)),
         }
         self.tell_game_over();
         self.document || !self.seats.iter().any(|s| matches!(s, Seated::Human))
@@ -404,7 +622,9 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     /// The prompt: the presenter's for a move, else what a finished game offers.
     fn prompt(&self, status: Status) -> String {
         match status {
-            Status::ToMove(_) => self.presenter.prompt(&self.record),
+            Status::ToMove(_) => {
+                format!("{}{}", self.clock_line().unwrap_or_default(), self.presenter.prompt(&self.record))
+            }
             // The one-line way to a review (`tabletop review`) of the game just played.
             Status::Over(_) if self.review => format!(
                 "Game over: new, undo, save FILE (then tabletop review {} --load FILE), load FILE or quit> ",
@@ -490,6 +710,14 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
     fn new_game(&mut self) -> bool {
         self.record = Record::new(self.start.clone());
         self.reopen();
+        if let Some(clocks) = self.clocks.as_mut() {
+            // A new game: every seat's whole time again.
+            for clock in &mut clocks.seats {
+                *clock = Clock::new(clock.control, 1);
+            }
+            clocks.moves.clear();
+            clocks.ply = 0;
+        }
         for s in &mut self.seats {
             if let Seated::Computer(p, _) = s {
                 p.reset();
@@ -581,7 +809,10 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
 
     /// Saves the game: the presenter's format or [`Record::to_text`].
     fn save(&self, file: &str) -> Result<()> {
-        let text = self.presenter.save_text_for(file, &self.record).unwrap_or_else(|| self.record.to_text());
+        let text = self.presenter.save_text_for(file, &self.record).unwrap_or_else(|| match &self.clocks {
+            Some(clocks) => self.record.to_text_timed(&clocks.log(), None),
+            None => self.record.to_text(),
+        });
         std::fs::write(file, text).with_context(|| format!("cannot write {file}"))
     }
 

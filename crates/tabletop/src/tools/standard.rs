@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::commands::{Place, PlayExample};
 use super::common::{paint, run_match_cli, use_color, Input, MatchOptions};
-use super::play::{seat_players, seat_specs, Presenter, Table};
+use super::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 use super::position::{list_moves, print_analysis, Output};
 use super::review::{print_review_by, ReviewOptions};
 use super::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
@@ -57,6 +57,8 @@ struct PlayFlags {
     /// No colours.
     #[arg(long)]
     no_color: bool,
+    #[command(flatten)]
+    clock: ClockArgs,
 }
 
 /// `tabletop perft`'s own flags.
@@ -182,9 +184,12 @@ fn play<G: StandardGame, A: Adapter<G>>(title: &'static str, flags: PlayFlags, s
     let mut presenter = GridPresenter::<G, A> { title, start: start.clone(), adapter: PhantomData };
     let mut defaults = vec![PlayerSpec::named(crate::levels::DEFAULT_COMPUTER); start.num_seats()];
     defaults[0] = PlayerSpec::named("human");
-    let specs = seat_specs(&presenter, &defaults, &flags.players)?;
+    let mut specs = seat_specs(&presenter, &defaults, &flags.players)?;
+    let controls = take_seat_clocks(&mut specs, flags.clock.tc)?;
     let seats = seat_players(&presenter, &specs, flags.seed)?;
-    let mut table = Table::new(&mut presenter, seats, start, use_color(flags.no_color)).reviewable(A::REVIEW.is_some());
+    let mut table = Table::new(&mut presenter, seats, start, use_color(flags.no_color))
+        .reviewable(A::REVIEW.is_some())
+        .with_clocks(&controls);
     table.run(&mut Input::new())
 }
 

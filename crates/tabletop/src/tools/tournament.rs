@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{bail, parse_duration_arg, read_capped, tool_error, Context, ToolResult as Result};
 use crate::arena::Finished;
+use crate::clock::TimeControl;
 use crate::stats::Sprt;
 use crate::tournament::openings::{balanced, read_positions, Balance, BalancedSearch};
 use crate::tournament::report::html;
@@ -58,6 +59,12 @@ pub struct TournamentOptions {
     /// Seed of the openings and of every game's players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// A game clock for every player, e.g. `1+0.1` (a minute plus 0.1 s a move), `0:30+0.2` or
+    /// `10+30x5` (byo-yomi); a player's own `clock=` setting (`new=engine:clock=2+0.05`)
+    /// overrides it. Engines then play by the clock, and a player whose time runs out loses
+    /// the game (not a forfeit: it does not count towards --max-failures).
+    #[arg(long, value_name = "CONTROL")]
+    pub tc: Option<TimeControl>,
     /// Two players only: stop when the sequential probability ratio test decides, e.g.
     /// `elo0=0,elo1=5,alpha=0.05,beta=0.05` (on the pentanomial counts of game pairs).
     #[arg(long, value_name = "elo0=E0,elo1=E1[,alpha=A,beta=B]")]
@@ -115,8 +122,17 @@ pub fn run_tournament_cli<G: Game>(
         bail!("a tournament is for two-player games");
     }
     let entrants = options.players.iter().map(|p| entrant(p)).collect::<Result<Vec<_>>>()?;
-    // Every spec is checked before the first game (building a player starts no program).
+    // Each player's clock: its own `clock=`, else --tc, else none; the spec without it builds it.
+    let mut controls = Vec::new();
+    let mut specs = Vec::new();
     for (name, spec) in &entrants {
+        let mut spec = spec.clone();
+        let own = spec.take_clock().map_err(|e| tool_error!("--player {name}={spec}: {e}"))?;
+        controls.push(own.or(options.tc).unwrap_or(TimeControl::Unlimited));
+        specs.push(spec);
+    }
+    // Every spec is checked before the first game (building a player starts no program).
+    for ((name, _), spec) in entrants.iter().zip(&specs) {
         make(spec, 0).with_context(|| format!("player {name}"))?;
     }
     if !(1..=256).contains(&options.concurrency) {
@@ -148,6 +164,7 @@ pub fn run_tournament_cli<G: Game>(
         openings: openings.describe(),
         sprt: options.sprt,
         max_failures: options.max_failures,
+        tc: options.tc.map(|tc| tc.to_string()),
     };
     settings.check().map_err(super::invalid)?;
     let (mut results_file, done) = match &options.results {
@@ -189,7 +206,6 @@ pub fn run_tournament_cli<G: Game>(
     if !done.is_empty() {
         say(&format!("resuming: {} games already played", done.len()));
     }
-    let specs: Vec<PlayerSpec> = entrants.iter().map(|(_, spec)| spec.clone()).collect();
     let build = |p: usize, seed: u64| make(&specs[p], seed).map_err(|e| e.to_string());
     let tournament = Tournament {
         settings: &settings,
@@ -197,6 +213,7 @@ pub fn run_tournament_cli<G: Game>(
         make: &build,
         write: &write,
         concurrency: options.concurrency,
+        controls: &controls,
     };
     let played = play_tournament(&tournament, done, &mut |event| {
         match event {

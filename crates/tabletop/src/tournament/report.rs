@@ -29,7 +29,7 @@ fn escape(text: &str) -> String {
 /// let settings = Settings {
 ///     game: "connect".into(), variant: String::new(), players: vec![entrant("a<b"), entrant("c")],
 ///     format: Format::RoundRobin, rounds: 1, games_per_pairing: 2, seed: 1, openings: String::new(),
-///     sprt: None, max_failures: 3,
+///     sprt: None, max_failures: 3, tc: None,
 /// };
 /// let page = html(&settings, &Standings::new(&settings, &[], &[None, None]), &[]);
 /// assert!(page.starts_with("<!DOCTYPE html>") && page.contains("a&lt;b") && !page.contains("<script src"));

@@ -29,6 +29,9 @@ pub struct GameResult {
     pub score: f64,
     /// The seat (0 or 1) that forfeited, if one did.
     pub forfeit: Option<usize>,
+    /// The seat (0 or 1) that ran out of time, if one did.
+    #[serde(default)]
+    pub out_of_time: Option<usize>,
     /// How the game ended, in words (the rules' reason or the forfeit's).
     pub reason: String,
     /// The opening, in the game's notation (the start position, then the moves played).

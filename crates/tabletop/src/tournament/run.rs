@@ -15,6 +15,7 @@ use super::openings::{Opening, Openings};
 use super::results::GameResult;
 use super::schedule::{ScheduledGame, Settings};
 use crate::arena::{self, Finished};
+use crate::clock::TimeControl;
 use crate::game::{Game, Outcome, Seat};
 use crate::players::{Forfeit, Player};
 use crate::record::{EndReason, Record};
@@ -76,6 +77,8 @@ pub struct Tournament<'a, G: Game> {
     pub write: &'a (dyn Fn(&Finished<G>, &GameInfo) -> String + Sync),
     /// Games played at once.
     pub concurrency: usize,
+    /// Each player's time control (settings' order; empty: no clocks).
+    pub controls: &'a [TimeControl],
 }
 
 /// A tournament's end.
@@ -290,16 +293,18 @@ fn play_scheduled<G: Game>(tournament: &Tournament<G>, game: &ScheduledGame) -> 
             .unwrap_or_else(|reason| Box::new(Unbuilt { reason }) as Box<dyn Player<G>>)
     });
     let [a, b] = &mut players;
-    let (finished, move_times) = play_game(&opening, &mut [a.as_mut(), b.as_mut()]);
+    let controls = game.seats.map(|p| tournament.controls.get(p).copied().unwrap_or(TimeControl::Unlimited));
+    let (finished, move_times) = play_game(&opening, &mut [a.as_mut(), b.as_mut()], &controls);
     let names = game.seats.map(|p| settings.players[p].name.as_str());
     let score = match finished.outcome {
         Outcome::Win(Seat(0)) => 1.0,
         Outcome::Win(_) => 0.0,
         _ => 0.5,
     };
-    let reason = match &finished.forfeit {
-        Some((seat, why)) => format!("{} forfeits: {why}", names[seat.index()]),
-        None => match finished.record.end_reason() {
+    let reason = match (&finished.forfeit, finished.out_of_time) {
+        (Some((seat, why)), _) => format!("{} forfeits: {why}", names[seat.index()]),
+        (None, Some(seat)) => format!("{} ran out of time", names[seat.index()]),
+        (None, None) => match finished.record.end_reason() {
             Some(EndReason::Repetition) => "the same position occurred again (repetition)".to_string(),
             Some(EndReason::Rules(text)) => text,
             None => String::new(),
@@ -330,6 +335,7 @@ fn play_scheduled<G: Game>(tournament: &Tournament<G>, game: &ScheduledGame) -> 
         names: names.map(str::to_string),
         score,
         forfeit: finished.forfeit.as_ref().map(|(seat, _)| seat.index()),
+        out_of_time: finished.out_of_time.map(Seat::index),
         reason,
         opening_text,
         plies: finished.record.moves().len(),
@@ -339,12 +345,17 @@ fn play_scheduled<G: Game>(tournament: &Tournament<G>, game: &ScheduledGame) -> 
     }
 }
 
-/// The one call into the arena: plays `opening` to the end between `players` (seat order),
-/// with the time each of the players' moves took.
-pub fn play_game<G: Game>(opening: &Opening<G>, players: &mut [&mut dyn Player<G>]) -> (Finished<G>, Vec<Duration>) {
+/// The one call into the arena: plays `opening` to the end between `players` (seat order)
+/// under their time controls (`controls[i]` for seat `i`; none for an untimed game), with the
+/// time each of the players' moves took.
+pub fn play_game<G: Game>(
+    opening: &Opening<G>,
+    players: &mut [&mut dyn Player<G>],
+    controls: &[TimeControl],
+) -> (Finished<G>, Vec<Duration>) {
     let mut move_times = Vec::new();
     let mut last = Instant::now();
-    let finished = arena::play_to_end(&opening.start, &opening.moves, players, |_, _, _| {
+    let finished = arena::play_timed(&opening.start, &opening.moves, players, controls, |_, _, _| {
         let now = Instant::now();
         move_times.push(now - last);
         last = now;
@@ -374,7 +385,7 @@ impl<G: Game> Player<G> for Unbuilt {
     }
 }
 
-/// The saved-game text of a finished game ([`Record::to_text`]) with the tournament's notes as
+/// The saved-game text of a finished game ([`Finished::to_text`]: with its clocks and result) with the tournament's notes as
 /// `#` comments after its first line (which [`Record::from_text`] skips): the players, the
 /// result and why, the opening, and every move's time.
 ///
@@ -387,7 +398,7 @@ impl<G: Game> Player<G> for Unbuilt {
 /// let start = Connect::new(ConnectVariant::connect3());
 /// let opening = Opening { start: start.clone(), moves: vec![start.parse_move("2").unwrap()] };
 /// let (mut a, mut b) = (RandomPlayer::new(1), RandomPlayer::new(2));
-/// let (finished, times) = play_game(&opening, &mut [&mut a, &mut b]);
+/// let (finished, times) = play_game(&opening, &mut [&mut a, &mut b], &[]);
 /// let info = GameInfo { index: 0, round: 0, names: ["a", "b"], result: "1-0", reason: "why", opening: "2",
 ///     opening_plies: 1, move_times: &times };
 /// let text = write_saved_game(&finished, &info);
@@ -396,7 +407,7 @@ impl<G: Game> Player<G> for Unbuilt {
 /// assert_eq!(back.current(), finished.record.current());
 /// ```
 pub fn write_saved_game<G: Game>(finished: &Finished<G>, info: &GameInfo) -> String {
-    let text = finished.record.to_text();
+    let text = finished.to_text();
     let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
     let times: Vec<String> = info.move_times.iter().map(|t| format!("{:.0}", t.as_secs_f64() * 1000.0)).collect();
     format!(
@@ -432,6 +443,7 @@ mod tests {
             openings: String::new(),
             sprt: None,
             max_failures,
+            tc: None,
         }
     }
 
@@ -440,8 +452,14 @@ mod tests {
         let openings = Openings::Random { start: Connect::new(ConnectVariant::connect4()), plies: 0..=2 };
         let make =
             |_: usize, seed: u64| -> Result<Box<dyn Player<Connect>>, String> { Ok(Box::new(RandomPlayer::new(seed))) };
-        let tournament =
-            Tournament { settings, openings: &openings, make: &make, write: &write_saved_game, concurrency };
+        let tournament = Tournament {
+            settings,
+            openings: &openings,
+            make: &make,
+            write: &write_saved_game,
+            concurrency,
+            controls: &[],
+        };
         play_tournament(&tournament, done, &mut |_| Ok(())).unwrap()
     }
 
@@ -471,8 +489,14 @@ mod tests {
         let openings = Openings::Random { start: Connect::new(ConnectVariant::connect4()), plies: 0..=2 };
         let make =
             |_: usize, seed: u64| -> Result<Box<dyn Player<Connect>>, String> { Ok(Box::new(RandomPlayer::new(seed))) };
-        let tournament =
-            Tournament { settings: &s, openings: &openings, make: &make, write: &write_saved_game, concurrency: 1 };
+        let tournament = Tournament {
+            settings: &s,
+            openings: &openings,
+            make: &make,
+            write: &write_saved_game,
+            concurrency: 1,
+            controls: &[],
+        };
         let mut gap = whole.results[..7].to_vec();
         gap.remove(3);
         let err = play_tournament(&tournament, gap, &mut |_| Ok(())).unwrap_err();
@@ -492,8 +516,14 @@ mod tests {
         };
         let mut events = Vec::new();
         for concurrency in [1, 3] {
-            let tournament =
-                Tournament { settings: &s, openings: &openings, make: &make, write: &write_saved_game, concurrency };
+            let tournament = Tournament {
+                settings: &s,
+                openings: &openings,
+                make: &make,
+                write: &write_saved_game,
+                concurrency,
+                controls: &[],
+            };
             let played = play_tournament(&tournament, Vec::new(), &mut |e| {
                 if let Event::Withdrawn { player, reason } = e {
                     events.push((player, reason.to_string()));

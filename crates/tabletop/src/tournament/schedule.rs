@@ -70,6 +70,8 @@ pub struct Settings {
     pub sprt: Option<Sprt>,
     /// A player that forfeits this many games in a row is withdrawn (0: never).
     pub max_failures: usize,
+    /// The tournament's time control (`--tc`), if any; a player's own `clock=` is in its spec.
+    pub tc: Option<String>,
 }
 
 /// Why [`Settings::check`] refused settings.
@@ -155,7 +157,7 @@ impl Settings {
     /// let settings = Settings {
     ///     game: "connect".into(), variant: String::new(), players: vec![entrant("a"), entrant("b"), entrant("c")],
     ///     format: Format::RoundRobin, rounds: 2, games_per_pairing: 4, seed: 1, openings: String::new(),
-    ///     sprt: None, max_failures: 3,
+    ///     sprt: None, max_failures: 3, tc: None,
     /// };
     /// let games = settings.schedule();
     /// assert_eq!(games.len(), 3 * 4 * 2);

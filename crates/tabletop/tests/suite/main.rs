@@ -3,6 +3,7 @@
 
 mod analysis_hint;
 mod cancel;
+mod clocks;
 mod connect_engine;
 mod connect_rules;
 mod connect_solver;

@@ -22,7 +22,7 @@ use super::book::Book;
 use super::rules::{winning_cells, Column, Connect, ConnectVariant};
 use super::solver::{OutOfTime, Solver};
 use crate::game::Game;
-use crate::players::Player;
+use crate::players::{forced_move, Player, TimeLeft};
 use crate::memory::TableAllocError;
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
 use crate::players::RandomPlayer;
@@ -121,6 +121,11 @@ pub struct Engine {
     /// same moves on any machine); without one, the clock `time`.
     node_budget: Option<(u64, u32)>,
     note: String,
+    /// Under a game clock: the budget of the next move.
+    clock_budget: Option<Duration>,
+    /// Is `time` only the default (no `time=` given)? Under a clock it then plays by the clock
+    /// alone; a time of its own caps the clock's budget.
+    default_time: bool,
 }
 
 impl Engine {
@@ -150,7 +155,17 @@ impl Engine {
     pub fn try_with_table(variant: ConnectVariant, time: Duration, entries: usize) -> Result<Self, TableAllocError> {
         let solver = Solver::try_new(variant, entries)?;
         let book = if variant == ConnectVariant::connect4() { Some(Arc::new(Book::standard())) } else { None };
-        Ok(Engine { variant, time, solver, book, heuristic: heuristic_search(), node_budget: None, note: String::new() })
+        Ok(Engine {
+            variant,
+            time,
+            solver,
+            book,
+            heuristic: heuristic_search(),
+            node_budget: None,
+            note: String::new(),
+            clock_budget: None,
+            default_time: false,
+        })
     }
 
     /// The same engine searching by a node budget instead of the clock: each move, the book,
@@ -223,6 +238,17 @@ impl Player<Connect> for Engine {
     fn choose_move(&mut self, record: &Record<Connect>) -> Column {
         let p = record.current();
         let start = Instant::now();
+        let time = match self.clock_budget {
+            Some(budget) if self.default_time => budget,
+            Some(budget) => budget.min(self.time),
+            None => self.time,
+        };
+        if self.clock_budget.is_some() {
+            if let Some(only) = forced_move(p) {
+                self.note = "the only legal move".to_string();
+                return only;
+            }
+        }
         // The exact solve gets a node budget, or 60% of the time; the heuristic search the
         // rest (with a margin on the clock).
         let exact = match self.node_budget {
@@ -233,7 +259,7 @@ impl Player<Connect> for Engine {
                 self.solver.set_node_limit(None);
                 exact
             }
-            None => self.best_exact(p, Some(start + self.time.mul_f64(0.6))),
+            None => self.best_exact(p, Some(start + time.mul_f64(0.6))),
         };
         if let Ok((col, score, from_book)) = exact {
             let source = if from_book { "book" } else { "perfect" };
@@ -248,7 +274,7 @@ impl Player<Connect> for Engine {
             Some((nodes, depth)) => (Limits::depth(depth), format!("within {nodes} nodes")),
             None => {
                 // Leave a margin so the whole move stays inside the budget.
-                let left = self.time.mul_f64(0.85).saturating_sub(start.elapsed()).max(Duration::from_millis(5));
+                let left = time.mul_f64(0.85).saturating_sub(start.elapsed()).max(Duration::from_millis(5));
                 (Limits::time(left), "in time".to_string())
             }
         };
@@ -257,6 +283,10 @@ impl Player<Connect> for Engine {
         let mut moves = Vec::new();
         p.legal_moves(&mut moves);
         result.best_move.unwrap_or(moves[0])
+    }
+
+    fn set_clock(&mut self, time: Option<&TimeLeft>) {
+        self.clock_budget = time.map(TimeLeft::budget);
     }
 }
 
@@ -388,12 +418,14 @@ pub fn make_player(
             level_player(spec, level, variant, seed)?
         }
         "engine" => {
-            let time = spec.get_duration("time")?.unwrap_or(Duration::from_secs(1));
+            let own_time = spec.get_duration("time")?;
             let table = spec.get_in_range("table", 1 << 16..=1 << 30)?.unwrap_or(1 << 23);
             {
                 let table = table as usize;
                 crate::memory::ensure_available(Solver::memory_bytes(variant, table))?;
-                Box::new(Engine::try_with_table(variant, time, table)?)
+                let mut engine = Engine::try_with_table(variant, own_time.unwrap_or(Duration::from_secs(1)), table)?;
+                engine.default_time = own_time.is_none();
+                Box::new(engine)
             }
         }
         "connect" | "level" => {

@@ -749,6 +749,21 @@ impl Game for Connect {
         Ok(p)
     }
 
+    fn expected_moves_left(&self) -> u32 {
+        crate::grid::moves_left_on(self.variant.cells().saturating_sub(self.moves_played()))
+    }
+
+    /// The side out of time loses, unless every line of the board holds one of its stones (the
+    /// other side could no longer connect by any play): a draw.
+    fn out_of_time(&self, seat: Seat) -> Outcome {
+        let open = self.variant.board_mask() & !self.stones(Side::from_seat(seat));
+        if has_line(open, self.variant) {
+            Outcome::Win(seat.opponent())
+        } else {
+            Outcome::Draw
+        }
+    }
+
     fn end_reason(&self) -> Option<String> {
         match self.status() {
             Status::Over(Outcome::Win(_)) => Some(format!("{} in a row", self.variant.line())),

@@ -14,7 +14,7 @@ use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 use crate::tools::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
 use crate::tournament::{openings::Balance, run::write_saved_game};
-use crate::tools::play::{seat_players, seat_specs, DocumentProgram, Presenter, Table};
+use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, DocumentProgram, Presenter, Table};
 
 /// Options of `tabletop play connect`.
 #[derive(Args)]
@@ -40,6 +40,9 @@ pub struct PlayArgs {
     /// No colours.
     #[arg(long)]
     pub no_color: bool,
+    #[command(flatten)]
+    /// The game clocks.
+    pub clock: ClockArgs,
     /// Seed for random and level players.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -165,11 +168,12 @@ pub fn play(args: PlayArgs) -> Result<()> {
         ConnectPresenter { variant: v, forfeit_invalid, document: args.document, hint_time: args.hint_time };
     let o = if args.document { "human" } else { crate::levels::DEFAULT_COMPUTER };
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named(o)];
-    let specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let mut specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let controls = take_seat_clocks(&mut specs, args.clock.tc)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
     // The document's program prints plain text, on a terminal too.
     let color = use_color(args.no_color || args.document);
-    let table = Table::new(&mut presenter, seats, Connect::new(v), color);
+    let table = Table::new(&mut presenter, seats, Connect::new(v), color).with_clocks(&controls);
     // The document's program: a blank line before every board, no commands, silent forfeits.
     let mut table = if args.document {
         table.document_program(DocumentProgram { blank_line_before_board: true, no_commands: true })

@@ -15,7 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use super::rules::{Gomoku, GomokuMove, Stone, DIRECTIONS, FIVE};
 use crate::game::{Game, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
-use crate::players::{Player, RandomPlayer};
+use crate::players::{forced_move, Player, RandomPlayer, TimeLeft};
 use crate::record::Record;
 use crate::value::WIN;
 
@@ -280,12 +280,17 @@ impl Engine {
 pub struct EnginePlayer {
     engine: Engine,
     describe: String,
+    /// The `time=` given: it caps a game clock's budget (without one the engine plays by the
+    /// clock alone).
+    own_time: Option<Duration>,
+    /// The game clock, when the front end keeps one.
+    clock: Option<TimeLeft>,
 }
 
 impl EnginePlayer {
     /// An engine player limited by `time` and/or `depth`.
     pub fn new(time: Option<Duration>, depth: Option<u32>, describe: String) -> EnginePlayer {
-        EnginePlayer { engine: Engine::new(time, depth), describe }
+        EnginePlayer { engine: Engine::new(time, depth), describe, own_time: time, clock: None }
     }
 
     /// The engine's best move and its value for the side to move.
@@ -301,10 +306,23 @@ impl Player<Gomoku> for EnginePlayer {
 
     fn choose_move(&mut self, record: &Record<Gomoku>) -> GomokuMove {
         let p = record.current();
-        match self.engine.search(p) {
+        let usual = self.engine.time;
+        if self.clock.is_some() {
+            if let Some(only) = forced_move(p) {
+                return only;
+            }
+            self.engine.time = TimeLeft::cap(self.clock.as_ref(), self.own_time);
+        }
+        let found = self.engine.search(p);
+        self.engine.time = usual;
+        match found {
             Some(f) => mv(p, f.point),
             None => first_legal(p),
         }
+    }
+
+    fn set_clock(&mut self, time: Option<&TimeLeft>) {
+        self.clock = time.cloned();
     }
 }
 

@@ -507,6 +507,35 @@ impl Game for Gomoku {
         Ok(p)
     }
 
+    fn expected_moves_left(&self) -> u32 {
+        // Games end long before the board fills: the moves a side makes in a typical game of
+        // 60 stones, at least ten more.
+        (30u32.saturating_sub(self.stones_placed() as u32 / 2)).max(10)
+    }
+
+    /// The side out of time loses, unless the other could no longer make five in a row on any
+    /// line (every line of five holds a stone of the side out of time): a draw.
+    fn out_of_time(&self, seat: Seat) -> Outcome {
+        let n = self.size();
+        let flagger = if seat.index() == 0 { Stone::Black } else { Stone::White };
+        let open_five = (0..n * n).any(|q| {
+            let (c, r) = ((q % n) as i64, (q / n) as i64);
+            [(1i64, 0i64), (0, 1), (1, 1), (1, -1)].iter().any(|&(dc, dr)| {
+                (0..5).all(|s| {
+                    let (cc, rr) = (c + dc * s, r + dr * s);
+                    (0..n as i64).contains(&cc)
+                        && (0..n as i64).contains(&rr)
+                        && self.stone_at(rr as usize * n + cc as usize) != Some(flagger)
+                })
+            })
+        });
+        if open_five {
+            Outcome::Win(seat.opponent())
+        } else {
+            Outcome::Draw
+        }
+    }
+
     fn end_reason(&self) -> Option<String> {
         match self.status() {
             Status::Over(Outcome::Win(_)) => Some("five in a row".to_string()),

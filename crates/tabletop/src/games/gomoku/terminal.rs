@@ -8,7 +8,7 @@ use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 use crate::tools::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
 use crate::tournament::{openings::Balance, run::write_saved_game};
-use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 use crate::tools::{Context, ToolResult as Result};
 use crate::{EndReason, Game, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
@@ -44,6 +44,9 @@ pub struct PlayArgs {
     /// No colours.
     #[arg(long)]
     pub no_color: bool,
+    #[command(flatten)]
+    /// The game clocks.
+    pub clock: ClockArgs,
 }
 
 /// Options of `tabletop match gomoku`.
@@ -125,9 +128,10 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let start = Gomoku::start(&args.size.variant()?);
     let mut presenter = GomokuPresenter;
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named(crate::levels::DEFAULT_COMPUTER)];
-    let specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let mut specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let controls = take_seat_clocks(&mut specs, args.clock.tc)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color));
+    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color)).with_clocks(&controls);
     table.run(&mut Input::new())
 }
 

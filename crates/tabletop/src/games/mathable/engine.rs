@@ -27,7 +27,7 @@ use super::board::{Board, Cell, Placement, Square, Tokens};
 use super::rules::{Mathable, MathableMove};
 use super::settings::MAX_TOKEN;
 use crate::game::Game;
-use crate::players::Player;
+use crate::players::{Player, TimeLeft};
 use crate::record::Record;
 
 /// Value given to each extra draw a plan earns (a token to place later).
@@ -51,6 +51,8 @@ pub struct EnginePlayer {
     plan: Vec<MathableMove>,
     expect: Option<u64>,
     bonus_planned: bool,
+    /// The budget of the next decision under a game clock, if the front end keeps one.
+    clock_budget: Option<Duration>,
 }
 
 /// One planned turn and its value.
@@ -114,7 +116,14 @@ impl EnginePlayer {
             plan: Vec::new(),
             expect: None,
             bonus_planned: false,
+            clock_budget: None,
         }
+    }
+
+    /// The time limit of the next decision: [`EnginePlayer::time`], and under a game clock no
+    /// more than its share of the time left.
+    fn think_time(&self) -> Duration {
+        self.clock_budget.map_or(self.time, |budget| budget.min(self.time))
     }
 
     /// The static value of what stays on the rack: its face value is lost at the end, more
@@ -177,7 +186,7 @@ impl EnginePlayer {
         let mut seen: HashMap<u64, u32> = HashMap::new();
         // The first depth always (every single placement is a candidate, however short the time).
         let mut first = true;
-        while !beam.is_empty() && (first || (start.elapsed() < self.time / 3 && !crate::cancel::cancelled())) {
+        while !beam.is_empty() && (first || (start.elapsed() < self.think_time() / 3 && !crate::cancel::cancelled())) {
             first = false;
             let mut children: Vec<(f64, usize, Placement)> = Vec::new();
             for (i, node) in beam.iter().enumerate() {
@@ -252,7 +261,7 @@ impl EnginePlayer {
             if better {
                 best = Some(TurnPlan { placements: node.placements, points: node.points, bonus, value });
             }
-            if start.elapsed() > self.time.mul_f64(0.8) {
+            if start.elapsed() > self.think_time().mul_f64(0.8) {
                 break;
             }
         }
@@ -326,6 +335,10 @@ impl Player<Mathable> for EnginePlayer {
         next.play_unchecked(mv);
         self.expect = Some(next.hash());
         mv
+    }
+
+    fn set_clock(&mut self, time: Option<&TimeLeft>) {
+        self.clock_budget = time.map(TimeLeft::budget);
     }
 
     fn reset(&mut self) {

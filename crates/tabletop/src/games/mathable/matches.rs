@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use super::rules::{Mathable, MathableMove};
 use super::settings::{Settings, SettingsError};
+use crate::clock::TimeControl;
 use crate::players::Player;
 use crate::game::{Outcome, Seat};
 use crate::record::Record;
@@ -35,6 +36,11 @@ pub struct SideTally {
     pub moves: u64,
     /// Games lost by forfeit (an external bot that crashed, timed out or played an illegal move).
     pub forfeits: u64,
+    /// Games lost on time (under a clock).
+    pub time_losses: u64,
+    /// The share of its clock used, summed over the games that had one (see
+    /// [`crate::arena::Finished::clock_share`]), and their number.
+    pub clock_share: (f64, u64),
 }
 
 /// A finished match.
@@ -142,6 +148,9 @@ impl Player<Mathable> for Timed<'_> {
     fn reset(&mut self) {
         self.inner.reset();
     }
+    fn set_clock(&mut self, time: Option<&crate::players::TimeLeft>) {
+        self.inner.set_clock(time);
+    }
 }
 
 impl Timed<'_> {
@@ -161,6 +170,18 @@ pub fn play_match(
     games: usize,
     a: &mut dyn Player<Mathable>,
     b: &mut dyn Player<Mathable>,
+    each: impl FnMut(&GameSummary),
+) -> Result<MatchReport, SettingsError> {
+    play_timed_match(base, games, a, b, [TimeControl::Unlimited; 2], each)
+}
+
+/// [`play_match`] on game clocks: A's control then B's (see [`crate::arena::play_timed`]).
+pub fn play_timed_match(
+    base: &Settings,
+    games: usize,
+    a: &mut dyn Player<Mathable>,
+    b: &mut dyn Player<Mathable>,
+    [a_control, b_control]: [TimeControl; 2],
     mut each: impl FnMut(&GameSummary),
 ) -> Result<MatchReport, SettingsError> {
     let mut report = MatchReport { games: games as u64, ..MatchReport::default() };
@@ -172,9 +193,9 @@ pub fn play_match(
         let mut ta = Timed { inner: &mut *a, time: Duration::ZERO, max: Duration::ZERO, calls: 0 };
         let mut tb = Timed { inner: &mut *b, time: Duration::ZERO, max: Duration::ZERO, calls: 0 };
         let finished = if a_seat == 0 {
-            crate::arena::play_to_end(&start, &[], &mut [&mut ta, &mut tb], |_, _, _| {})
+            crate::arena::play_timed(&start, &[], &mut [&mut ta, &mut tb], &[a_control, b_control], |_, _, _| {})
         } else {
-            crate::arena::play_to_end(&start, &[], &mut [&mut tb, &mut ta], |_, _, _| {})
+            crate::arena::play_timed(&start, &[], &mut [&mut tb, &mut ta], &[b_control, a_control], |_, _, _| {})
         };
         let end = finished.record.current().clone();
         for (p, t) in [(0, &ta), (1, &tb)] {
@@ -183,6 +204,14 @@ pub fn play_match(
             side.think += t.time.as_secs_f64();
             side.max_think = side.max_think.max(t.max.as_secs_f64());
             side.moves += t.calls;
+            let seat = if p == 0 { a_seat } else { 1 - a_seat };
+            if let Some(share) = finished.clock_share(seat) {
+                side.clock_share.0 += share;
+                side.clock_share.1 += 1;
+            }
+        }
+        if let Some(seat) = finished.out_of_time {
+            report.sides[usize::from(seat.index() != a_seat)].time_losses += 1;
         }
         match finished.outcome {
             Outcome::Win(w) => report.sides[usize::from(w.index() != a_seat)].wins += 1,

@@ -12,7 +12,7 @@ use crate::games::mathable::options::{load_state, GameOptions};
 use crate::{Game, Player, PlayerSpec, Record, Seat};
 
 use crate::tools::common::{paint, use_color, Input};
-use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 
 /// Options of `tabletop play mathable`.
 #[derive(Args)]
@@ -38,6 +38,8 @@ pub struct PlayArgs {
     /// No colours.
     #[arg(long)]
     no_color: bool,
+    #[command(flatten)]
+    clock: ClockArgs,
 }
 
 const SPECIAL_COLOR: u8 = 244;
@@ -439,7 +441,8 @@ pub fn play(args: PlayArgs) -> Result<()> {
             bail!("bad --player {text:?}: write SEAT=SPEC with seats from 1 to {players}, e.g. 2=greedy (seats go from 1 to {players})");
         }
     }
-    let specs = seat_specs(&presenter, &defaults, &args.players_specs)?;
+    let mut specs = seat_specs(&presenter, &defaults, &args.players_specs)?;
+    let controls = take_seat_clocks(&mut specs, args.clock.tc)?;
     let seats = seat_players(&presenter, &specs, seed)?;
     presenter.humans = specs.iter().map(|s| s.name == "human").collect();
     let several = presenter.several_humans();
@@ -453,7 +456,7 @@ pub fn play(args: PlayArgs) -> Result<()> {
         })
         .collect();
     let color = presenter.color;
-    let mut table = Table::new(&mut presenter, seats, game, color).document_mode(args.document);
+    let mut table = Table::new(&mut presenter, seats, game, color).document_mode(args.document).with_clocks(&controls);
     table.run(&mut Input::new())
 }
 

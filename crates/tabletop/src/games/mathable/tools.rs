@@ -4,7 +4,7 @@
 use crate::tools::{bail, invalid, Context, ToolResult};
 use crate::games::mathable::bench::{midgame_positions, time_placements, time_turns};
 use crate::games::mathable::engine::EnginePlayer;
-use crate::games::mathable::matches::play_match;
+use crate::games::mathable::matches::play_timed_match;
 use crate::games::mathable::options::GameOptions;
 use crate::games::mathable::players::from_spec;
 use crate::games::mathable::{Mathable, SaveState};
@@ -32,6 +32,10 @@ pub struct MatchArgs {
     /// Print one line per game.
     #[arg(long)]
     pub verbose: bool,
+    /// A game clock for both players (`10+0.1`, `0:30+0.2`, ...; a player's own `clock=`
+    /// overrides it): engines play by it, and a player out of time loses.
+    #[arg(long, value_name = "CONTROL")]
+    pub tc: Option<crate::clock::TimeControl>,
 }
 
 /// Options of `tabletop bench mathable`.
@@ -50,12 +54,14 @@ pub struct BenchArgs {
 
 /// Runs `tabletop match mathable`: pairs of games sharing a bag, seats swapped.
 pub fn run_match(args: MatchArgs) -> ToolResult {
-    let specs: [PlayerSpec; 2] = match args.players_specs.as_slice() {
+    let mut specs: [PlayerSpec; 2] = match args.players_specs.as_slice() {
         [] => [PlayerSpec::named("engine"), PlayerSpec::named("greedy")],
         [a] => [a.clone(), PlayerSpec::named("greedy")],
         [a, b] => [a.clone(), b.clone()],
         _ => bail!("a match takes at most two --player options"),
     };
+    let controls = crate::tools::play::take_seat_clocks(&mut specs, args.tc)?;
+    let controls = [controls[0], controls[1]];
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
@@ -68,7 +74,7 @@ pub fn run_match(args: MatchArgs) -> ToolResult {
     };
     let mut a = local(&specs[0], 1001).map_err(invalid)?;
     let mut b = local(&specs[1], 2002).map_err(invalid)?;
-    let r = play_match(&base, args.games, a.as_mut(), b.as_mut(), |g| {
+    let r = play_timed_match(&base, args.games, a.as_mut(), b.as_mut(), controls, |g| {
         if let Some((seat, reason)) = &g.forfeit {
             let label = if seat.index() == g.a_seat { "A" } else { "B" };
             let line = format!("game {}: {label} (seat {}) forfeits: {reason}", g.number + 1, seat.index() + 1);
@@ -103,6 +109,9 @@ pub fn run_match(args: MatchArgs) -> ToolResult {
             "average_points": [r.average_points(0), r.average_points(1)],
             "points_ratio": r.points_ratio(),
             "max_move_seconds": [r.sides[0].max_think, r.sides[1].max_think],
+            "clocks": controls.map(|c| c.to_string()),
+            "time_losses": [r.sides[0].time_losses, r.sides[1].time_losses],
+            "mean_clock_share": r.sides.each_ref().map(|s| (s.clock_share.1 > 0).then(|| s.clock_share.0 / s.clock_share.1 as f64)),
             "seconds": r.seconds,
         });
         println!("{out}");
@@ -122,6 +131,15 @@ pub fn run_match(args: MatchArgs) -> ToolResult {
         println!("  draws {}; A's points / B's points = {:.3}; {:.0} s", r.draws, r.points_ratio(), r.seconds);
         if r.sides.iter().any(|s| s.forfeits > 0) {
             println!("  games lost by forfeit: A {}, B {}", r.sides[0].forfeits, r.sides[1].forfeits);
+        }
+        for ((side, label), control) in r.sides.iter().zip(["A", "B"]).zip(controls) {
+            if side.clock_share.1 > 0 {
+                let share = 100.0 * side.clock_share.0 / side.clock_share.1 as f64;
+                println!("  {label} clock {control}: {share:.1}% of its time used on average");
+            }
+        }
+        if r.sides.iter().any(|s| s.time_losses > 0) {
+            println!("  games lost on time: A {}, B {}", r.sides[0].time_losses, r.sides[1].time_losses);
         }
     }
     Ok(())

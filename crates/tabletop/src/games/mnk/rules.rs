@@ -154,6 +154,15 @@ impl Game for Mnk {
         Ok(p)
     }
 
+    fn expected_moves_left(&self) -> u32 {
+        let (cols, rows) = self.dimensions();
+        crate::grid::moves_left_on((cols * rows).saturating_sub(self.pieces.count(None)))
+    }
+
+    fn out_of_time(&self, seat: Seat) -> Outcome {
+        crate::grid::out_of_time_by_lines(self, seat, self.k())
+    }
+
     fn end_reason(&self) -> Option<String> {
         match self.status() {
             Status::Over(Outcome::Win(_)) => Some(format!("{} in a row", self.k())),

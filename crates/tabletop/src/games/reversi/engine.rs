@@ -16,7 +16,8 @@ use super::probcut::ProbCut;
 use super::lockless::Slot;
 use super::solver::{Outcome, ParallelSolver, Solver};
 use super::symmetry::canonical;
-use crate::players::Player;
+use crate::clock::TimeControl;
+use crate::players::{forced_move, Player, TimeLeft};
 use crate::memory::{try_large_vec, TableAllocError};
 use crate::record::Record;
 
@@ -1132,18 +1133,22 @@ pub struct EnginePlayer {
     /// With a game clock (`engine:clock=5m+2s`): the clock at the start of a game, and the
     /// time left in this one.
     clock: Option<(Clock, Duration)>,
+    /// The `time=` given, which caps a front end's game clock's budget.
+    own_time: Option<Duration>,
+    /// The game clock a front end keeps ([`Player::set_clock`]), told before each move.
+    game_clock: Option<TimeLeft>,
 }
 
 impl EnginePlayer {
     /// An engine player with a time budget and/or a depth limit.
     pub fn new(time: Option<Duration>, depth: Option<u32>, description: String) -> Self {
-        EnginePlayer { engine: Engine::new(time, depth), description, clock: None }
+        EnginePlayer { engine: Engine::new(time, depth), description, clock: None, own_time: time, game_clock: None }
     }
 
     /// An engine player as [`EnginePlayer::new`], or an error when the engine's tables cannot
     /// be allocated.
     pub fn try_new(time: Option<Duration>, depth: Option<u32>, description: String) -> Result<Self, TableAllocError> {
-        Ok(EnginePlayer { engine: Engine::try_new(time, depth)?, description, clock: None })
+        Ok(EnginePlayer { engine: Engine::try_new(time, depth)?, description, clock: None, own_time: time, game_clock: None })
     }
 
     /// An engine player with the ten-feature evaluation (`engine-v1`).
@@ -1152,7 +1157,8 @@ impl EnginePlayer {
         depth: Option<u32>,
         description: String,
     ) -> Result<Self, TableAllocError> {
-        Ok(EnginePlayer { engine: Engine::try_new_v1(time, depth)?, description, clock: None })
+        let engine = Engine::try_new_v1(time, depth)?;
+        Ok(EnginePlayer { engine, description, clock: None, own_time: time, game_clock: None })
     }
 
     /// Plays every game on `clock` (each game starts with the whole of it): each move's time
@@ -1190,6 +1196,23 @@ impl Player<Reversi> for EnginePlayer {
     }
 
     fn choose_move(&mut self, record: &Record<Reversi>) -> ReversiMove {
+        if let Some(time) = &self.game_clock {
+            // A front end's clock: Fischer clocks as the engine's own clock shares them (the
+            // midgame weighted, forced moves at once, exact solves when they fit); other
+            // controls, or a time of its own, as a budget per move.
+            if let (TimeControl::Fischer { increment, .. }, None) = (time.control, self.own_time) {
+                let clock = Clock { remaining: time.own, increment };
+                return self.engine.analyse_clock(record.current(), &clock).best;
+            }
+            if let Some(only) = forced_move(record.current()) {
+                return only;
+            }
+            let usual = self.engine.time;
+            self.engine.time = TimeLeft::cap(Some(time), self.own_time);
+            let best = self.engine.analyse(record.current()).best;
+            self.engine.time = usual;
+            return best;
+        }
         let Some((start, left)) = self.clock else {
             return self.engine.analyse(record.current()).best;
         };
@@ -1205,6 +1228,10 @@ impl Player<Reversi> for EnginePlayer {
         if let Some((start, _)) = self.clock {
             self.clock = Some((start, start.remaining));
         }
+    }
+
+    fn set_clock(&mut self, time: Option<&TimeLeft>) {
+        self.game_clock = time.cloned();
     }
 }
 

@@ -29,7 +29,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::rules::{Color, Reversi, ReversiMove, ReversiPositionError};
-use crate::game::{Game, Status};
+use crate::arena::Finished;
+use crate::clock::TimeControl;
+use crate::game::{Game, Outcome, Status};
 use crate::record::Record;
 
 /// One move of a GGF game: the colour that played it, the move, and the optional evaluation
@@ -137,6 +139,24 @@ impl GgfGame {
             start: *record.start(),
             moves,
         }
+    }
+
+    /// A finished game of a match as GGF: [`GgfGame::from_record`] with the clock (`TI`, when
+    /// black's control is Fischer: `main/increment/`), each timed move's seconds
+    /// (`B[F5//1.25]`), and a game lost on time or by forfeit marked as GGS marks it
+    /// (`RE[+64.00:t]`, `RE[-64.00:r]`: the full margin to the winner).
+    pub fn from_finished(finished: &Finished<Reversi>, black: &str, white: &str) -> GgfGame {
+        let mut game = GgfGame::from_record(&finished.record, black, white);
+        for (mv, clock) in game.moves.iter_mut().zip(&finished.move_clocks) {
+            mv.time = clock.map(|c| c.used_ms as f64 / 1000.0);
+        }
+        game.time = finished.controls.first().and_then(ggf_time_control);
+        let mark = if finished.out_of_time.is_some() { Some("t") } else { finished.forfeit.as_ref().map(|_| "r") };
+        if let (Some(mark), Outcome::Win(seat)) = (mark, finished.outcome) {
+            let sign = if seat.index() == 0 { '+' } else { '-' };
+            game.result = Some(format!("{sign}64.00:{mark}"));
+        }
+        game
     }
 
     /// Replays the game: a record from the start position with every move played (passes the
@@ -254,6 +274,28 @@ impl FromStr for GgfGame {
         let start = text.find("(;").ok_or(GgfError::NoGame)?;
         parse_game(text, start).map(|(game, _)| game)
     }
+}
+
+/// A Fischer control as GGF's `TI` (`5:00/2/`: main time, increment, no extension); `None`
+/// for the others, which GGF cannot say.
+///
+/// ```
+/// use tabletop::games::reversi::ggf::ggf_time_control;
+/// assert_eq!(ggf_time_control(&"5+2".parse().unwrap()).as_deref(), Some("5:00/2/"));
+/// assert_eq!(ggf_time_control(&"0:30+0.25".parse().unwrap()).as_deref(), Some("0:30/0.25/"));
+/// assert_eq!(ggf_time_control(&"3d".parse().unwrap()), None);
+/// ```
+pub fn ggf_time_control(control: &TimeControl) -> Option<String> {
+    let TimeControl::Fischer { base, increment } = *control else { return None };
+    let minutes_seconds = |d: std::time::Duration| {
+        let ms = d.as_millis();
+        let seconds = format!("{}.{:03}", ms / 1000 % 60, ms % 1000);
+        let seconds = seconds.trim_end_matches('0').trim_end_matches('.');
+        format!("{}:{:0>2}", ms / 60_000, seconds)
+    };
+    let increment = format!("{:.3}", increment.as_secs_f64());
+    let increment = increment.trim_end_matches('0').trim_end_matches('.');
+    Some(format!("{}/{increment}/", minutes_seconds(base)))
 }
 
 /// Reads the game whose `(;` is at byte `start` of `text`; returns it and the byte offset

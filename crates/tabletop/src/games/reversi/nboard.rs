@@ -43,13 +43,13 @@ use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
 use super::engine::{Analysis, Clock, Engine, WON};
-use super::ggf::{move_text, GgfGame};
+use super::ggf::{ggf_time_control, move_text, GgfGame};
 use super::patterns::PatternWeights;
 use super::probcut::ProbCut;
 use super::rules::{Color, Reversi, ReversiMove};
 use crate::external::{BotProcess, ReadError};
 use crate::game::{Game, Status};
-use crate::players::Player;
+use crate::players::{Player, TimeLeft};
 use crate::record::Record;
 
 /// How the engine side behaves.
@@ -408,13 +408,24 @@ pub struct NboardPlayer {
     pings: u64,
     /// The last failure, for tests and callers that hold the concrete type.
     pub last_error: Option<String>,
+    /// The game clock, when the front end keeps one: sent as the game's `TI` with every move's
+    /// time, so that the engine manages its own clock as it does under a GUI.
+    clock: Option<TimeLeft>,
 }
 
 impl NboardPlayer {
     /// A player running `command` at `depth` plies, waiting at most `timeout` for each answer.
     /// The engine is started when the first move is asked for.
     pub fn new(command: &str, depth: u32, timeout: Duration) -> Self {
-        NboardPlayer { command: command.to_string(), depth, timeout, running: None, pings: 0, last_error: None }
+        NboardPlayer {
+            command: command.to_string(),
+            depth,
+            timeout,
+            running: None,
+            pings: 0,
+            last_error: None,
+            clock: None,
+        }
     }
 
     fn start(&mut self) -> Result<(), NboardError> {
@@ -435,7 +446,9 @@ impl NboardPlayer {
     /// Reads lines until one satisfies `wanted`; returns it.
     fn wait_for(&mut self, expected: &str, wanted: impl Fn(&str) -> bool) -> Result<String, NboardError> {
         let running = self.running.as_mut().ok_or_else(|| NboardError::Exited(self.command.clone()))?;
-        let deadline = Instant::now() + self.timeout;
+        // Under a clock the engine has as long as its clock lasts (the front end judges it).
+        let wait = self.clock.as_ref().map_or(self.timeout, |c| c.own + Duration::from_secs(1));
+        let deadline = Instant::now() + wait;
         loop {
             match running.next_line(deadline) {
                 Ok(line) if wanted(line.trim()) => return Ok(line.trim().to_string()),
@@ -455,7 +468,15 @@ impl NboardPlayer {
     /// Asks the engine for its move in the last position of `record`.
     pub fn ask(&mut self, record: &Record<Reversi>) -> Result<ReversiMove, NboardError> {
         self.start()?;
-        let game = GgfGame::from_record(record, "black", "white");
+        let mut game = GgfGame::from_record(record, "black", "white");
+        if let Some(clock) = &self.clock {
+            // The control as GGF says it, and each move's seconds: the engine counts its time
+            // left as the GUI's TI less its own moves' times.
+            game.time = ggf_time_control(&clock.control);
+            for (mv, used) in game.moves.iter_mut().zip(&clock.move_times) {
+                mv.time = used.map(|t| t.as_secs_f64());
+            }
+        }
         self.pings += 1;
         let ping = self.pings;
         self.send(&format!("set game {game}\nping {ping}"))?;
@@ -514,6 +535,10 @@ impl Player<Reversi> for NboardPlayer {
     /// Starts the engine before a game, and waits until it answers a ping: a match times each
     /// move, and the start of the program (NTest reads its coefficient files then) is no move's
     /// thinking time.
+    fn set_clock(&mut self, time: Option<&TimeLeft>) {
+        self.clock = time.cloned();
+    }
+
     fn reset(&mut self) {
         if self.running.is_some() {
             return;

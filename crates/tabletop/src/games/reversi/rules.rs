@@ -890,6 +890,10 @@ impl Game for Reversi {
         text.parse()
     }
 
+    fn expected_moves_left(&self) -> u32 {
+        crate::grid::moves_left_on(self.open_squares() as usize)
+    }
+
     fn end_reason(&self) -> Option<String> {
         if !self.is_over() {
             None

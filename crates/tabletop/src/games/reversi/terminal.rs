@@ -21,7 +21,7 @@ use crate::tools::common::{paint, run_match_cli_with, use_color, Input, MatchOpt
 use crate::tools::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
 use crate::tournament::{openings::Balance, run::write_saved_game, GameInfo};
 use crate::arena::Finished;
-use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 
 /// Options of `tabletop play reversi`.
 #[derive(Args)]
@@ -53,6 +53,9 @@ pub struct PlayArgs {
     /// No colours, even on a terminal.
     #[arg(long)]
     pub no_color: bool,
+    #[command(flatten)]
+    /// The game clocks.
+    pub clock: ClockArgs,
 }
 
 /// Options of `tabletop match reversi`.
@@ -67,11 +70,11 @@ pub struct MatchArgs {
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let ggf = args.options.games_out.as_ref().is_some_and(|p| is_ggf(&p.to_string_lossy()));
     let make = |spec: &PlayerSpec, i| Ok(make_local_player(spec, i + 1)?);
-    run_match_cli_with(&Reversi::new(), &args.options, 4..=8, make, |record, [black, white]| {
+    run_match_cli_with(&Reversi::new(), &args.options, 4..=8, make, |finished, [black, white]| {
         if ggf {
-            format!("{}\n", GgfGame::from_record(record, black, white))
+            format!("{}\n", GgfGame::from_finished(finished, black, white))
         } else {
-            format!("{}\n", record.to_text())
+            format!("{}\n", finished.to_text())
         }
     })?;
     Ok(())
@@ -94,15 +97,11 @@ pub fn run_tournament(args: TournamentArgs) -> Result<()> {
         if !ggf {
             return write_saved_game(finished, info);
         }
-        let mut game = GgfGame::from_record(&finished.record, info.names[0], info.names[1]);
-        // The players' moves follow the opening's; each has its time in seconds.
+        let mut game = GgfGame::from_finished(finished, info.names[0], info.names[1]);
+        // Untimed games have no clock times: the players' moves (after the opening's) get the
+        // time they took, in seconds.
         for (m, time) in game.moves.iter_mut().skip(info.opening_plies).zip(info.move_times) {
-            m.time = Some((time.as_secs_f64() * 1000.0).round() / 1000.0);
-        }
-        if finished.forfeit.is_some() {
-            // GGS marks a game ended otherwise than on the board with a suffix (":r" resigned).
-            let black = if info.result == "1-0" { 64 } else { -64 };
-            game.result = Some(format!("{black:+}.00:r"));
+            m.time = m.time.or(Some((time.as_secs_f64() * 1000.0).round() / 1000.0));
         }
         let comment = format!("game {}: {} {}", info.index + 1, info.result, info.reason).replace('\\', "/").replace(']', ")");
         let text = game.to_string();
@@ -299,10 +298,13 @@ pub fn play(args: PlayArgs) -> Result<()> {
     let defaults: Vec<PlayerSpec> =
         humans.iter().map(|&h| if h { PlayerSpec::named("human") } else { computer.clone() }).collect();
     let mut presenter = ReversiPresenter { humans: [false; 2], document: args.document };
-    let specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let mut specs = seat_specs(&presenter, &defaults, &args.players)?;
+    let controls = take_seat_clocks(&mut specs, args.clock.tc)?;
     presenter.humans = [specs[0].name == "human", specs[1].name == "human"];
     let seats = seat_players(&presenter, &specs, args.seed)?;
-    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color)).document_mode(args.document);
+    let mut table = Table::new(&mut presenter, seats, start, use_color(args.no_color))
+        .document_mode(args.document)
+        .with_clocks(&controls);
     table.run(&mut Input::new())
 }
 

@@ -11,7 +11,7 @@ use super::dictionary::Dictionary;
 use super::rules::{Side, Slide, SlideMove};
 use super::solver::{SlideSolver, SlideValue};
 use crate::game::Game;
-use crate::players::Player;
+use crate::players::{forced_move, Player, TimeLeft};
 use crate::player_spec::{PlayerKind, PlayerSpec, SpecError};
 use crate::players::RandomPlayer;
 use crate::record::Record;
@@ -379,6 +379,8 @@ pub struct EnginePlayer {
     depth: Option<u64>,
     solver: Option<SlideSolver>,
     search: Option<Search<Slide, SlideEvaluation, NoOrdering>>,
+    /// The game clock, when the front end keeps one.
+    clock: Option<TimeLeft>,
 }
 
 /// What the engine thinks of a position, for hints.
@@ -393,7 +395,7 @@ pub struct EngineAdvice {
 impl EnginePlayer {
     /// An engine with an optional time budget (default 1 s) and depth limit.
     pub fn new(time: Option<Duration>, depth: Option<u64>) -> Self {
-        EnginePlayer { time, depth, solver: None, search: None }
+        EnginePlayer { time, depth, solver: None, search: None, clock: None }
     }
 
     /// The best move in `record`'s current position and its value.
@@ -413,7 +415,11 @@ impl EnginePlayer {
         let safe = search.search(position, &earlier, Limits::depth(2));
         let limits = Limits {
             depth: self.depth.map(|d| d as u32),
-            time: Some(self.time.unwrap_or(Duration::from_secs(1))),
+            // Under a clock, its share of the time left (and no more than a time of its own).
+            time: Some(match &self.clock {
+                Some(_) => TimeLeft::cap(self.clock.as_ref(), self.time).unwrap_or(Duration::from_secs(1)),
+                None => self.time.unwrap_or(Duration::from_secs(1)),
+            }),
             nodes: None,
         };
         let timed = search.search(position, &earlier, limits);
@@ -442,7 +448,14 @@ impl Player<Slide> for EnginePlayer {
     }
 
     fn choose_move(&mut self, record: &Record<Slide>) -> SlideMove {
+        if let (Some(_), Some(only)) = (&self.clock, forced_move(record.current())) {
+            return only;
+        }
         self.advise(record).expect("choose_move is only called while the game goes on").best
+    }
+
+    fn set_clock(&mut self, time: Option<&TimeLeft>) {
+        self.clock = time.cloned();
     }
 }
 

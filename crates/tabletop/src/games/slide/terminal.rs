@@ -12,7 +12,7 @@ use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 use crate::tools::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
 use crate::tournament::{openings::Balance, run::write_saved_game};
-use crate::tools::play::{seat_players, seat_specs, Presenter, Table};
+use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 
 /// Options of `tabletop play slide`.
 #[derive(Args)]
@@ -40,6 +40,8 @@ pub struct PlayArgs {
     /// Plain letters, no colours.
     #[arg(long)]
     no_color: bool,
+    #[command(flatten)]
+    clock: ClockArgs,
 }
 
 /// Options of `tabletop match slide`.
@@ -181,10 +183,13 @@ pub fn play(args: PlayArgs) -> Result<()> {
         options.insert(0, format!("o=classic:levels={levels}"));
     }
     let defaults = [PlayerSpec::named("human"), PlayerSpec::named(crate::levels::DEFAULT_COMPUTER)];
-    let specs = seat_specs(&presenter, &defaults, &options)?;
+    let mut specs = seat_specs(&presenter, &defaults, &options)?;
+    let controls = take_seat_clocks(&mut specs, args.clock.tc)?;
     let seats = seat_players(&presenter, &specs, args.seed)?;
     let mut table =
-        Table::new(&mut presenter, seats, start, use_color(args.no_color)).document_mode(args.document.is_some());
+        Table::new(&mut presenter, seats, start, use_color(args.no_color))
+            .document_mode(args.document.is_some())
+            .with_clocks(&controls);
     table.run(&mut Input::new())
 }
 
