@@ -49,6 +49,7 @@ pub mod session;
 pub mod stats;
 #[cfg(feature = "cli")]
 pub mod tools;
+pub mod tournament;
 pub mod value;
 
 /// The examples of docs/ORIGINS.md (the origin documents' operations), run as doctests.

@@ -386,15 +386,17 @@ pub fn bradley_terry(players: usize, games: &[Game]) -> Vec<Rating> {
     for e in &mut elo {
         *e -= mean;
     }
-    let errors = rating_errors(&elo, &count, games);
-    elo.iter()
-        .zip(errors)
-        .enumerate()
-        .map(|(i, (&elo, error))| {
-            let unbounded = played[i] == 0.0 || score[i] <= 0.0 || score[i] >= played[i];
-            Rating { elo, error: if unbounded { 2000.0 } else { error } }
-        })
-        .collect()
+    let unbounded = |i: usize| played[i] == 0.0 || score[i] <= 0.0 || score[i] >= played[i];
+    // The others' error bars come from their games among themselves: a player at +-2000 would
+    // make the information matrix singular and every error bar infinite.
+    let bounded: Vec<usize> = (0..players).filter(|&i| !unbounded(i)).collect();
+    let sub_elo: Vec<f64> = bounded.iter().map(|&i| elo[i]).collect();
+    let sub_count: Vec<Vec<f64>> = bounded.iter().map(|&i| bounded.iter().map(|&j| count[i][j]).collect()).collect();
+    let position = |p: usize| bounded.iter().position(|&i| i == p);
+    let sub_games: Vec<Game> =
+        games.iter().filter_map(|g| Some(Game { a: position(g.a)?, b: position(g.b)?, score: g.score })).collect();
+    let sub_errors = rating_errors(&sub_elo, &sub_count, &sub_games);
+    (0..players).map(|i| Rating { elo: elo[i], error: position(i).map_or(2000.0, |k| sub_errors[k]) }).collect()
 }
 
 /// Half-widths of the 95% intervals: the pseudo-inverse of the Fisher information (in natural
@@ -576,15 +578,23 @@ mod tests {
         let sprt: Sprt = "elo0=0,elo1=20,alpha=0.05,beta=0.05".parse().unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let runs = 300;
-        let (mut false_positives, mut false_negatives, mut length) = (0, 0, 0);
+        let (mut false_positives, mut false_negatives, mut length, mut length_h1) = (0, 0, 0, 0);
         for _ in 0..runs {
             let (decision, pairs) = run_sprt(&sprt, 0.0, &mut rng);
             false_positives += usize::from(decision == SprtDecision::H1);
             length += pairs;
-            let (decision, _) = run_sprt(&sprt, 20.0, &mut rng);
+            let (decision, pairs) = run_sprt(&sprt, 20.0, &mut rng);
             false_negatives += usize::from(decision == SprtDecision::H0);
+            length_h1 += pairs;
         }
         let (fp, fn_) = (false_positives as f64 / runs as f64, false_negatives as f64 / runs as f64);
+        // The average length, reported (docs/TOURNAMENTS.md quotes it): `cargo test -p tabletop
+        // --lib sprt_error_rates -- --nocapture`.
+        println!(
+            "SPRT {sprt}, draw rate 0.4: false positives {fp:.3}, false negatives {fn_:.3}; mean length {} pairs when elo0 holds, {} when elo1 holds ({runs} runs each)",
+            length / runs as u64,
+            length_h1 / runs as u64
+        );
         // alpha = beta = 0.05, plus three standard errors of the simulation (0.038 over 300 runs).
         assert!(fp <= 0.05 + 0.038 && fn_ <= 0.05 + 0.038, "false positives {fp}, false negatives {fn_}");
         assert!(length / runs as u64 > 50, "an SPRT of 20 Elo takes hundreds of pairs");
@@ -662,5 +672,15 @@ mod tests {
         assert!(fit[0].elo > 300.0 && fit[0].elo <= 2000.0 && fit[0].error == 2000.0, "{fit:?}");
         assert!(fit.iter().all(|r| r.elo.is_finite()));
         assert_eq!(bradley_terry(0, &[]), Vec::new());
+        // A player who lost everything leaves the others' error bars finite.
+        let mut games: Vec<Game> = (0..3)
+            .flat_map(|a| (0..3).map(move |b| (a, b)))
+            .filter(|(a, b)| a != b)
+            .flat_map(|(a, b)| [Game { a, b, score: 1.0 }, Game { a, b, score: 0.5 }, Game { a, b, score: 0.0 }])
+            .collect();
+        games.extend((0..3).map(|a| Game { a, b: 3, score: 1.0 }));
+        let fit = bradley_terry(4, &games);
+        assert_eq!(fit[3].error, 2000.0);
+        assert!(fit[..3].iter().all(|r| r.error < 500.0), "{fit:?}");
     }
 }

@@ -20,4 +20,5 @@ mod review;
 mod shared_loop;
 mod sharp_edges;
 mod slide_cli;
+mod tournament;
 mod vocabulary;

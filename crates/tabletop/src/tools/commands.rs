@@ -30,11 +30,15 @@ pub enum Verb {
     Review,
     /// Fit evaluation weights.
     Tune,
+    /// Many players, ratings, SPRT.
+    Tournament,
+    /// Balanced start positions for tournaments.
+    Openings,
 }
 
 impl Verb {
     /// Every verb, in help order.
-    pub const ALL: [Verb; 10] = [
+    pub const ALL: [Verb; 12] = [
         Verb::Play,
         Verb::Match,
         Verb::Perft,
@@ -45,6 +49,8 @@ impl Verb {
         Verb::Analyze,
         Verb::Review,
         Verb::Tune,
+        Verb::Tournament,
+        Verb::Openings,
     ];
 
     /// The word on the command line.
@@ -64,6 +70,8 @@ impl Verb {
             Verb::Analyze => "analyze",
             Verb::Review => "review",
             Verb::Tune => "tune",
+            Verb::Tournament => "tournament",
+            Verb::Openings => "openings",
         }
     }
 
@@ -80,6 +88,8 @@ impl Verb {
             Verb::Analyze => "The value of every legal move of a position (exact where a solver answers in time)",
             Verb::Review => "Review a saved game: every move's loss against the best move, with inaccuracies, mistakes and blunders marked",
             Verb::Tune => "Fit evaluation weights to self-play positions labelled by exact solves",
+            Verb::Tournament => "Tournament of many players: round-robin or gauntlet, Elo with error bars, SPRT, concurrency, resume",
+            Verb::Openings => "Balanced start positions for tournaments (one a line, for --openings)",
         }
     }
 }

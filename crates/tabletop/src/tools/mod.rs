@@ -9,6 +9,7 @@
 //! - [`position`]: `moves` and `analyze` for every game.
 //! - [`review`]: `review` for every game (a saved game, move by move).
 //! - [`standard`]: the commands of a grid game with no command-line code of its own.
+//! - [`tournament`]: `tournament` and `openings` for every two-player game.
 //! - this module: [`ToolError`], capped file reads and option checks.
 
 use std::io::Read;
@@ -20,6 +21,7 @@ pub mod play;
 pub mod position;
 pub mod review;
 pub mod standard;
+pub mod tournament;
 
 pub use commands::{GameCommands, Tool, Verb};
 

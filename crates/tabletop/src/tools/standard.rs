@@ -16,11 +16,13 @@ use super::common::{paint, run_match_cli, use_color, Input, MatchOptions};
 use super::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 use super::position::{list_moves, print_analysis, Output};
 use super::review::{print_review_timed, ReviewOptions};
+use super::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
 use super::{invalid, Context, GameCommands, Tool, ToolResult as Result, Verb};
 use crate::external::make_local_player;
 use crate::grid::{cell_name, render, Grid};
 use crate::players::Players;
 use crate::session::{Adapter, OptionKind};
+use crate::tournament::{openings::Balance, run::write_saved_game};
 use crate::{Analyze, EndReason, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
 /// What a game needs for the standard commands.
@@ -137,6 +139,14 @@ impl<G: StandardGame, A: Adapter<G>> GameCommands for StandardCommands<G, A> {
                 let seed = options.seed;
                 let make = |spec: &PlayerSpec, i| Ok(make_local_player(spec, |s| G::make_player(s, &start, seed + i))?);
                 run_match_cli(&start, &options, 0..=2, make).map(drop)
+            }),
+            tool::<G, A, TournamentOptions>(Verb::Tournament, |options, start| {
+                let make = |spec: &PlayerSpec, seed| Ok(make_local_player(spec, |s| G::make_player(s, &start, seed))?);
+                run_tournament_cli(&start, &options, 0..=2, make, write_saved_game).map(drop)
+            }),
+            tool::<G, A, OpeningsOptions>(Verb::Openings, |options, start| {
+                // Duplicates: the exact position (a grid game's symmetries are not exposed).
+                run_openings_cli(&start, &options, 1..=3, Balance { estimate: 100, exact: 0 }, G::hash)
             }),
             tool::<G, A, PerftFlags>(Verb::Perft, |flags, start| {
                 let counts: Vec<u64> = (1..=flags.depth).map(|d| crate::perft(&start, d)).collect();

@@ -28,3 +28,4 @@ mod slide_dictionary;
 mod slide_engine;
 mod slide_rules;
 mod slide_solver;
+mod tournament;

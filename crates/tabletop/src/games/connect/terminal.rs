@@ -12,6 +12,8 @@ use crate::{Outcome, Player, PlayerSpec, Record, Seat as TSeat, Status};
 
 use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::tools::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
+use crate::tournament::{openings::Balance, run::write_saved_game};
 use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, DocumentProgram, Presenter, Table};
 
 /// Options of `tabletop play connect`.
@@ -184,8 +186,48 @@ pub fn play(args: PlayArgs) -> Result<()> {
 /// Runs `tabletop match connect`.
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let v = args.size.variant()?;
-    run_match_cli(&Connect::new(v), &args.options, 0..=2, |spec, i| {
-        Ok(local_player(spec, |spec| make_player(spec, v, args.options.seed + i))?)
-    })?;
+    run_match_cli(&Connect::new(v), &args.options, 0..=2, |spec, i| player(spec, v, args.options.seed + i))?;
     Ok(())
+}
+
+/// A player of `match`, `tournament` and `openings`: any spec of the game, or `external`.
+fn player(spec: &PlayerSpec, v: ConnectVariant, seed: u64) -> Result<Box<dyn Player<Connect>>> {
+    Ok(local_player(spec, |spec| make_player(spec, v, seed))?)
+}
+
+/// Options of `tabletop tournament connect`.
+#[derive(Args)]
+pub struct TournamentArgs {
+    #[command(flatten)]
+    /// The board size.
+    pub size: SizeArgs,
+    #[command(flatten)]
+    /// The tournament options.
+    pub options: TournamentOptions,
+}
+
+/// Runs `tabletop tournament connect`.
+pub fn run_tournament(args: TournamentArgs) -> Result<()> {
+    let v = args.size.variant()?;
+    run_tournament_cli(&Connect::new(v), &args.options, 0..=2, |spec, seed| player(spec, v, seed), write_saved_game)
+        .map(drop)
+}
+
+/// Options of `tabletop openings connect`.
+#[derive(Args)]
+pub struct OpeningsArgs {
+    #[command(flatten)]
+    /// The board size.
+    pub size: SizeArgs,
+    #[command(flatten)]
+    /// The openings options.
+    pub options: OpeningsOptions,
+}
+
+/// Runs `tabletop openings connect`: positions the solver (or the book) values as a draw or a
+/// win in the last moves (`|score| <= 2`, Pons' scores), duplicates up to the mirror image.
+pub fn run_openings(args: OpeningsArgs) -> Result<()> {
+    let v = args.size.variant()?;
+    let balance = Balance { estimate: 20, exact: 2 };
+    run_openings_cli(&Connect::new(v), &args.options, 4..=8, balance, |p| crate::games::connect::book::canonical_key(p).0)
 }

@@ -590,6 +590,8 @@ impl crate::tools::GameCommands for Commands {
         vec![
             Tool::new(Verb::Play, "Connect-N: Connect Three, Connect Four and other drop games", super::terminal::play),
             Tool::new(Verb::Match, "Connect-N match", super::terminal::run_match),
+            Tool::new(Verb::Tournament, "Connect-N tournament", super::terminal::run_tournament),
+            Tool::new(Verb::Openings, "Balanced Connect-N openings", super::terminal::run_openings),
             Tool::new(Verb::Perft, "Connect-N perft", perft),
             Tool::new(Verb::Solve, "Solve Connect-N positions read from standard input or --position", solve),
             Tool::new(Verb::Bench, "Connect-N solver benchmarks on the shared test sets", bench),

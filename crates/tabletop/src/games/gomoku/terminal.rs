@@ -6,6 +6,8 @@ use super::engine::make_player;
 use super::rules::{render_board, Gomoku, GomokuVariant, Stone};
 use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::tools::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
+use crate::tournament::{openings::Balance, run::write_saved_game};
 use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 use crate::tools::{Context, ToolResult as Result};
 use crate::{EndReason, Game, Outcome, Player, PlayerSpec, Record, Seat, Status};
@@ -136,8 +138,46 @@ pub fn play(args: PlayArgs) -> Result<()> {
 /// Runs `tabletop match gomoku`.
 pub fn run_match(args: MatchArgs) -> Result<()> {
     let start = Gomoku::start(&args.size.variant()?);
-    run_match_cli(&start, &args.options, 0..=2, |spec, i| {
-        Ok(local_player(spec, |spec| make_player(spec, args.options.seed + i))?)
-    })?;
+    run_match_cli(&start, &args.options, 0..=2, |spec, i| player(spec, args.options.seed + i))?;
     Ok(())
+}
+
+/// A player of `match` and `tournament`: any spec of the game, or `external`.
+fn player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Gomoku>>> {
+    Ok(local_player(spec, |spec| make_player(spec, seed))?)
+}
+
+/// Options of `tabletop tournament gomoku`.
+#[derive(Args)]
+pub struct TournamentArgs {
+    /// The board size.
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// The tournament options.
+    #[command(flatten)]
+    pub options: TournamentOptions,
+}
+
+/// Runs `tabletop tournament gomoku`.
+pub fn run_tournament(args: TournamentArgs) -> Result<()> {
+    let start = Gomoku::start(&args.size.variant()?);
+    run_tournament_cli(&start, &args.options, 0..=2, player, write_saved_game).map(drop)
+}
+
+/// Options of `tabletop openings gomoku`.
+#[derive(Args)]
+pub struct OpeningsArgs {
+    /// The board size.
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// The openings options.
+    #[command(flatten)]
+    pub options: OpeningsOptions,
+}
+
+/// Runs `tabletop openings gomoku` (duplicates: the exact position; the board's symmetries
+/// are not exposed).
+pub fn run_openings(args: OpeningsArgs) -> Result<()> {
+    let start = Gomoku::start(&args.size.variant()?);
+    run_openings_cli(&start, &args.options, 2..=4, Balance { estimate: 100, exact: 0 }, Gomoku::hash)
 }

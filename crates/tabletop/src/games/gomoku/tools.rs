@@ -95,6 +95,8 @@ impl crate::tools::GameCommands for Commands {
         vec![
             Tool::new(Verb::Play, "Gomoku: five in a row (free-style), 7 x 7 to 19 x 19", super::terminal::play),
             Tool::new(Verb::Match, "Gomoku match", super::terminal::run_match),
+            Tool::new(Verb::Tournament, "Gomoku tournament", super::terminal::run_tournament),
+            Tool::new(Verb::Openings, "Balanced Gomoku openings", super::terminal::run_openings),
             Tool::new(Verb::Perft, "Gomoku perft", perft),
             Tool::new(Verb::Moves, "A Gomoku position: --size and the rows from the top", |a: PositionArgs| {
                 list_moves(&a.position()?, &a.out)

@@ -18,6 +18,9 @@ use crate::games::reversi::options::parse_position;
 use crate::{Game, Player, PlayerSpec, Record, Seat as TSeat};
 
 use crate::tools::common::{paint, run_match_cli_with, use_color, Input, MatchOptions};
+use crate::tools::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
+use crate::tournament::{openings::Balance, run::write_saved_game, GameInfo};
+use crate::arena::Finished;
 use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 
 /// Options of `tabletop play reversi`.
@@ -75,6 +78,55 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         }
     })?;
     Ok(())
+}
+
+/// Options of `tabletop tournament reversi`.
+#[derive(Args)]
+pub struct TournamentArgs {
+    #[command(flatten)]
+    /// The tournament options.
+    pub options: TournamentOptions,
+}
+
+/// Runs `tabletop tournament reversi` (GGF game records with `--games-out FILE.ggf`: the
+/// result, each move's time, and the reason as a comment `C[...]`).
+pub fn run_tournament(args: TournamentArgs) -> Result<()> {
+    let ggf = args.options.games_out.as_ref().is_some_and(|p| is_ggf(&p.to_string_lossy()));
+    let make = |spec: &PlayerSpec, seed| Ok(make_local_player(spec, seed)?);
+    let write = |finished: &Finished<Reversi>, info: &GameInfo| {
+        if !ggf {
+            return write_saved_game(finished, info);
+        }
+        let mut game = GgfGame::from_finished(finished, info.names[0], info.names[1]);
+        // Untimed games have no clock times: the players' moves (after the opening's) get the
+        // time they took, in seconds.
+        for (m, time) in game.moves.iter_mut().skip(info.opening_plies).zip(info.move_times) {
+            m.time = m.time.or(Some((time.as_secs_f64() * 1000.0).round() / 1000.0));
+        }
+        let comment = format!("game {}: {} {}", info.index + 1, info.result, info.reason).replace('\\', "/").replace(']', ")");
+        let text = game.to_string();
+        format!("{}C[{comment}];)\n", text.strip_suffix(";)").unwrap_or(&text))
+    };
+    run_tournament_cli(&Reversi::new(), &args.options, 4..=8, make, write).map(drop)
+}
+
+/// Options of `tabletop openings reversi`.
+#[derive(Args)]
+pub struct OpeningsArgs {
+    #[command(flatten)]
+    /// The openings options.
+    pub options: OpeningsOptions,
+}
+
+/// Runs `tabletop openings reversi`: the engine's estimate within half a disc (50 hundredths)
+/// or an exact draw, duplicates up to the board's 8 symmetries.
+pub fn run_openings(args: OpeningsArgs) -> Result<()> {
+    let key = |p: &Reversi| {
+        let (a, b) = p.player_opponent();
+        let (a, b) = crate::games::reversi::symmetry::canonical(a, b);
+        a.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ b
+    };
+    run_openings_cli(&Reversi::new(), &args.options, 6..=10, Balance { estimate: 50, exact: 0 }, key)
 }
 
 fn is_ggf(file: &str) -> bool {

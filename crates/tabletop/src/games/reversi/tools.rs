@@ -649,6 +649,8 @@ impl crate::tools::GameCommands for Commands {
         vec![
             Tool::new(Verb::Play, "Reversi / Othello", super::terminal::play),
             Tool::new(Verb::Match, "Reversi match", super::terminal::run_match),
+            Tool::new(Verb::Tournament, "Reversi tournament", super::terminal::run_tournament),
+            Tool::new(Verb::Openings, "Balanced Reversi openings", super::terminal::run_openings),
             Tool::new(Verb::Perft, "Reversi perft", perft),
             Tool::new(Verb::Solve, "Solve a Reversi endgame exactly", solve),
             Tool::new(Verb::Bench, "Reversi perft, endgame and search-depth benchmarks", bench),

@@ -10,6 +10,8 @@ use crate::{EndReason, Outcome, Player, PlayerSpec, Record, Seat, Status};
 
 use crate::external::make_local_player as local_player;
 use crate::tools::common::{paint, run_match_cli, use_color, Input, MatchOptions};
+use crate::tools::tournament::{run_openings_cli, run_tournament_cli, OpeningsOptions, TournamentOptions};
+use crate::tournament::{openings::Balance, run::write_saved_game};
 use crate::tools::play::{seat_players, seat_specs, take_seat_clocks, ClockArgs, Presenter, Table};
 
 /// Options of `tabletop play slide`.
@@ -193,8 +195,41 @@ pub fn play(args: PlayArgs) -> Result<()> {
 
 /// Computer-vs-computer match.
 pub fn run_match(args: MatchArgs) -> Result<()> {
-    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, i| {
-        Ok(local_player(spec, |spec| super::players::seeded_player_from_spec(spec, args.options.seed + i))?)
-    })?;
+    run_match_cli(&args.variant.position(None)?, &args.options, 0..=2, |spec, i| player(spec, args.options.seed + i))?;
     Ok(())
+}
+
+/// A player of `match` and `tournament`: any spec of the game, or `external`.
+fn player(spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player<Slide>>> {
+    Ok(local_player(spec, |spec| super::players::seeded_player_from_spec(spec, seed))?)
+}
+
+/// Options of `tabletop tournament slide`.
+#[derive(Args)]
+pub struct TournamentArgs {
+    #[command(flatten)]
+    variant: VariantArgs,
+    #[command(flatten)]
+    options: TournamentOptions,
+}
+
+/// Runs `tabletop tournament slide`.
+pub fn run_tournament(args: TournamentArgs) -> Result<()> {
+    run_tournament_cli(&args.variant.position(None)?, &args.options, 0..=2, player, write_saved_game).map(drop)
+}
+
+/// Options of `tabletop openings slide`.
+#[derive(Args)]
+pub struct OpeningsArgs {
+    #[command(flatten)]
+    variant: VariantArgs,
+    #[command(flatten)]
+    options: OpeningsOptions,
+}
+
+/// Runs `tabletop openings slide`: proved draws, or estimates near zero on boards the solver
+/// does not reach (duplicates: the exact position).
+pub fn run_openings(args: OpeningsArgs) -> Result<()> {
+    let start = args.variant.position(None)?;
+    run_openings_cli(&start, &args.options, 1..=3, Balance { estimate: 50, exact: 0 }, <Slide as crate::Game>::hash)
 }

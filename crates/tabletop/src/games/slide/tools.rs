@@ -192,6 +192,8 @@ impl crate::tools::GameCommands for Commands {
         vec![
             Tool::new(Verb::Play, "Slide: n x n tic-tac-toe where k squares stay empty and tiles slide", super::terminal::play),
             Tool::new(Verb::Match, "Slide match", super::terminal::run_match),
+            Tool::new(Verb::Tournament, "Slide tournament", super::terminal::run_tournament),
+            Tool::new(Verb::Openings, "Balanced Slide openings", super::terminal::run_openings),
             Tool::new(Verb::Perft, "Slide perft", perft),
             Tool::new(Verb::Solve, "Solve a Slide position", solve),
             Tool::new(Verb::Bench, "Slide solver and dictionary benchmarks", bench),
