@@ -156,6 +156,12 @@ impl Entry {
     }
 }
 
+impl super::engine::BookMoves for Book {
+    fn book_move(&self, position: &Reversi) -> Option<(ReversiMove, i32, u32)> {
+        self.lookup(position).map(|hit| (hit.best, hit.value, hit.depth))
+    }
+}
+
 /// What the book says about a position, in the position's own orientation.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BookMove {

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::book::Book;
 use super::bitboard::{adjacent, final_score, flips, moves, Bits, CORNERS, EDGES};
 use super::eval::Weights;
 use super::patterns::{Indices, PatternWeights};
@@ -348,6 +347,14 @@ impl Search {
 /// The most threads an engine searches on (`engine:threads=N`).
 pub const MAX_THREADS: usize = 64;
 
+/// Moves the engine plays without searching: the opening book ([`super::book::Book`]), seen
+/// through this trait so that the engine does not depend on the book that is built with it.
+pub trait BookMoves: Send + Sync {
+    /// The book's best move in `position`, its value for the side to move (hundredths of a
+    /// disc, or [`WON`] plus the margin) and the depth that valued it; `None` out of the book.
+    fn book_move(&self, position: &Reversi) -> Option<(ReversiMove, i32, u32)>;
+}
+
 /// The engine: a search with its tables. Reuse it across moves.
 pub struct Engine {
     /// The main thread's search (the only one with one thread).
@@ -371,7 +378,7 @@ pub struct Engine {
     pub patterns: Option<&'static PatternWeights>,
     /// The opening book consulted before searching ([`Engine::analyse`] and the clock's
     /// [`Engine::analyse_clock`]); `None` (the default) always searches.
-    pub book: Option<&'static Book>,
+    pub book: Option<&'static dyn BookMoves>,
 }
 
 impl Engine {
@@ -618,9 +625,8 @@ impl Engine {
                 elapsed: start.elapsed(),
             };
         }
-        if let Some(hit) = self.book.and_then(|book| book.lookup(position)) {
+        if let Some((best, value, depth)) = self.book.and_then(|book| book.book_move(position)) {
             // The book's move and value, without a search (nodes 0, the book's depth).
-            let (best, value, depth) = (hit.best, hit.value, hit.depth);
             return Analysis { best, value, exact: false, outcome: None, depth, nodes: 0, elapsed: start.elapsed() };
         }
         let empties = position.open_squares();

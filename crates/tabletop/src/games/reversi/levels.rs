@@ -192,7 +192,7 @@ impl LevelPlayer {
     /// openings); its moves then come from the book while the position is in it.
     pub fn with_book(mut self, on: bool) -> Self {
         let plays_book = on && self.level.number >= BOOK_FROM_LEVEL;
-        self.engine.book = plays_book.then(super::book::Book::standard);
+        self.engine.book = plays_book.then(|| super::book::Book::standard() as &dyn super::engine::BookMoves);
         self
     }
 

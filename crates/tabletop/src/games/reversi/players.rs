@@ -203,8 +203,8 @@ pub fn book_setting(spec: &PlayerSpec) -> Result<bool, SpecError> {
 }
 
 /// The opening book of an `engine` spec: the built-in one unless `book=off`.
-fn engine_book(spec: &PlayerSpec) -> Result<Option<&'static super::book::Book>, SpecError> {
-    Ok(book_setting(spec)?.then(super::book::Book::standard))
+fn engine_book(spec: &PlayerSpec) -> Result<Option<&'static dyn super::engine::BookMoves>, SpecError> {
+    Ok(book_setting(spec)?.then(|| super::book::Book::standard() as &dyn super::engine::BookMoves))
 }
 
 /// The `clock` setting: `5m` (time for the whole game) or `5m+2s` (plus an increment per move).
