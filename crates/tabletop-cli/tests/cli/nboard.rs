@@ -73,7 +73,7 @@ fn nboard_player_plays_a_match_against_the_engine_and_games_are_written_as_ggf()
             "--player",
             &spec,
             "--player",
-            "engine:depth=2",
+            "engine:depth=2,book=off",
             "--games",
             "2",
             "--games-out",
@@ -99,7 +99,7 @@ fn nboard_player_plays_a_match_against_the_engine_and_games_are_written_as_ggf()
         // Seats alternate: A (the nboard player) is black in game 0, white in game 1.
         let (a_seat, b_seat) = if i == 0 { (&game.black, &game.white) } else { (&game.white, &game.black) };
         assert_eq!(a_seat.as_deref(), Some(nboard_name.as_str()), "game {i}");
-        assert_eq!(b_seat.as_deref(), Some("engine:depth=2"), "game {i}");
+        assert_eq!(b_seat.as_deref(), Some("engine:book=off,depth=2"), "game {i}");
         // Written again, the record reads back the same.
         assert_eq!(
             GgfGame::from_record(&record, "x", "y")
@@ -112,16 +112,17 @@ fn nboard_player_plays_a_match_against_the_engine_and_games_are_written_as_ggf()
             record.moves()
         );
     }
-    // `tabletop nboard` at depth 2 is the engine at depth 2: the same games, move for move.
+    // `tabletop nboard` at depth 2 is the engine at depth 2 (without the opening book, which
+    // `tabletop nboard` does not consult): the same games, move for move.
     let same = tmp("same.ggf");
     let run = common::tabletop(
         &[
             "match",
             "reversi",
             "--player",
-            "engine:depth=2",
+            "engine:depth=2,book=off",
             "--player",
-            "engine:depth=2",
+            "engine:depth=2,book=off",
             "--games",
             "2",
             "--games-out",
