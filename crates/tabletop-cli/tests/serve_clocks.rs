@@ -7,15 +7,19 @@
 //!   `scripts/pg-test-server`) holding the same games: each flag is stored once (one result,
 //!   one version bump), and both processes show it.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 #[path = "../../tabletop-client/tests/support/pg.rs"]
 mod pg;
+#[path = "support/serve.rs"]
+mod serve;
+
+use serve::spawn_server;
 
 /// A running `tabletop serve` process, killed when dropped.
 struct Server {
@@ -25,20 +29,7 @@ struct Server {
 
 impl Server {
     fn start(db: &str) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--db", db, "--create-rate", "100000"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("tabletop serve runs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout is piped")).read_line(&mut line).expect("a first line");
-        let addr = line
-            .split("http://")
-            .nth(1)
-            .and_then(|rest| rest.split('/').next())
-            .unwrap_or_else(|| panic!("tabletop serve did not start: {line:?}"))
-            .to_string();
+        let (child, addr) = spawn_server(db, &["--create-rate", "100000"]);
         Server { child, addr }
     }
 
