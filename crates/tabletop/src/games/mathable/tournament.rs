@@ -23,16 +23,51 @@ use crate::tournament::run::{write_saved_game, GameInfo};
 use crate::tournament::Openings;
 use crate::{Game, Player, PlayerSpec, Seat};
 
-/// Options of `tabletop tournament mathable`.
-#[derive(clap::Args)]
+/// Options of `tabletop tournament mathable`: the game options and the shared tournament's,
+/// with `--openings` described for deals and the random plies' options hidden.
 pub struct TournamentArgs {
     /// The game's settings (two players).
-    #[command(flatten)]
     pub game: GameOptions,
-    /// The tournament's options (`--openings FILE`: one deal a line, `seed N` or a position's
-    /// save JSON as `tabletop openings mathable` writes; default: a fresh deal per opening).
-    #[command(flatten)]
+    /// The tournament's options.
     pub options: TournamentOptions,
+}
+
+/// The shared options' help, told what an opening is here.
+fn deals_help(command: clap::Command) -> clap::Command {
+    command
+        .mut_arg("openings", |arg| {
+            arg.help(
+                "Deals, one a line: `seed N` (these settings with the bag seed N) or a start's save JSON on one \
+                 line (as `tabletop openings mathable` writes), used in turn, each played twice with the seats \
+                 swapped; `#` comments and blank lines skipped. Default: a fresh deal per opening from --seed",
+            )
+        })
+        .mut_arg("opening_min", |arg| arg.hide(true))
+        .mut_arg("opening_max", |arg| arg.hide(true))
+}
+
+impl clap::FromArgMatches for TournamentArgs {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(TournamentArgs {
+            game: GameOptions::from_arg_matches(matches)?,
+            options: TournamentOptions::from_arg_matches(matches)?,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.game.update_from_arg_matches(matches)?;
+        self.options.update_from_arg_matches(matches)
+    }
+}
+
+impl clap::Args for TournamentArgs {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        deals_help(TournamentOptions::augment_args(GameOptions::augment_args(command)))
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        deals_help(TournamentOptions::augment_args_for_update(GameOptions::augment_args_for_update(command)))
+    }
 }
 
 /// The settings of the game options, refused unless two-player: `what` names the command.
