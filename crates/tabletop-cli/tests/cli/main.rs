@@ -8,6 +8,7 @@ mod common;
 mod connect_play;
 mod external_players;
 mod mathable_play;
+mod mathable_tournament;
 mod nboard;
 mod positions;
 mod random_input;

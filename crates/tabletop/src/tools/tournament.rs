@@ -118,6 +118,48 @@ pub fn run_tournament_cli<G: Game>(
     make: impl Fn(&PlayerSpec, u64) -> Result<Box<dyn Player<G>>> + Sync,
     write: impl Fn(&Finished<G>, &GameInfo) -> String + Sync,
 ) -> Result<Standings> {
+    run_tournament_with(start, options, || standard_openings(start, options, openings), make, write)
+}
+
+/// The openings of `--openings FILE` (positions in the game's notation, of `start`'s variant)
+/// or, without it, random openings of `plies` random plies (or `--opening-min/--opening-max`).
+pub fn standard_openings<G: Game>(
+    start: &G,
+    options: &TournamentOptions,
+    plies: RangeInclusive<usize>,
+) -> Result<Openings<G>> {
+    Ok(match &options.openings {
+        Some(path) => {
+            if options.opening_min.is_some() || options.opening_max.is_some() {
+                bail!("--opening-min and --opening-max are for random openings, not with --openings");
+            }
+            let text = read_openings_file(path)?;
+            Openings::Positions(read_positions::<G>(&start.variant(), &text).with_context(|| path.display())?)
+        }
+        None => {
+            let (min, max) = (options.opening_min, options.opening_max);
+            let settings = crate::arena::MatchSettings::new(1, options.seed, min, max, plies)
+                .map_err(|e| tool_error!("--opening-min/--opening-max: {e}"))?;
+            Openings::Random { start: start.clone(), plies: settings.opening_plies }
+        }
+    })
+}
+
+/// The text of an openings file (size-capped).
+pub fn read_openings_file(path: &std::path::Path) -> Result<String> {
+    read_capped(path, OPENINGS_MAX_BYTES)
+}
+
+/// [`run_tournament_cli`] with the game's own openings: `openings` makes them (after the
+/// players are checked), for a game whose openings are not positions of one variant or random
+/// plies (a game whose start is dealt from a seed, say).
+pub fn run_tournament_with<G: Game>(
+    start: &G,
+    options: &TournamentOptions,
+    openings: impl FnOnce() -> Result<Openings<G>>,
+    make: impl Fn(&PlayerSpec, u64) -> Result<Box<dyn Player<G>>> + Sync,
+    write: impl Fn(&Finished<G>, &GameInfo) -> String + Sync,
+) -> Result<Standings> {
     if start.num_seats() != 2 {
         bail!("a tournament is for two-player games");
     }
@@ -138,21 +180,7 @@ pub fn run_tournament_cli<G: Game>(
     if !(1..=256).contains(&options.concurrency) {
         bail!("--concurrency {}: give 1 to 256", options.concurrency);
     }
-    let openings = match &options.openings {
-        Some(path) => {
-            if options.opening_min.is_some() || options.opening_max.is_some() {
-                bail!("--opening-min and --opening-max are for random openings, not with --openings");
-            }
-            let text = read_capped(path, OPENINGS_MAX_BYTES)?;
-            Openings::Positions(read_positions::<G>(&start.variant(), &text).with_context(|| path.display())?)
-        }
-        None => {
-            let (min, max) = (options.opening_min, options.opening_max);
-            let settings = crate::arena::MatchSettings::new(1, options.seed, min, max, openings)
-                .map_err(|e| tool_error!("--opening-min/--opening-max: {e}"))?;
-            Openings::Random { start: start.clone(), plies: settings.opening_plies }
-        }
-    };
+    let openings = openings()?;
     let settings = Settings {
         game: G::NAME.to_string(),
         variant: format!("{:?} from {:?}", start.variant(), start.notation()),

@@ -1,7 +1,8 @@
 //! Openings: the positions games start from. A tournament takes them from a file (one
-//! position a line in the game's notation, `#` comments and blank lines skipped) or draws
-//! random ones from its seed; [`balanced`] finds random openings that a short analysis values
-//! near zero (what `tabletop openings GAME` writes).
+//! position a line in the game's notation, `#` comments and blank lines skipped), draws
+//! random ones from its seed, or (for a game whose start holds chance, such as a shuffled bag)
+//! deals a fresh start per opening from its seed; [`balanced`] finds random openings that a
+//! short analysis values near zero (what `tabletop openings GAME` writes).
 
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
@@ -25,6 +26,14 @@ pub enum Openings<G: Game> {
         start: G,
         /// The number of random plies.
         plies: RangeInclusive<usize>,
+    },
+    /// A fresh start per slot, `deal(start, mix(seed, slot))`, with no moves played: for a
+    /// game whose start holds chance (a shuffled bag, dealt hands), the deal is the opening.
+    Deals {
+        /// The start whose settings every deal keeps.
+        start: G,
+        /// The start of the same settings dealt from a seed.
+        deal: fn(&G, u64) -> G,
     },
 }
 
@@ -121,6 +130,9 @@ impl<G: Game> Openings<G> {
                 let n = rng.gen_range(plies.clone());
                 Opening { start: start.clone(), moves: random_opening(start, n, &mut rng) }
             }
+            Openings::Deals { start, deal } => {
+                Opening { start: deal(start, super::mix(seed, slot as u64)), moves: Vec::new() }
+            }
         }
     }
 
@@ -136,6 +148,7 @@ impl<G: Game> Openings<G> {
                 format!("{} positions, hash {hash:016x}", positions.len())
             }
             Openings::Random { plies, .. } => format!("random {}-{} plies", plies.start(), plies.end()),
+            Openings::Deals { .. } => "a fresh deal per opening from the seed".to_string(),
         }
     }
 }

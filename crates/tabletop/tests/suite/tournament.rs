@@ -114,3 +114,41 @@ fn a_player_that_cannot_be_built_forfeits_and_is_withdrawn_after_max_failures() 
     assert_eq!(events.len(), 2);
     assert_eq!(events[0], events[1]);
 }
+
+#[test]
+fn deals_give_each_pair_its_own_start_whatever_the_concurrency() {
+    use tabletop::games::mathable::matches::Bounded;
+    use tabletop::games::mathable::openings::deal;
+    use tabletop::games::mathable::{GreedyPlayer, Mathable, MathableRandomPlayer, Preset, Settings as Deal};
+    let s = Settings { game: "mathable".into(), ..settings(2, 3) };
+    let start = Mathable::new(&Deal::preset(Preset::Junior)).unwrap();
+    let openings = Openings::Deals { start, deal };
+    let make = |p: usize, seed: u64| -> Result<Box<dyn Player<Mathable>>, String> {
+        let inner: Box<dyn Player<Mathable>> =
+            if p == 0 { Box::new(GreedyPlayer) } else { Box::new(MathableRandomPlayer::new(seed)) };
+        Ok(Box::new(Bounded(inner)))
+    };
+    let play = |concurrency| {
+        let tournament = Tournament {
+            settings: &s,
+            openings: &openings,
+            make: &make,
+            write: &write_saved_game,
+            concurrency,
+            controls: &[],
+        };
+        play_tournament(&tournament, Vec::new(), &mut |_| Ok(())).unwrap()
+    };
+    let (one, two) = (play(1), play(2));
+    assert_eq!(one.results.len(), 8);
+    assert_eq!(outcomes(&one), outcomes(&two));
+    for pair in one.results.chunks(2) {
+        assert_eq!(pair[0].opening_text, pair[1].opening_text, "a pair plays one deal");
+        assert_eq!(pair[0].seats, [pair[1].seats[1], pair[1].seats[0]], "with the seats swapped");
+    }
+    let deals: std::collections::HashSet<&str> = one.results.iter().map(|r| r.opening_text.as_str()).collect();
+    assert_eq!(deals.len(), 4, "each opening slot its own deal");
+    // Greedy play beats random play on most deals.
+    let greedy: f64 = one.results.iter().map(|r| r.points_of(0).unwrap()).sum();
+    assert!(greedy >= 5.0, "{greedy} of 8");
+}

@@ -153,6 +153,37 @@ impl Player<Mathable> for Timed<'_> {
     }
 }
 
+/// A computer player held to [`MAX_TURNS_WITHOUT_PLACEMENT`] (it terminates the game at the
+/// bound), for tournaments, whose players are owned rather than borrowed as in [`play_match`].
+pub struct Bounded(pub Box<dyn Player<Mathable>>);
+
+impl Player<Mathable> for Bounded {
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+    fn choose_move(&mut self, record: &Record<Mathable>) -> MathableMove {
+        if turns_without_placement(record) >= MAX_TURNS_WITHOUT_PLACEMENT {
+            return MathableMove::Terminate;
+        }
+        self.0.choose_move(record)
+    }
+    fn choose_move_or_forfeit(&mut self, record: &Record<Mathable>) -> Result<MathableMove, crate::players::Forfeit> {
+        if turns_without_placement(record) >= MAX_TURNS_WITHOUT_PLACEMENT {
+            return Ok(MathableMove::Terminate);
+        }
+        self.0.choose_move_or_forfeit(record)
+    }
+    fn game_over(&mut self, record: &Record<Mathable>, outcome: Outcome, reason: &str) {
+        self.0.game_over(record, outcome, reason);
+    }
+    fn reset(&mut self) {
+        self.0.reset();
+    }
+    fn set_clock(&mut self, time: Option<&crate::players::TimeLeft>) {
+        self.0.set_clock(time);
+    }
+}
+
 impl Timed<'_> {
     /// Counts one move's thinking time.
     fn count(&mut self, elapsed: Duration) {

@@ -10,7 +10,8 @@
 //! - [`save`]: the JSON save format.
 //! - [`players`]: the greedy and random computer players; [`engine`]: the engine's player.
 //! - [`text`]: the board, racks and results in text; [`mod@matches`]: matches between computer
-//!   players; [`mod@bench`]: the benchmarks' positions and timings.
+//!   players; [`mod@bench`]: the benchmarks' positions and timings; [`openings`]: the deals
+//!   tournaments start from.
 //!
 //! The assignment's operations, with their names here:
 //!
@@ -45,6 +46,7 @@ pub mod conformance;
 pub mod engine;
 mod game;
 pub mod matches;
+pub mod openings;
 pub mod players;
 pub mod rules;
 pub mod save;
@@ -62,6 +64,8 @@ pub mod options;
 pub mod terminal;
 #[cfg(feature = "cli")]
 pub mod tools;
+#[cfg(feature = "cli")]
+pub mod tournament;
 
 /// Mathable in the [registry](crate::registry).
 pub static ENTRY: crate::registry::GameEntry = crate::registry::GameEntry {

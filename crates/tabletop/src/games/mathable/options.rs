@@ -13,7 +13,8 @@ pub struct GameOptions {
     #[arg(long)]
     pub preset: Option<Preset>,
     /// Number of players, 2 to 4.
-    #[arg(long)]
+    // Its own id: `tournament mathable` also has the entrants' `--player` (id `players`).
+    #[arg(long = "players", id = "seat_count", value_name = "N")]
     pub players: Option<u8>,
     /// Board size N (even, 8 to 14).
     #[arg(long)]

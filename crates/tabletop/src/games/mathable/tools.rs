@@ -1,4 +1,5 @@
-//! `tabletop match/bench/moves mathable`: Mathable's tools (the game options every Mathable
+//! `tabletop match/bench/moves mathable`: Mathable's tools (`tournament` and `openings` are in
+//! [`tournament`](super::tournament)) (the game options every Mathable
 //! command shares are in [`options`](super::options)).
 
 use crate::tools::{bail, invalid, Context, ToolResult};
@@ -280,11 +281,31 @@ pub struct ReviewArgs {
     pub options: crate::tools::review::ReviewOptions,
 }
 
+/// The first game of a saved-game text (`tabletop mathable`, `position` with the start's save
+/// JSON, `moves`, as `tournament --games-out` writes them one after another), on the settings of
+/// its `position` line.
+pub fn first_saved_game(text: &str) -> Result<crate::Record<Mathable>, String> {
+    let header = format!("tabletop {}\n", Mathable::NAME);
+    let first = match text.get(1..).and_then(|rest| rest.find(&format!("\n{header}"))) {
+        Some(i) => &text[..i + 2],
+        None => text,
+    };
+    let position = first.lines().find_map(|l| l.strip_prefix("position ")).ok_or("no position line")?;
+    let settings = SaveState::from_json(position.trim()).map_err(|e| e.to_string())?.settings;
+    crate::Record::from_text(&settings, first).map_err(|e| e.to_string())
+}
+
 /// `tabletop review mathable`: a saved game replayed from its settings' start (the history must
-/// lead to the saved position) and reviewed move by move.
+/// lead to the saved position), or the first game of a saved-game text (a tournament's games),
+/// reviewed move by move.
 fn review(args: ReviewArgs) -> ToolResult {
     let text = args.options.text()?;
     let file = args.options.load.display().to_string();
+    if text.starts_with(&format!("tabletop {}", Mathable::NAME)) {
+        let record = first_saved_game(&text).map_err(|e| crate::tools::ToolError::invalid(format!("cannot load {file}"), e))?;
+        let seats: Vec<String> = (1..=record.current().num_seats()).map(|i| format!("Player {i}")).collect();
+        return crate::tools::review::print_review(&record, &seats, &args.options);
+    }
     let (game, history) = SaveState::read(&text).with_context(|| format!("cannot load {file}"))?;
     let start = Mathable::new(game.settings()).map_err(invalid)?;
     let mut record = crate::Record::new(start);
@@ -315,12 +336,18 @@ impl crate::tools::GameCommands for Commands {
         vec![
             Tool::new(Verb::Play, "Mathable: the number-tile game", super::terminal::play),
             Tool::new(Verb::Match, "Mathable match", run_match),
+            Tool::new(Verb::Tournament, "Mathable tournament (two players; an opening is a deal)", super::tournament::run_tournament),
+            Tool::new(Verb::Openings, "Balanced Mathable deals", super::tournament::run_openings),
             Tool::new(Verb::Bench, "Mathable move generation and computer-turn benchmarks", bench),
             Tool::new(Verb::Moves, "A Mathable position: a saved game (JSON, as save writes it)", moves),
             Tool::new(Verb::Analyze, "A Mathable position: a saved game (JSON, as save writes it)", |a: PositionArgs| {
                 crate::tools::position::print_analysis(&a.game()?, &a.out)
             }),
-            Tool::new(Verb::Review, "A Mathable game saved by play's save FILE (JSON with its history)", review),
+            Tool::new(
+                Verb::Review,
+                "A Mathable game saved by play's save FILE (JSON with its history), or a tournament's saved-game text",
+                review,
+            ),
         ]
     }
 }
