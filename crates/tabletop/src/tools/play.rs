@@ -109,8 +109,9 @@ pub enum Seated<G: Game> {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct ClockArgs {
     /// Play on game clocks, e.g. `5+3` (5 minutes plus 3 seconds a move), `0:30+0.2`,
-    /// `10+30x5` (byo-yomi) or `3d` (days a move): both clocks are shown at each prompt,
-    /// computers play by theirs, and a player out of time loses. A computer's own `clock=`
+    /// `10+30x5` (byo-yomi) or `3d` (days a move): at a terminal both clocks tick on the line
+    /// above the prompt (in a transcript they are part of each prompt), computers play by
+    /// theirs, and a player out of time loses. A computer's own `clock=`
     /// setting (`--player 2=engine:clock=1+0`) gives it another control.
     #[arg(long, value_name = "CONTROL")]
     pub tc: Option<TimeControl>,
@@ -217,17 +218,6 @@ impl TableClocks {
         self.epoch.elapsed()
     }
 
-    /// `seat`'s time as a clock shows it: `4:58`, `0:09.4` under ten seconds, `3d 4:00:00`.
-    fn showing(&self, seat: Seat) -> Option<String> {
-        let clock = self.seats.get(seat.index())?;
-        let showing = clock.showing(0, self.now())?;
-        let mut text = clock_text(showing.time);
-        if showing.in_periods || showing.periods > 0 {
-            text.push_str(&format!(" ({} period{})", showing.periods, if showing.periods == 1 { "" } else { "s" }));
-        }
-        Some(text)
-    }
-
     /// What `seat` is told of the clocks before it moves.
     fn time_left<G: Game>(&self, seat: Seat, position: &G) -> Option<TimeLeft> {
         let now = self.now();
@@ -249,6 +239,87 @@ impl TableClocks {
         let same = controls.windows(2).all(|w| w[0] == w[1]);
         ClockLog { controls: if same { controls[..1].to_vec() } else { controls }, moves: self.moves.clone() }
     }
+}
+
+/// Every limited clock as the prompt shows it at `now` (the time since the table opened), each
+/// seat's clock named by `names`: `[Black 4:58 | White 5:00] `; `None` when no clock is limited.
+/// A running clock at zero says so, for the person still typing.
+fn clock_line_at(seats: &[Clock], names: &[String], now: Duration) -> Option<String> {
+    let shown: Vec<String> = seats
+        .iter()
+        .zip(names)
+        .filter_map(|(clock, name)| {
+            let showing = clock.showing(0, now)?;
+            let mut text = format!("{name} {}", clock_text(showing.time));
+            if showing.in_periods || showing.periods > 0 {
+                let plural = if showing.periods == 1 { "" } else { "s" };
+                text.push_str(&format!(" ({} period{plural})", showing.periods));
+            }
+            if clock.running_seat().is_some() && clock.flagged(now).is_some() {
+                text.push_str(" (out of time)");
+            }
+            Some(text)
+        })
+        .collect();
+    (!shown.is_empty()).then(|| format!("[{}] ", shown.join(" | ")))
+}
+
+/// The clocks' line redrawn in place while a person thinks at a terminal, so that both clocks
+/// visibly tick: the line stands above the prompt, and a thread rewrites it (saving and restoring
+/// the cursor, so what the person is typing stays put) until the person's line is read.
+struct LiveClocks {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LiveClocks {
+    /// How often the line is redrawn: often enough for the tenths shown under ten seconds.
+    const REDRAW: Duration = Duration::from_millis(100);
+
+    /// Prints the clocks' line and starts redrawing it; the prompt follows on the next line.
+    fn start(seats: Vec<Clock>, names: Vec<String>, epoch: Instant) -> Option<LiveClocks> {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let line = clock_line_at(&seats, &names, epoch.elapsed())?;
+        println!("{}", line.trim_end());
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut shown = line;
+            while !stopped.load(Ordering::Acquire) {
+                std::thread::sleep(Self::REDRAW);
+                let Some(line) = clock_line_at(&seats, &names, epoch.elapsed()) else { break };
+                if line == shown {
+                    continue;
+                }
+                let mut out = std::io::stdout().lock();
+                // Checked again under the lock: once the person's line is read, the cursor has
+                // left the prompt's line and the line above is no longer the clocks'.
+                if stopped.load(Ordering::Acquire) {
+                    break;
+                }
+                let _ = out.write_all(redraw_above(line.trim_end()).as_bytes());
+                let _ = out.flush();
+                shown = line;
+            }
+        });
+        Some(LiveClocks { stop, thread: Some(thread) })
+    }
+}
+
+impl Drop for LiveClocks {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The terminal codes that rewrite the line above the cursor with `line` and put the cursor
+/// back where it was (ANSI/VT100: save the cursor, up one line, clear it, write, restore).
+fn redraw_above(line: &str) -> String {
+    format!("\x1b7\x1b[1A\r\x1b[2K{line}\x1b8")
 }
 
 /// A clock's time for people: `m:ss`, with tenths under ten seconds, hours and days when long.
@@ -407,14 +478,27 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
         }
     }
 
-    /// Every limited clock as the prompt shows it: `[Black 4:58 | White 5:00]`.
+    /// Every limited clock as the prompt shows it: `[Black 4:58 | White 5:00] `.
     fn clock_line(&self) -> Option<String> {
         let clocks = self.clocks.as_ref()?;
-        let shown: Vec<String> = (0..self.seats.len() as u8)
-            .map(Seat)
-            .filter_map(|seat| clocks.showing(seat).map(|time| format!("{} {time}", self.presenter.seat_name(seat))))
-            .collect();
-        Some(format!("[{}] ", shown.join(" | ")))
+        clock_line_at(&clocks.seats, &self.seat_names(), clocks.now())
+    }
+
+    /// Each seat's name, in seat order.
+    fn seat_names(&self) -> Vec<String> {
+        (0..self.seats.len() as u8).map(|seat| self.presenter.seat_name(Seat(seat))).collect()
+    }
+
+    /// At a terminal (input and output both), a person to move on a timed game sees the clocks
+    /// tick on their own line above the prompt ([`LiveClocks`]); a transcript keeps them in the
+    /// prompt, read once.
+    fn live_clocks(&self, status: Status) -> Option<LiveClocks> {
+        use std::io::IsTerminal;
+        let clocks = self.clocks.as_ref().filter(|c| c.flagged.is_none())?;
+        if status.to_move().is_none() || !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+            return None;
+        }
+        LiveClocks::start(clocks.seats.clone(), self.seat_names(), clocks.epoch)
     }
 
     /// Forgets a forfeit and the end of the game (after new, undo, load).
@@ -549,7 +633,11 @@ impl<'a, G: Game + Analyze> Table<'a, G> {
                 }
             }
         }
-        let Some(line) = input.ask(&self.prompt(status)) else {
+        let live = self.live_clocks(status);
+        let prompt = if live.is_some() { self.presenter.prompt(&self.record) } else { self.prompt(status) };
+        let read = input.ask(&prompt);
+        drop(live);
+        let Some(line) = read else {
             if status.to_move().is_some() && !self.document {
                 println!("End of input: the game is left unfinished.");
             }
@@ -842,5 +930,44 @@ pub fn analysis_hint<G: Analyze>(record: &Record<G>, budget: Duration) -> String
     match analysis.moves.first() {
         Some(best) => format!("{} ({})", best.notation, best.text),
         None => "no move to suggest".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seat_clocks(control: &str) -> Vec<Clock> {
+        let control: TimeControl = control.parse().expect("a control");
+        vec![Clock::new(control, 1), Clock::new(control, 1)]
+    }
+
+    #[test]
+    fn the_clock_line_ticks_for_the_running_seat_only() {
+        let names = ["Black".to_string(), "White".to_string()];
+        let mut seats = seat_clocks("5+3");
+        seats[0].start(0, Duration::from_secs(10));
+        let line = |now| clock_line_at(&seats, &names, Duration::from_secs(now));
+        assert_eq!(line(10).as_deref(), Some("[Black 5:00 | White 5:00] "));
+        assert_eq!(line(12).as_deref(), Some("[Black 4:58 | White 5:00] "));
+        assert_eq!(line(301).as_deref(), Some("[Black 0:09.0 | White 5:00] "));
+        // Past the flag (and its grace) a person still typing is told.
+        assert_eq!(line(400).as_deref(), Some("[Black 0:00.0 (out of time) | White 5:00] "));
+    }
+
+    #[test]
+    fn byo_yomi_periods_are_shown_and_an_unlimited_game_has_no_line() {
+        let names = ["Black".to_string(), "White".to_string()];
+        let seats = seat_clocks("1+30x3");
+        assert_eq!(
+            clock_line_at(&seats, &names, Duration::ZERO).as_deref(),
+            Some("[Black 1:00 (3 periods) | White 1:00 (3 periods)] ")
+        );
+        assert_eq!(clock_line_at(&seat_clocks("none"), &names, Duration::ZERO), None);
+    }
+
+    #[test]
+    fn the_redraw_rewrites_the_line_above_and_restores_the_cursor() {
+        assert_eq!(redraw_above("[Black 4:58]"), "\x1b7\x1b[1A\r\x1b[2K[Black 4:58]\x1b8");
     }
 }
