@@ -111,7 +111,7 @@ pub fn point_value(p: &Gomoku, point: usize, stone: Stone) -> i32 {
     value
 }
 
-use super::threats::{candidates, mv, vcf};
+use super::threats::{candidates, mv, vcf_until};
 
 /// How many fours a victory by continuous fours may take where the engine looks for one: at the
 /// root, inside the tree and at its horizon (fewer where positions are many).
@@ -186,7 +186,7 @@ impl Engine {
         self.nodes = 0;
         let max_depth = self.depth.unwrap_or(64).max(1);
         // A forced win by fours is played at once: no search can do better.
-        if let Some((point, plies)) = vcf(p, VCF_ROOT.0, &mut VCF_ROOT.1.clone()) {
+        if let Some((point, plies)) = vcf_until(p, VCF_ROOT.0, &mut VCF_ROOT.1.clone(), self.deadline) {
             return Some(Found { point, value: WIN - plies as i32, depth: 0 });
         }
         let mut best = None;
@@ -236,7 +236,10 @@ impl Engine {
 
     fn negamax(&mut self, p: &Gomoku, depth: u32, mut alpha: i32, beta: i32, ply: i32) -> i32 {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        // Every node: one holds a search of fours and a move ordering over the board, which take
+        // far longer than reading the clock, and a thousand of them could overrun a move's time
+        // on a busy machine (two losses on time in 100 games at 0:10+0.1 under load 8 did).
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.stopped = true;
         }
         if self.stopped {
@@ -250,7 +253,7 @@ impl Engine {
         }
         // A win by fours is seen anywhere, the horizon included.
         let (fours, mut budget) = if depth == 0 { VCF_HORIZON } else { VCF_INSIDE };
-        if let Some((_, plies)) = vcf(p, fours, &mut budget) {
+        if let Some((_, plies)) = vcf_until(p, fours, &mut budget, self.deadline) {
             return WIN - ply - plies as i32;
         }
         if depth == 0 {
@@ -526,5 +529,23 @@ mod tests {
             let tally = run_match(&start, &mut *up, &mut *low, &settings, |_, _| {});
             assert!(tally.score(0) >= 0.6, "level {level} against {}: {tally:?}", level - 1);
         }
+    }
+
+    #[test]
+    fn a_search_past_its_time_stops_at_the_next_node() {
+        // A move's time already spent (a clock at its margin on a busy machine): the search
+        // stops at its first node and still answers a move. Reading the clock every 1,024 nodes,
+        // each with its own search of fours, made such a move overrun by seconds under load.
+        let p = Gomoku::from_notation(
+            &GomokuVariant::default(),
+            &format!("{}/.......x......./.......ox....../......o.x....../{} o", ["..............."; 5].join("/"), ["..............."; 7].join("/")),
+        )
+        .unwrap();
+        let mut engine = Engine::new(Some(Duration::ZERO), None);
+        let found = engine.search(&p).expect("a move");
+        let mut moves = Vec::new();
+        p.legal_moves(&mut moves);
+        assert!(moves.contains(&mv(&p, found.point)), "{found:?}");
+        assert!(engine.nodes() <= 1, "{} nodes searched after the deadline", engine.nodes());
     }
 }

@@ -6,6 +6,8 @@
 //! The moves worth looking at ([`candidates`], the empty points near the stones) are here too:
 //! the threat search needs them, and the engine, which uses this module, searches them.
 
+use std::time::Instant;
+
 use super::rules::{Gomoku, GomokuMove, Point, Stone, DIRECTIONS, FIVE};
 use crate::game::Game;
 
@@ -128,12 +130,36 @@ pub fn fours(p: &Gomoku) -> Vec<(usize, Vec<usize>)> {
 /// assert_eq!(vcf(&p, 0, &mut 10_000), None);
 /// ```
 pub fn vcf(p: &Gomoku, fours_left: u32, budget: &mut u32) -> Option<(usize, u32)> {
+    vcf_until(p, fours_left, budget, None)
+}
+
+/// [`vcf`] that also stops at `deadline`: past it the search ends as if its node budget were
+/// spent (the budget is then 0), so a player on a clock never overruns in a long search of fours.
+///
+/// ```
+/// use std::time::Instant;
+/// use tabletop::games::gomoku::{threats::vcf_until, Gomoku, GomokuVariant};
+/// use tabletop::Game;
+/// let v = GomokuVariant::new(9).unwrap();
+/// let p = Gomoku::from_notation(&v, "o.o.o.o../o.o....../........./........./........./....x..../....x..../....x..../.xxx..... x").unwrap();
+/// // With time, the win is found; with the deadline already past, the search stops at once.
+/// assert!(vcf_until(&p, 6, &mut 10_000, None).is_some());
+/// let mut budget = 10_000;
+/// assert_eq!(vcf_until(&p, 6, &mut budget, Some(Instant::now())), None);
+/// assert_eq!(budget, 0);
+/// ```
+pub fn vcf_until(p: &Gomoku, fours_left: u32, budget: &mut u32, deadline: Option<Instant>) -> Option<(usize, u32)> {
     let me = p.side_to_move();
     let them = me.other();
     if let Some(&win) = five_points(p, me).first() {
         return Some((win, 1));
     }
     if fours_left == 0 || *budget == 0 {
+        return None;
+    }
+    // The clock is read at every node: a node (the fours over the board) costs far more.
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        *budget = 0;
         return None;
     }
     *budget -= 1;
@@ -156,7 +182,7 @@ pub fn vcf(p: &Gomoku, fours_left: u32, budget: &mut u32) -> Option<(usize, u32)
         }
         let mut reply = child;
         reply.play_unchecked(mv(&child, threats[0]));
-        if let Some((_, plies)) = vcf(&reply, fours_left - 1, budget) {
+        if let Some((_, plies)) = vcf_until(&reply, fours_left - 1, budget, deadline) {
             return Some((q, plies + 2));
         }
     }
