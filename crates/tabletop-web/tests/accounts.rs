@@ -534,3 +534,37 @@ fn an_older_database_gains_accounts() {
     let token = server.account("pat", PASSWORD);
     assert_eq!(server.whoami(&token).body["name"], "pat");
 }
+
+/// Two processes on one database (here two servers in this process, each with its own
+/// connections) count one name's failures together, and attempts made at once never pass the
+/// limit together: the check and the count are one transaction.
+#[test]
+fn login_limits_hold_across_processes_and_under_concurrent_attempts() {
+    let one = Server::with(|c| c.login_failures_per_account = 3);
+    let db = one.state.config.db.clone();
+    let two = Server::with(|c| {
+        c.login_failures_per_account = 3;
+        c.db = db.clone();
+    });
+    one.account("quinn", PASSWORD);
+    assert_eq!(one.login("quinn", "wrong password").status, 401);
+    assert_eq!(two.login("quinn", "wrong password").status, 401);
+    assert_eq!(one.login("quinn", "wrong password").status, 401);
+    assert_eq!(two.login("quinn", PASSWORD).status, 429, "the other process counted them");
+    assert_eq!(one.login("quinn", PASSWORD).status, 429);
+
+    // Ten wrong logins at once, half on each server: exactly three are tried.
+    one.account("rosa", PASSWORD);
+    let servers = [&one, &two];
+    let statuses: Vec<u16> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..10)
+            .map(|n| {
+                let server = servers[n % 2];
+                scope.spawn(move || server.login("rosa", "wrong password").status)
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(statuses.iter().filter(|s| **s == 401).count(), 3, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 7, "{statuses:?}");
+}
