@@ -568,3 +568,56 @@ fn login_limits_hold_across_processes_and_under_concurrent_attempts() {
     assert_eq!(statuses.iter().filter(|s| **s == 401).count(), 3, "{statuses:?}");
     assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 7, "{statuses:?}");
 }
+
+/// Runs SQL on the test's database (a SQLite file, or PostgreSQL through psql).
+fn sql(server: &Server, statement: &str) {
+    let db = server.state.config.db.to_string_lossy().to_string();
+    if on_postgres() {
+        pg::psql(&db, statement);
+    } else {
+        rusqlite::Connection::open(&db).unwrap().execute_batch(statement).unwrap();
+    }
+}
+
+/// A login past its expiry is no login, and expired sessions are forgotten at the next login;
+/// the database holds only tokens' hashes.
+#[test]
+fn an_expired_login_is_no_login_and_tokens_are_stored_hashed() {
+    let server = Server::new();
+    let old = server.account("sam", PASSWORD);
+    let current = server.login("sam", PASSWORD).cookie().unwrap();
+    if !on_postgres() {
+        let conn = rusqlite::Connection::open(&server.state.config.db).unwrap();
+        let hashes: Vec<String> = conn
+            .prepare("SELECT token_hash FROM account_sessions")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(hashes.len(), 2);
+        for token in [&old, &current] {
+            assert!(!hashes.contains(token), "no token in clear");
+            assert!(hashes.contains(&tabletop_web::store::hash_token(token)));
+        }
+        let password: String = conn.query_row("SELECT password FROM accounts", [], |r| r.get(0)).unwrap();
+        assert!(password.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{password}");
+    }
+    // The first login's session expires (its expiry set in the past, as time would).
+    sql(
+        &server,
+        &format!(
+            "UPDATE account_sessions SET expires = 0 WHERE token_hash = '{}'",
+            tabletop_web::store::hash_token(&old)
+        ),
+    );
+    assert_eq!(server.whoami(&old).status, 401);
+    assert_eq!(server.whoami(&current).status, 200);
+    assert_eq!(server.login("sam", PASSWORD).status, 200);
+    if !on_postgres() {
+        let conn = rusqlite::Connection::open(&server.state.config.db).unwrap();
+        let expired: i64 =
+            conn.query_row("SELECT COUNT(*) FROM account_sessions WHERE expires = 0", [], |r| r.get(0)).unwrap();
+        assert_eq!(expired, 0, "forgotten at the next login");
+    }
+}
