@@ -137,7 +137,7 @@ fn address_key(client: IpAddr) -> String {
 }
 
 /// The key an attempt is counted under: the hash of what is counted (the database keeps no
-/// name or address of a failed attempt).
+/// name or address in clear: docs/API.md says what that hash does and does not hide).
 fn attempt_key(kind: &str, what: &str) -> String {
     hash_token(&format!("{kind}:{what}"))
 }
