@@ -1524,6 +1524,43 @@ test("claim: in a game without a clock, the player whose opponent left claims th
   await shot(a, "claim-won");
 });
 
+test("accounts: sign up, log out and log in from the start page, on a phone and a desktop; the login survives a reload and play stays anonymous", async ({ browser, base }) => {
+  for (const [viewport, name] of [[PHONE, "phone"], [DESKTOP, "desktop"]]) {
+    const page = await person(browser, viewport);
+    const who = async () => (await page.request.get(base + "api/account")).status();
+    await page.goto(base);
+    const status = page.locator("#account-who");
+    await status.filter({ hasText: "Not logged in." }).waitFor();
+    await page.getByLabel("Name", { exact: true }).fill(`ann-${name}`);
+    await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
+    await shot(page, `account-form-${name}`);
+    await page.getByRole("button", { name: "Sign up" }).click();
+    await status.filter({ hasText: `Logged in as ann-${name}.` }).waitFor();
+    assert.equal(await who(), 200, "the server knows the login (the page's cookie)");
+    assert.equal(await page.evaluate(() => document.cookie), "", "the login cookie is HttpOnly: no script sees it");
+    await noSidewaysScroll(page, `start page with an account (${name})`);
+    assert.deepEqual(await unnamedControls(page), [], "every control has a name");
+    await shot(page, `account-${name}`);
+    await page.reload();
+    await status.filter({ hasText: `Logged in as ann-${name}.` }).waitFor();
+    // Playing is unchanged while logged in.
+    await startWithDefaults(page, base, "connect");
+    await page.goto(base);
+    await page.getByRole("button", { name: "Log out" }).click();
+    await status.filter({ hasText: "Not logged in." }).waitFor();
+    assert.equal(await who(), 401);
+    // A wrong password is said so; the right one logs in.
+    await page.getByLabel("Name", { exact: true }).fill(`ann-${name}`);
+    await page.getByLabel("Password", { exact: true }).fill("not the password");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.locator("#account-error").filter({ hasText: "wrong name or password" }).waitFor();
+    await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
+    await page.getByLabel("Password", { exact: true }).press("Enter");
+    await status.filter({ hasText: `Logged in as ann-${name}.` }).waitFor();
+    assert.equal(await who(), 200);
+  }
+});
+
 // ---- the runner ----
 
 const filter = process.argv[2] ? new RegExp(process.argv[2], "i") : null;

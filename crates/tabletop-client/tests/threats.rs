@@ -1085,14 +1085,17 @@ fn store_clear_tokens(db: &std::path::Path, id: &str, tokens: &[&str]) {
         support::pg::psql(&url, "DROP INDEX games_deadline");
         support::pg::psql(&url, "ALTER TABLE games DROP COLUMN clock, DROP COLUMN deadline");
         support::pg::psql(&url, "ALTER TABLE moves DROP COLUMN time");
+        // (And the accounts' step.)
+        support::pg::psql(&url, "DROP TABLE accounts, account_sessions, account_attempts");
         support::pg::psql(&url, "DELETE FROM schema_migrations WHERE version >= 4");
     } else {
         let conn = rusqlite::Connection::open(db).unwrap();
         conn.execute("UPDATE games SET tokens = ?2 WHERE id = ?1", [id, &clear]).unwrap();
-        // (And the clocks' step, which came after.)
+        // (And the clocks' and the accounts' steps, which came after.)
         conn.execute_batch(
             "ALTER TABLE games DROP COLUMN invites; DROP INDEX games_deadline; ALTER TABLE games DROP COLUMN clock;
-             ALTER TABLE games DROP COLUMN deadline; ALTER TABLE moves DROP COLUMN time; PRAGMA user_version = 3",
+             ALTER TABLE games DROP COLUMN deadline; ALTER TABLE moves DROP COLUMN time;
+             DROP TABLE accounts; DROP TABLE account_sessions; DROP TABLE account_attempts; PRAGMA user_version = 3",
         )
         .unwrap();
     }

@@ -90,6 +90,19 @@ pub struct ServeArgs {
     /// How long an opponent must have been away before the other player may claim the game.
     #[arg(long, default_value = "60s", value_parser = parse_wait)]
     pub claim_after: Duration,
+    /// Behind TLS (a proxy terminating HTTPS): mark the session cookie Secure. On by itself when
+    /// --public-url is https://.
+    #[arg(long)]
+    pub secure_cookies: bool,
+    /// Failed logins on one account name per 15 minutes before further attempts get 429.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub login_failures_per_account: u32,
+    /// Failed logins from one client address per 15 minutes before further attempts get 429.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub login_failures_per_address: u32,
+    /// Accounts one client address may create per 15 minutes.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub signups_per_address: u32,
 }
 
 /// A thinking time: a duration from 1 ms to 10 minutes.
@@ -160,6 +173,10 @@ impl ServeArgs {
             computer_lease: self.computer_lease,
             first_move_time: self.first_move_time,
             claim_after: self.claim_after,
+            secure_cookies: self.secure_cookies,
+            login_failures_per_account: self.login_failures_per_account,
+            login_failures_per_address: self.login_failures_per_address,
+            signups_per_address: self.signups_per_address,
             ..defaults
         }
     }

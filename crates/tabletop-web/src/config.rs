@@ -74,12 +74,36 @@ pub struct ServeConfig {
     /// How long a person's opponent must have been away (no event stream open) before a
     /// player may claim the game (`POST /api/games/{id}/claim-win`).
     pub claim_after: Duration,
+    /// Behind TLS: the session cookie is marked `Secure` (and named with the `__Host-` prefix),
+    /// so a browser never sends it over plain HTTP. On by itself when [`Self::public_url`]
+    /// starts with `https://` (see [`Self::secure_cookies`]).
+    pub secure_cookies: bool,
+    /// Failed logins for one account name within [`Self::login_window`] before further
+    /// attempts on that name get 429 (counted in the database: shared by every process).
+    pub login_failures_per_account: u32,
+    /// Failed logins from one client address (an IPv6 address's /64) within
+    /// [`Self::login_window`] before further attempts from it get 429.
+    pub login_failures_per_address: u32,
+    /// Accounts one client address (an IPv6 address's /64) may create within
+    /// [`Self::login_window`] (429 beyond).
+    pub signups_per_address: u32,
+    /// The window over which failed logins and sign-ups are counted.
+    pub login_window: Duration,
+    /// How long a login lasts (the session's expiry in the database and the cookie's Max-Age).
+    pub session_lifetime: Duration,
 }
 
 /// How long an open game counts against its creator's address in the lobby cap.
 pub const OPEN_GAME_COUNTED: Duration = Duration::from_secs(3600);
 
 impl ServeConfig {
+    /// Is the session cookie `Secure`? When asked ([`Self::secure_cookies`]) or when the
+    /// public URL is `https://`.
+    pub fn cookies_secure(&self) -> bool {
+        self.secure_cookies
+            || self.public_url.as_deref().is_some_and(|u| u.to_ascii_lowercase().starts_with("https://"))
+    }
+
     /// The database `db` names.
     pub fn database(&self) -> crate::store::DatabaseTarget {
         crate::store::DatabaseTarget::parse(&self.db.to_string_lossy())
@@ -116,6 +140,12 @@ impl Default for ServeConfig {
             behind_proxy: false,
             first_move_time: Duration::from_secs(30),
             claim_after: Duration::from_secs(60),
+            secure_cookies: false,
+            login_failures_per_account: 5,
+            login_failures_per_address: 30,
+            signups_per_address: 10,
+            login_window: Duration::from_secs(15 * 60),
+            session_lifetime: Duration::from_secs(30 * 86_400),
         }
     }
 }

@@ -13,6 +13,10 @@ pub enum ApiError {
     /// 400: the request is malformed.
     #[error("{0}")]
     BadRequest(String),
+    /// 401: an account's action without a valid login, or a login with a wrong name or
+    /// password (one answer for both).
+    #[error("{0}")]
+    Unauthorized(String),
     /// 403: a seat's action without that seat's token, or not allowed for it.
     #[error("{0}")]
     Forbidden(String),

@@ -42,6 +42,7 @@ pub mod engines;
 pub mod error;
 pub mod live;
 pub mod page;
+pub mod passwords;
 pub mod server;
 pub mod service;
 pub mod sessions;

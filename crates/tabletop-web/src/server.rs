@@ -44,6 +44,7 @@ use tower_http::trace::{DefaultOnFailure, DefaultOnResponse, TraceLayer};
 use crate::config::ServeConfig;
 pub use crate::error::ApiError;
 use crate::live::{AppState, Shared};
+use crate::service::accounts::{AccountAnswer, Credentials, PasswordChange, PasswordConfirm, SessionCookie};
 use crate::service::{AnalysisRequest, ClaimRequest, HintRequest, MoveRequest, NewGame, ProposalAnswer, TokenRequest};
 use crate::store::{Store, StoreError};
 
@@ -54,6 +55,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = match &self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -168,6 +170,35 @@ async fn same_origin(State(state): State<Shared>, request: Request, next: axum::
         return next.run(request).await;
     }
     ApiError::Forbidden("requests from another site's page are refused".into()).into_response()
+}
+
+/// Refuses a state-changing request that carries a login cookie unless the browser says it
+/// comes from this server's own page: `Sec-Fetch-Site`, when sent, must be `same-origin`, and
+/// without it an `Origin` must be present (and [`same_origin`] has checked it is ours). A
+/// cookie is sent by the browser on its own, so a request carrying one must prove where it
+/// comes from; requests without the cookie (scripts, seats' tokens in bodies) are unchanged.
+async fn cookie_origin(request: Request, next: axum::middleware::Next) -> Response {
+    if request.method() == axum::http::Method::GET
+        || request.method() == axum::http::Method::HEAD
+        || session_cookie(request.headers(), COOKIE_NAMES).is_none()
+    {
+        return next.run(request).await;
+    }
+    let headers = request.headers();
+    let fetch_site = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok());
+    let has_origin = headers.contains_key(header::ORIGIN);
+    let allowed = match fetch_site {
+        Some(site) => site.eq_ignore_ascii_case("same-origin"),
+        None => has_origin,
+    };
+    if allowed {
+        return next.run(request).await;
+    }
+    ApiError::Forbidden(
+        "a request with a login cookie must come from this server's own page (Origin or Sec-Fetch-Site: same-origin)"
+            .into(),
+    )
+    .into_response()
 }
 
 /// Reads a request's whole body within `body_timeout` from the end of its head: a deadline for
@@ -308,6 +339,12 @@ pub fn router(state: Shared) -> Router {
         .route("/api/games/{id}/proposal", post(answer_proposal))
         .route("/api/games/{id}/resign", post(resign))
         .route("/api/games/{id}/claim-win", post(claim_win))
+        .route("/api/account", get(whoami))
+        .route("/api/account/signup", post(signup))
+        .route("/api/account/login", post(login))
+        .route("/api/account/logout", post(logout))
+        .route("/api/account/password", post(change_password))
+        .route("/api/account/delete", post(delete_account))
         .merge(creating)
         .merge(thinking)
         .fallback(fallback)
@@ -315,6 +352,7 @@ pub fn router(state: Shared) -> Router {
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(axum::middleware::from_fn_with_state(state.clone(), body_deadline))
         .layer(axum::middleware::map_response(json_errors))
+        .layer(axum::middleware::from_fn(cookie_origin))
         .layer(axum::middleware::from_fn_with_state(state.clone(), same_origin))
         .layer(axum::middleware::from_fn(head_limits))
         .layer(axum::middleware::map_response(browser_defences))
@@ -366,6 +404,7 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     let listener = listen(config.addr, backlog).map_err(|e| ServeError::Bind(config.addr, e))?;
     let addr = listener.local_addr().map_err(|e| ServeError::Bind(config.addr, e))?;
     let state = AppState::new(store, config.clone());
+    state.passwords.prepare();
     crate::live::start_background(&state);
     crate::live::resume_computers(&state).await;
     let app = router(state.clone());
@@ -705,4 +744,129 @@ async fn review(
     UrlPath(id): UrlPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     Ok(Json(crate::service::review(&state, client.ip(), &id).await?))
+}
+
+// ---- Accounts (see `crate::service::accounts`): the session cookie is HTTP, so it is here. ----
+
+/// The login cookie's names: `__Host-tabletop_session` when it is `Secure` (the prefix makes
+/// browsers refuse it without `Secure`, `Path=/` or with a `Domain`), else `tabletop_session`.
+const COOKIE_NAMES: &[&str] = &["__Host-tabletop_session", "tabletop_session"];
+
+/// The cookie's name under this server's settings.
+fn cookie_name(state: &AppState) -> &'static str {
+    if state.config.cookies_secure() {
+        COOKIE_NAMES[0]
+    } else {
+        COOKIE_NAMES[1]
+    }
+}
+
+/// The value of the first cookie named one of `names` in the request's `Cookie` headers.
+fn session_cookie<'a>(headers: &'a HeaderMap, names: &[&str]) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| names.contains(name))
+        .map(|(_, value)| value.trim())
+}
+
+/// The client's login token, from the cookie this server's settings name.
+fn login_token<'a>(state: &AppState, headers: &'a HeaderMap) -> Option<&'a str> {
+    session_cookie(headers, &[cookie_name(state)])
+}
+
+/// An account answer as a response: its JSON, the cookie's change, and no caching.
+fn account_response(state: &AppState, answer: AccountAnswer) -> Response {
+    let secure = if state.config.cookies_secure() { "; Secure" } else { "" };
+    let name = cookie_name(state);
+    let cookie = match answer.cookie {
+        SessionCookie::Unchanged => None,
+        SessionCookie::Set { token, lifetime } => {
+            Some(format!("{name}={token}; Path=/; HttpOnly; SameSite=Lax; Max-Age={lifetime}{secure}"))
+        }
+        SessionCookie::Clear => Some(format!("{name}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}")),
+    };
+    let mut response = Json(answer.body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(value) = cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+        headers.insert(header::SET_COOKIE, value);
+    }
+    response
+}
+
+/// `GET /api/account`: who the login cookie is logged in as (401 when none).
+async fn whoami(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let body = crate::service::accounts::whoami(&state, login_token(&state, &headers)).await?;
+    let mut response = Json(body).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}
+
+/// `POST /api/account/signup` with `{"name", "password"}`.
+async fn signup(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<Credentials>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let answer = crate::service::accounts::signup(&state, client.ip(), login_token(&state, &headers), request).await?;
+    Ok(account_response(&state, answer))
+}
+
+/// `POST /api/account/login` with `{"name", "password"}`.
+async fn login(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<Credentials>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let answer = crate::service::accounts::login(&state, client.ip(), login_token(&state, &headers), request).await?;
+    Ok(account_response(&state, answer))
+}
+
+/// The body of a logout: an empty JSON object (a JSON body cannot come from another site's form).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogoutRequest {}
+
+/// `POST /api/account/logout` with `{}`.
+async fn logout(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Json<LogoutRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(LogoutRequest {}) = body.map_err(bad_body)?;
+    let answer = crate::service::accounts::logout(&state, login_token(&state, &headers)).await?;
+    Ok(account_response(&state, answer))
+}
+
+/// `POST /api/account/password` with `{"password", "new_password"}`.
+async fn change_password(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<PasswordChange>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let answer =
+        crate::service::accounts::change_password(&state, client.ip(), login_token(&state, &headers), request).await?;
+    Ok(account_response(&state, answer))
+}
+
+/// `POST /api/account/delete` with `{"password"}`.
+async fn delete_account(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<PasswordConfirm>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    let answer = crate::service::accounts::delete(&state, client.ip(), login_token(&state, &headers), request).await?;
+    Ok(account_response(&state, answer))
 }

@@ -45,6 +45,7 @@ impl AppState {
             DatabaseTarget::Sqlite(path) if path.as_os_str() != ":memory:" => file_identity(&path),
             _ => None,
         };
+        let config_workers = config.workers;
         Arc::new(AppState {
             pool: EnginePool::new(config.workers, config.queue, watchdog),
             streams_by_address: PerAddress::new(config.max_streams_per_address),
@@ -65,6 +66,7 @@ impl AppState {
             db_identity,
             next_sweep: AtomicU64::new(0),
             timer: Arc::new(tokio::sync::Notify::new()),
+            passwords: crate::passwords::Passwords::new(config_workers),
         })
     }
 

@@ -1136,6 +1136,8 @@ pub struct AppState {
     next_sweep: AtomicU64,
     /// Wakes the timer when a sooner deadline is stored.
     timer: Arc<tokio::sync::Notify>,
+    /// Password hashing for accounts (bounded, on blocking threads).
+    pub passwords: crate::passwords::Passwords,
 }
 
 /// The state as handlers hold it.

@@ -16,6 +16,7 @@
 //! ([`LiveGame::changed`], whose notes [`Watch::next`] renders for each stream), schedules the
 //! computer if it is next ([`crate::live::schedule_for`]), and answers the mover's state.
 
+pub mod accounts;
 mod thinking;
 
 use std::net::IpAddr;

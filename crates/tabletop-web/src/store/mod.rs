@@ -17,7 +17,11 @@
 //! - Invitations ([`StoredInvite`]) are codes apart from the seats' tokens, stored hashed too,
 //!   and used once: the versioned write that records a use gives the seat a new token, so of two
 //!   people opening one invitation at once (in one process or two) exactly one holds the seat.
+//! - Accounts ([`accounts`]): names, argon2id password hashes, login sessions stored as their
+//!   tokens' hashes with an expiry, and the attempts the login and sign-up limits count (in the
+//!   database, so that every process sharing it counts the same).
 
+pub mod accounts;
 pub mod postgres;
 pub mod sqlite;
 

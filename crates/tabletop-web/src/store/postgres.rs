@@ -66,6 +66,28 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE games ADD COLUMN deadline BIGINT;
     ALTER TABLE moves ADD COLUMN time TEXT;
     CREATE INDEX games_deadline ON games(deadline) WHERE deadline IS NOT NULL AND ended IS NULL;",
+    // Accounts, their sessions and the counted attempts (the same step as SQLite's).
+    "CREATE TABLE accounts (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        name_key TEXT NOT NULL UNIQUE,
+        password TEXT NOT NULL,
+        created BIGINT NOT NULL
+    );
+    CREATE TABLE account_sessions (
+        token_hash TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        created BIGINT NOT NULL,
+        expires BIGINT NOT NULL
+    );
+    CREATE INDEX account_sessions_by_account ON account_sessions(account_id);
+    CREATE INDEX account_sessions_by_expiry ON account_sessions(expires);
+    CREATE TABLE account_attempts (
+        key TEXT NOT NULL,
+        at BIGINT NOT NULL
+    );
+    CREATE INDEX account_attempts_by_key ON account_attempts(key, at);
+    CREATE INDEX account_attempts_by_time ON account_attempts(at);",
 ];
 
 /// The step (1-based, as recorded) whose work is [`hash_clear_tokens`].
@@ -99,7 +121,7 @@ impl Store {
         Ok(store)
     }
 
-    async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
+    pub(super) async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
         self.pool.get().await.map_err(pool_error)
     }
 

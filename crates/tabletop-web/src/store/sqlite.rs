@@ -94,6 +94,31 @@ fn migrations() -> Migrations<'static> {
             ALTER TABLE moves ADD COLUMN time TEXT;
             CREATE INDEX games_deadline ON games(deadline) WHERE deadline IS NOT NULL AND ended IS NULL;",
         ),
+        // Accounts (optional; games do not name them), their login sessions (token hashes with
+        // an expiry) and the attempts counted by the login and sign-up limits.
+        M::up(
+            "CREATE TABLE accounts (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                name_key TEXT NOT NULL UNIQUE,
+                password TEXT NOT NULL,
+                created INTEGER NOT NULL
+            );
+            CREATE TABLE account_sessions (
+                token_hash TEXT PRIMARY KEY,
+                account_id TEXT NOT NULL,
+                created INTEGER NOT NULL,
+                expires INTEGER NOT NULL
+            );
+            CREATE INDEX account_sessions_by_account ON account_sessions(account_id);
+            CREATE INDEX account_sessions_by_expiry ON account_sessions(expires);
+            CREATE TABLE account_attempts (
+                key TEXT NOT NULL,
+                at INTEGER NOT NULL
+            );
+            CREATE INDEX account_attempts_by_key ON account_attempts(key, at);
+            CREATE INDEX account_attempts_by_time ON account_attempts(at);",
+        ),
     ])
 }
 
@@ -221,13 +246,16 @@ impl Store {
 
     /// Runs `f` on the writing connection, waited for [`BUSY_WAIT`] at most (SQLite waits
     /// for another process's lock until then too).
-    fn with_writer<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub(super) fn with_writer<T>(
+        &self,
+        f: impl FnOnce(&mut Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let mut conn = bounded(&self.writer, Instant::now() + BUSY_WAIT)?;
         f(&mut conn).map_err(settled)
     }
 
     /// Runs `f` on the reading connection (the writing one in memory), bounded alike.
-    fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    pub(super) fn with_reader<T>(&self, f: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
         let conn = bounded(self.reader.as_ref().unwrap_or(&self.writer), Instant::now() + BUSY_WAIT)?;
         f(&conn).map_err(settled)
     }
