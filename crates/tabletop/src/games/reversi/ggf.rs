@@ -245,7 +245,13 @@ impl GgfMove {
         match (self.eval, self.time) {
             (None, None) => {}
             (Some(e), None) => text.push_str(&format!("/{e}")),
-            (e, Some(t)) => text.push_str(&format!("/{}/{t}", e.map(|e| e.to_string()).unwrap_or_default())),
+            (e, Some(t)) => {
+                // Milliseconds at most: a time summed in floating point (1.3900000000000001)
+                // is written as a clock shows it (1.39).
+                let t = format!("{t:.3}");
+                let t = t.trim_end_matches('0').trim_end_matches('.');
+                text.push_str(&format!("/{}/{t}", e.map(|e| e.to_string()).unwrap_or_default()))
+            }
         }
         text.push(']');
         text
@@ -617,7 +623,8 @@ mod tests {
             black in "\\PC{0,12}",
             white in "\\PC{0,12}",
             evals in proptest::collection::vec(proptest::option::of(-64.0f64..64.0), 70),
-            times in proptest::collection::vec(proptest::option::of(0.0f64..1000.0), 70),
+            // Times are written to the millisecond.
+            times in proptest::collection::vec(proptest::option::of((0u32..1_000_000).prop_map(|ms| f64::from(ms) / 1000.0)), 70),
         ) {
             let record = random_record(seed, plies);
             let mut game = GgfGame::from_record(&record, &black, &white);
@@ -630,5 +637,14 @@ mod tests {
             let replayed = back.to_record().unwrap();
             prop_assert_eq!(replayed.moves(), record.moves());
         }
+    }
+
+    #[test]
+    fn move_times_are_written_to_the_millisecond() {
+        let mv = |time| GgfMove { color: Color::Black, mv: "f5".parse::<ReversiMove>().unwrap(), eval: None, time };
+        assert_eq!(mv(Some(1.3900000000000001)).tag_text(), "B[F5//1.39]");
+        assert_eq!(mv(Some(2.0)).tag_text(), "B[F5//2]");
+        assert_eq!(mv(Some(0.0004)).tag_text(), "B[F5//0]");
+        assert_eq!(mv(None).tag_text(), "B[F5]");
     }
 }
