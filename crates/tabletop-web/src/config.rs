@@ -74,6 +74,9 @@ pub struct ServeConfig {
     /// How long a person's opponent must have been away (no event stream open) before a
     /// player may claim the game (`POST /api/games/{id}/claim-win`).
     pub claim_after: Duration,
+    /// How often a seat's event stream in a game with a real-time clock is pinged to measure its
+    /// lag ([`crate::clocks::PING_INTERVAL`]; tests shorten it).
+    pub ping_interval: Duration,
 }
 
 /// How long an open game counts against its creator's address in the lobby cap.
@@ -116,6 +119,7 @@ impl Default for ServeConfig {
             behind_proxy: false,
             first_move_time: Duration::from_secs(30),
             claim_after: Duration::from_secs(60),
+            ping_interval: crate::clocks::PING_INTERVAL,
         }
     }
 }
