@@ -1102,8 +1102,10 @@ impl LiveGame {
         if self.session.shows_resignations() {
             view["board"]["resigned"] = json!(self.row.resigned);
         }
-        // Each move's time and the mover's clock after it, where the game kept them.
-        if let Some(history) = view["history"].as_array_mut() {
+        // Each move's time and the mover's clock after it, where the game kept them, in games
+        // with a clock (an unlimited game's entries keep their former shape).
+        let limited = self.row.timing.as_ref().is_some_and(crate::clocks::Timing::is_limited);
+        if let (Some(history), true) = (view["history"].as_array_mut(), limited) {
             for entry in history {
                 let ply = entry["ply"].as_u64().and_then(|p| usize::try_from(p).ok());
                 if let (Some(Some(time)), Some(fields)) = (ply.and_then(|p| self.times.get(p)), entry.as_object_mut()) {
