@@ -395,21 +395,30 @@ impl Watch {
         let note = if self.sent.is_none() {
             Note { change: Change::Connected, seat: self.viewer }
         } else {
-            tokio::select! {
-                received = self.receiver.recv() => match received {
-                    Ok(note) => note,
-                    // Missed some: the state sent next is the current one anyway.
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        Note { change: Change::Connected, seat: None }
+            loop {
+                tokio::select! {
+                    received = self.receiver.recv() => break match received {
+                        Ok(note) => note,
+                        // Missed some: the state sent next is the current one anyway.
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                            Note { change: Change::Connected, seat: None }
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                    },
+                    () = next_ping(&mut self.pings) => {
+                        let mut game = self.live.lock().await;
+                        // A finished game's clocks no longer run: nothing to measure.
+                        if game.to_move().is_none() {
+                            self.pings = None;
+                            continue;
+                        }
+                        let id = crate::live::random_hex();
+                        if let Some(meter) = self.viewer.and_then(|seat| game.lag.get_mut(seat)) {
+                            meter.sent(id.clone(), Instant::now());
+                            return Some(Outgoing::Ping(id));
+                        }
+                        self.pings = None;
                     }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-                },
-                () = next_ping(&mut self.pings) => {
-                    let id = crate::live::random_hex();
-                    let seat = self.viewer?;
-                    let mut game = self.live.lock().await;
-                    game.lag.get_mut(seat)?.sent(id.clone(), Instant::now());
-                    return Some(Outgoing::Ping(id));
                 }
             }
         };
