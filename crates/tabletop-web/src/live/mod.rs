@@ -282,8 +282,8 @@ pub struct LiveGame {
     /// How fast each seat moves and proposes (this process's count).
     paces: Vec<SeatPaces>,
     /// Per seat: its network lag as this process measured it on the seat's event streams
-    /// (pings), which bounds the lag a move is credited. In memory only: a seat with no
-    /// stream here is credited what its client reports, as before measures.
+    /// (pings), which bounds the lag a move is credited. In memory only (kept across reloads
+    /// of the game): a seat never measured here is credited what its client reports.
     pub lag: Vec<crate::clocks::LagMeter>,
     /// Per move: its time and the mover's clock after it, where stored (games with a clock).
     times: Vec<Option<tabletop::clock::MoveTime>>,
