@@ -1463,6 +1463,8 @@ test("clocks: a player who stops moving loses on time, seen live by both players
   assert.deepEqual(await unnamedControls(phone), [], "every control of the form has a name");
   await shot(phone, "clock-new-game-phone");
   await phone.close();
+  // The players' pages answer the server's pings (its lag measure): one is sent every 5 s.
+  const pongs = [a, b].map((page) => page.waitForResponse((r) => new URL(r.url()).pathname.endsWith("/pong"), { timeout: 30000 }));
   for (const page of [a, b, c]) {
     await page.locator("#clocks .clock").nth(1).waitFor();
     assert.equal((await clocksShown(page)).length, 2);
@@ -1495,6 +1497,37 @@ test("clocks: a player who stops moving loses on time, seen live by both players
   assert.equal((await clocksShown(c))[1].time, "0.0");
   await shot(b, "clock-flagged-phone");
   await shot(c, "clock-flagged-watcher");
+  for (const pong of pongs) {
+    const answer = await pong;
+    assert.equal(answer.status(), 200, "a ping answered by its seat");
+    assert.ok((await answer.json()).samples >= 1);
+  }
+  // The finished game's move list shows each move's time, and the mover's clock after it once
+  // the clocks ran (the third move), as the server kept them.
+  const history = (await serverState(c)).history;
+  assert.equal(history.length, 3);
+  assert.ok(history.every((h) => typeof h.time.used_ms === "number"), JSON.stringify(history));
+  assert.equal(history[0].time.remaining_ms, undefined, "the first moves are not charged");
+  assert.equal(typeof history[2].time.remaining_ms, "number");
+  for (const page of [b, c]) {
+    await page.locator("#moves .move-time").nth(2).waitFor();
+    const times = await page.locator("#moves .move-time").allTextContents();
+    assert.equal(times.length, 3, times.join(" | "));
+    assert.match(times[0], /^\d+(\.\d)? s$/, "the time used only, before the clocks ran");
+    // The clock left as the page's clocks show a time (its own formatter).
+    const left = await page.evaluate(async (ms) => (await import("/js/clock.js")).formatClock(ms), history[2].time.remaining_ms);
+    assert.match(times[2], /^\d+(\.\d)? s, .+ left$/, times[2]);
+    assert.ok(times[2].endsWith(`, ${left} left`), `${times[2]} shows ${history[2].time.remaining_ms} ms left`);
+    // The move's button (stepping through the finished game) says it too.
+    const name = await page.locator("#moves li").nth(2).locator("button.move").getAttribute("aria-label");
+    assert.ok(name.includes(times[2]), name);
+    assert.deepEqual(await unnamedControls(page), [], "every control has a name");
+  }
+  await noSidewaysScroll(b, "the move times on a phone");
+  await b.locator("#moves").scrollIntoViewIfNeeded();
+  await c.locator("#moves").scrollIntoViewIfNeeded();
+  await shot(b, "clock-move-times-phone");
+  await shot(c, "clock-move-times-desktop");
 });
 
 test("claim: in a game without a clock, the player whose opponent left claims the win", async ({ browser, base }) => {

@@ -135,6 +135,9 @@ fn a_killed_server_keeps_both_clocks_and_applies_the_flags_that_fell_meanwhile()
     let shown = ms(&after["clock"]["seats"][1]["ms"]);
     assert!((shown - expected).abs() <= 1000, "seat 1 shows {shown} ms where {expected} ms were due");
     assert_eq!(after["clock"]["seats"][0]["ms"], before["clock"]["seats"][0]["ms"], "the stopped clock kept its time");
+    // Each move's time and the clock after it came back from the database as they were.
+    assert_eq!(after["history"], before["history"], "{after}");
+    assert!(after["history"][2]["time"]["remaining_ms"].is_u64(), "{after}");
     // The short game's flag fell while the server was down: applied at start, by the server.
     let over = server.until_over(&short, Duration::from_secs(10));
     assert_eq!(over["result"]["ended_by"], "flag", "{over}");

@@ -22,6 +22,105 @@ pub const LOBBY_DEFAULT: &str = "5+3";
 /// caps what is given back.
 pub const MAX_REPORTED_LAG: Duration = Duration::from_secs(1);
 
+/// How often a seat's event stream is pinged to measure its lag (the first ping follows the
+/// stream's first state at once).
+pub const PING_INTERVAL: Duration = Duration::from_secs(5);
+
+/// What the server's measure adds to the lag it credits, for the jitter between its pings and a
+/// move's own trip.
+pub const LAG_MARGIN: Duration = Duration::from_millis(100);
+
+/// The weight of a new sample in the measured lag (an exponentially weighted moving average).
+pub const LAG_SMOOTHING: f64 = 0.25;
+
+/// Pings waiting for their answer, at most, per seat (the oldest is forgotten beyond).
+pub const PINGS_PENDING: usize = 4;
+
+/// How long a ping may wait for its answer; a later answer is refused and measures nothing.
+pub const PING_LIFE: Duration = Duration::from_secs(30);
+
+/// A seat's network lag as the server measures it: its event stream is sent pings (random ids),
+/// the page answers each, and half of each round trip (at most [`MAX_REPORTED_LAG`]) is one
+/// sample of the lag; the measure is their exponentially weighted moving average
+/// ([`LAG_SMOOTHING`]). Kept in memory by the process that serves the stream, per seat.
+///
+/// The lag a move is credited ([`LagMeter::credited`]) is what the client reports bounded by this
+/// measure plus [`LAG_MARGIN`]: answering pings late only raises the seat's own measure, which
+/// never gives more than the client reports (at most [`MAX_REPORTED_LAG`]) and the seat's lag
+/// quota allow.
+#[derive(Clone, Debug, Default)]
+pub struct LagMeter {
+    /// Pings sent and not yet answered: id and when sent.
+    pending: std::collections::VecDeque<(String, std::time::Instant)>,
+    /// The smoothed one-way lag in milliseconds, once a ping was answered.
+    smoothed_ms: Option<f64>,
+    /// How many pings were answered.
+    samples: u64,
+}
+
+/// Why a ping's answer measured nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PongError {
+    /// No such ping is waiting for this seat (never sent to it, answered already, forgotten, or
+    /// older than [`PING_LIFE`]).
+    #[error("no such ping is waiting for this seat (answered already, too old, or not this seat's)")]
+    Unknown,
+}
+
+impl LagMeter {
+    /// A ping `id` was sent to the seat's stream at `now`.
+    pub fn sent(&mut self, id: String, now: std::time::Instant) {
+        self.pending.retain(|(_, at)| now.saturating_duration_since(*at) <= PING_LIFE);
+        while self.pending.len() >= PINGS_PENDING {
+            self.pending.pop_front();
+        }
+        self.pending.push_back((id, now));
+    }
+
+    /// The answer to ping `id` arrived at `now`: one more sample. Answers the new measure.
+    pub fn answered(&mut self, id: &str, now: std::time::Instant) -> Result<Duration, PongError> {
+        let at = self.pending.iter().position(|(sent, _)| sent == id).ok_or(PongError::Unknown)?;
+        let (_, sent) = self.pending.remove(at).ok_or(PongError::Unknown)?;
+        let round_trip = now.saturating_duration_since(sent);
+        if round_trip > PING_LIFE {
+            return Err(PongError::Unknown);
+        }
+        let sample = (round_trip / 2).min(MAX_REPORTED_LAG).as_secs_f64() * 1000.0;
+        let smoothed = match self.smoothed_ms {
+            None => sample,
+            Some(before) => before + LAG_SMOOTHING * (sample - before),
+        };
+        self.smoothed_ms = Some(smoothed);
+        self.samples += 1;
+        Ok(self.measured().unwrap_or_default())
+    }
+
+    /// The measured lag (whole milliseconds, rounded up), `None` before any answer.
+    pub fn measured(&self) -> Option<Duration> {
+        self.smoothed_ms.map(|ms| Duration::from_millis(ms.ceil() as u64).min(MAX_REPORTED_LAG))
+    }
+
+    /// How many pings were answered.
+    pub fn samples(&self) -> u64 {
+        self.samples
+    }
+
+    /// The lag credited to a move whose client reported `reported` (already at most
+    /// [`MAX_REPORTED_LAG`]): the report bounded by the measure plus [`LAG_MARGIN`]; the measure
+    /// when nothing is reported; the report as it is when nothing was measured (no stream
+    /// here); nothing without either. Never more than [`MAX_REPORTED_LAG`]. The seat's lag
+    /// quota then caps what is given back.
+    pub fn credited(&self, reported: Option<Duration>) -> Duration {
+        let credited = match (reported, self.measured()) {
+            (Some(reported), Some(measured)) => reported.min(measured + LAG_MARGIN),
+            (None, Some(measured)) => measured,
+            (Some(reported), None) => reported,
+            (None, None) => Duration::ZERO,
+        };
+        credited.min(MAX_REPORTED_LAG)
+    }
+}
+
 /// Now, in milliseconds since the Unix epoch.
 pub fn now_ms() -> u64 {
     SystemTime.now().as_millis() as u64
@@ -325,6 +424,55 @@ mod tests {
         assert_eq!(deadline(&seated, Some(1), true, Duration::from_secs(30)), Some((100 + day, Due::Abort(1))));
         let unlimited = Timing::new(TimeControl::Unlimited, &[true, true], 0);
         assert_eq!(deadline(&unlimited, Some(0), true, Duration::from_secs(30)), None);
+    }
+
+    #[test]
+    fn the_measured_lag_is_half_the_round_trip_smoothed_and_capped() {
+        let start = std::time::Instant::now();
+        let ms = Duration::from_millis;
+        let mut meter = LagMeter::default();
+        assert_eq!((meter.measured(), meter.samples()), (None, 0));
+        // Nothing measured: the report stands (today's behaviour), nothing without one.
+        assert_eq!(meter.credited(Some(ms(400))), ms(400));
+        assert_eq!(meter.credited(None), Duration::ZERO);
+        // A first answer after 200 ms: 100 ms of lag.
+        meter.sent("a".into(), start);
+        assert_eq!(meter.answered("a", start + ms(200)), Ok(ms(100)));
+        // Answered once only; an id never sent measures nothing.
+        assert_eq!(meter.answered("a", start + ms(300)), Err(PongError::Unknown));
+        assert_eq!(meter.answered("zz", start + ms(300)), Err(PongError::Unknown));
+        assert_eq!(meter.samples(), 1);
+        // The next sample (300 ms one way) moves the measure a quarter of the way: 150 ms.
+        meter.sent("b".into(), start + ms(1_000));
+        assert_eq!(meter.answered("b", start + ms(1_600)), Ok(ms(150)));
+        // Credited: the report bounded by the measure plus the margin (100 ms).
+        assert_eq!(meter.credited(Some(ms(1_000))), ms(250));
+        assert_eq!(meter.credited(Some(ms(40))), ms(40));
+        assert_eq!(meter.credited(None), ms(150));
+        // A very late answer counts at most 1 s; the measure never passes it.
+        for n in 0..40 {
+            let sent = start + Duration::from_secs(2 + n);
+            meter.sent(format!("late{n}"), sent);
+            assert!(meter.answered(&format!("late{n}"), sent + Duration::from_secs(20)).is_ok());
+        }
+        assert_eq!(meter.measured(), Some(MAX_REPORTED_LAG));
+        assert_eq!(meter.credited(Some(Duration::from_secs(50))), MAX_REPORTED_LAG);
+        // Older than its life: refused, measures nothing.
+        meter.sent("old".into(), start);
+        assert_eq!(meter.answered("old", start + PING_LIFE + ms(1)), Err(PongError::Unknown));
+    }
+
+    #[test]
+    fn only_the_latest_pings_wait_for_their_answer() {
+        let start = std::time::Instant::now();
+        let mut meter = LagMeter::default();
+        for n in 0..PINGS_PENDING + 2 {
+            meter.sent(n.to_string(), start);
+        }
+        assert_eq!(meter.answered("0", start), Err(PongError::Unknown), "forgotten");
+        assert_eq!(meter.answered("1", start), Err(PongError::Unknown), "forgotten");
+        assert_eq!(meter.answered("2", start), Ok(Duration::ZERO));
+        assert_eq!(meter.answered(&(PINGS_PENDING + 1).to_string(), start), Ok(Duration::ZERO));
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub struct ServeConfig {
     pub login_window: Duration,
     /// How long a login lasts (the session's expiry in the database and the cookie's Max-Age).
     pub session_lifetime: Duration,
+    /// How often a seat's event stream in a game with a real-time clock is pinged to measure its
+    /// lag ([`crate::clocks::PING_INTERVAL`]; tests shorten it).
+    pub ping_interval: Duration,
 }
 
 /// How long an open game counts against its creator's address in the lobby cap.
@@ -146,6 +149,7 @@ impl Default for ServeConfig {
             signups_per_address: 10,
             login_window: Duration::from_secs(15 * 60),
             session_lifetime: Duration::from_secs(30 * 86_400),
+            ping_interval: crate::clocks::PING_INTERVAL,
         }
     }
 }

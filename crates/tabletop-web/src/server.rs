@@ -45,7 +45,10 @@ use crate::config::ServeConfig;
 pub use crate::error::ApiError;
 use crate::live::{AppState, Shared};
 use crate::service::accounts::{AccountAnswer, Credentials, PasswordChange, PasswordConfirm, SessionCookie};
-use crate::service::{AnalysisRequest, ClaimRequest, HintRequest, MoveRequest, NewGame, ProposalAnswer, TokenRequest};
+use crate::service::{
+    AnalysisRequest, ClaimRequest, HintRequest, MoveRequest, NewGame, Outgoing, PongRequest, ProposalAnswer,
+    TokenRequest,
+};
 use crate::store::{Store, StoreError};
 
 pub use crate::error::BODY_LIMIT;
@@ -333,6 +336,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/events", get(events))
         .route("/api/games/{id}/ticket", post(ticket))
+        .route("/api/games/{id}/pong", post(pong))
         .route("/api/games/{id}/boards/{ply}", get(board_at))
         .route("/api/games/{id}/moves", post(submit_move))
         .route("/api/games/{id}/undo", post(undo))
@@ -597,11 +601,14 @@ async fn claim(
 struct StateQuery {}
 
 /// An event stream's query: a seat's single-use ticket (from `POST .../ticket`), or nothing for
-/// a watcher.
+/// a watcher; and whether the client answers pings.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct EventsQuery {
     ticket: Option<String>,
+    /// Does the client answer pings (`pings=true`)? Only a seat's stream in a game with a
+    /// real-time clock is pinged.
+    pings: Option<bool>,
 }
 
 /// The token of `Authorization: Bearer TOKEN`, if any.
@@ -643,6 +650,16 @@ async fn ticket(
     Ok(Json(crate::service::ticket(&state, &id, &request.token).await?))
 }
 
+/// `POST /api/games/{id}/pong` with `{"token", "ping"}`: see [`crate::service::pong`].
+async fn pong(
+    State(state): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<PongRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    Ok(Json(crate::service::pong(&state, &id, request).await?))
+}
+
 async fn events(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
@@ -650,10 +667,14 @@ async fn events(
     query: Result<Query<EventsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, std::convert::Infallible>>>, ApiError> {
     let Query(query) = query.map_err(bad_query)?;
-    let watch = crate::service::watch(&state, client.ip(), &id, query.ticket.as_deref()).await?;
+    let pings = query.pings.unwrap_or(false);
+    let watch = crate::service::watch(&state, client.ip(), &id, query.ticket.as_deref(), pings).await?;
     let stream = futures_util::stream::unfold(watch, |mut watch| async move {
-        let data = watch.next().await?;
-        Some((Ok(SseEvent::default().event("state").data(data)), watch))
+        let event = match watch.next().await? {
+            Outgoing::State(data) => SseEvent::default().event("state").data(data),
+            Outgoing::Ping(id) => SseEvent::default().event("ping").data(json!({"ping": id}).to_string()),
+        };
+        Some((Ok(event), watch))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }

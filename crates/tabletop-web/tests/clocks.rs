@@ -137,6 +137,78 @@ impl Server {
     }
 }
 
+impl Server {
+    /// Opens the game's event stream as `token`'s seat (or a watcher's), asking for pings or
+    /// not; every event arrives on the receiver as its name and data.
+    fn stream(
+        &self,
+        id: &str,
+        token: Option<&str>,
+        pings: bool,
+    ) -> (std::sync::mpsc::Receiver<(String, Value)>, TcpStream) {
+        let mut query = token.map_or_else(String::new, |t| {
+            let (status, answer) = self.post(&format!("/api/games/{id}/ticket"), json!({"token": t}));
+            assert_eq!(status, 200, "{answer}");
+            format!("?ticket={}", answer["ticket"].as_str().unwrap())
+        });
+        if pings {
+            query.push_str(if query.is_empty() { "?pings=true" } else { "&pings=true" });
+        }
+        let mut stream = TcpStream::connect(self.addr).unwrap();
+        write!(stream, "GET /api/games/{id}/events{query} HTTP/1.0\r\nHost: {}\r\n\r\n", self.addr).unwrap();
+        let kept = stream.try_clone().unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut name = String::from("message");
+            for line in BufReader::new(stream).lines() {
+                let Ok(line) = line else { return };
+                if let Some(event) = line.strip_prefix("event:") {
+                    name = event.trim().to_string();
+                } else if let Some(Ok(data)) =
+                    line.strip_prefix("data:").map(|d| serde_json::from_str::<Value>(d.trim()))
+                {
+                    if sender.send((std::mem::replace(&mut name, "message".into()), data)).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        (receiver, kept)
+    }
+
+    /// The latest ping id on `events` (states and older pings skipped: the server keeps only
+    /// the latest few waiting), waiting for one within `patience`.
+    fn next_ping(events: &std::sync::mpsc::Receiver<(String, Value)>, patience: Duration) -> String {
+        let deadline = Instant::now() + patience;
+        let mut latest = None;
+        loop {
+            let next = match latest {
+                None => events.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok(),
+                Some(_) => events.try_recv().ok(),
+            };
+            match next {
+                Some((name, data)) if name == "ping" => {
+                    latest = Some(data["ping"].as_str().expect("an id").to_string())
+                }
+                Some(_) => {}
+                None => return latest.expect("a ping in time"),
+            }
+        }
+    }
+
+    /// Plays the seat's first legal move with `lag_ms` (omitted when `None`); answers the status
+    /// and the mover's state.
+    fn play_with_lag(&self, id: &str, token: &str, ply: usize, lag_ms: Option<u64>) -> (u16, Value) {
+        let (_, mine) = self.request("GET", &format!("/api/games/{id}"), None, Some(token));
+        let legal = mine["legal"][0].as_str().unwrap_or("").to_string();
+        let mut body = json!({"move": legal, "token": token, "ply": ply});
+        if let Some(lag) = lag_ms {
+            body["lag_ms"] = json!(lag);
+        }
+        self.post(&format!("/api/games/{id}/moves"), body)
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         if let Some(stop) = self.stop.take() {
@@ -235,6 +307,13 @@ fn a_move_charges_the_mover_and_watchers_see_both_clocks() {
     let seat0 = state["clock"]["seats"][0]["ms"].as_u64().unwrap();
     assert!(seat0 > 60_000 && seat0 <= 62_000, "{state}");
     assert_eq!(state["clock"]["running"], 1);
+    // Each move's time is in the history: before the clocks start only the time used, then
+    // the mover's clock after it too.
+    let history = &state["history"];
+    assert!(history[0]["time"]["used_ms"].is_u64(), "{state}");
+    assert!(history[0]["time"].get("remaining_ms").is_none(), "no clock ran yet: {state}");
+    assert_eq!(history[2]["time"]["remaining_ms"].as_u64(), Some(seat0), "{state}");
+    assert!(history[2]["time"]["used_ms"].as_u64().unwrap() <= 62_000 - seat0, "{state}");
     // A takeback gives no time back: seat 0 keeps what it had, seat 1 is charged for its
     // thinking, and seat 0's clock runs again.
     let (status, answer) = server.post(&format!("/api/games/{id}/undo"), json!({"token": tokens[0]}));
@@ -244,6 +323,7 @@ fn a_move_charges_the_mover_and_watchers_see_both_clocks() {
         server.post(&format!("/api/games/{id}/proposal"), json!({"token": tokens[1], "accept": true}));
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["moves"].as_array().unwrap().len(), 2, "{answer}");
+    assert_eq!(answer["history"].as_array().unwrap().len(), 2, "the move taken back took its time along: {answer}");
     assert_eq!(answer["clock"]["running"], 0, "{answer}");
     let seat1 = answer["clock"]["seats"][1]["ms"].as_u64().unwrap();
     assert!(seat1 <= 60_000 - 300, "seat 1 was charged for its time: {answer}");
@@ -387,4 +467,114 @@ fn the_computer_plays_by_its_clock() {
     let computer = state["clock"]["seats"][1]["ms"].as_u64().unwrap();
     assert!(computer < 6_000, "the computer's clock ran: {state}");
     assert!(computer > 0, "{state}");
+}
+
+/// What a move was given back for its lag (its `history[].time.compensated_ms`).
+fn compensated(state: &Value, ply: usize) -> u64 {
+    state["history"][ply]["time"]["compensated_ms"].as_u64().unwrap_or_else(|| panic!("move {ply}'s time: {state}"))
+}
+
+#[test]
+fn the_server_measures_a_seats_lag_and_credits_a_move_no_more_than_that() {
+    // Pings every 1.5 s: an answer is forgotten only after four more pings, far beyond the test's
+    // 400 ms of delay even on a loaded machine.
+    let server = Server::with(|config| config.ping_interval = Duration::from_millis(1500));
+    // 5+3: each seat's quota starts at 3 s and gains 1 s a move, so the quota never binds here.
+    let (id, tokens) = server.create(two_people("5+3"));
+    let (watched, _watching) = server.stream(&id, None, true);
+    let (events, _connection) = server.stream(&id, Some(&tokens[0]), true);
+    // Seat 0 answers its pings late, as a slow connection would: each answer 400 ms after the
+    // ping arrived, so each round trip is at least that and each sample at least 200 ms.
+    let delay = Duration::from_millis(400);
+    let mut measured = 0;
+    for samples in 1..=3 {
+        let ping = Server::next_ping(&events, Duration::from_secs(30));
+        std::thread::sleep(delay);
+        let (status, answer) = server.post(&format!("/api/games/{id}/pong"), json!({"token": tokens[0], "ping": ping}));
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(answer["samples"], samples, "{answer}");
+        measured = answer["lag_ms"].as_u64().unwrap();
+        assert!((200..=1000).contains(&measured), "half a round trip of at least 400 ms, at most 1 s: {answer}");
+    }
+    // The clocks start after each side's first move; then seat 0 claims a whole second of lag
+    // and is credited what the server measured plus the 100 ms margin, no more.
+    assert_eq!(server.play_with_lag(&id, &tokens[0], 0, Some(1000)).0, 200);
+    assert_eq!(server.play_with_lag(&id, &tokens[1], 1, None).0, 200);
+    let (status, state) = server.play_with_lag(&id, &tokens[0], 2, Some(1000));
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(compensated(&state, 2), (measured + 100).min(1000), "{state}");
+    // Seat 1, never measured here, is credited what it reports (at most 1 s), as before.
+    let (status, state) = server.play_with_lag(&id, &tokens[1], 3, Some(700));
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(compensated(&state, 3), 700, "{state}");
+    // Reporting less than measured gets what is reported; reporting nothing gets the measure.
+    let (status, state) = server.play_with_lag(&id, &tokens[0], 4, Some(30));
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(compensated(&state, 4), 30, "{state}");
+    assert_eq!(server.play_with_lag(&id, &tokens[1], 5, None).0, 200);
+    let (status, state) = server.play_with_lag(&id, &tokens[0], 6, None);
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(compensated(&state, 6), measured, "{state}");
+    // The watcher asked for pings too and got none: only states (its stream was opened first,
+    // and has seen the last move's state).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (name, data) = watched.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("states");
+        assert_eq!(name, "state", "a watcher's stream is never pinged: {data}");
+        if data["moves_from"].as_u64().unwrap_or(0) + data["moves"].as_array().map_or(0, |m| m.len() as u64) == 7 {
+            break;
+        }
+    }
+}
+
+#[test]
+fn pings_are_answered_by_their_seat_only_and_bad_answers_change_nothing() {
+    let server = Server::with(|config| config.ping_interval = Duration::from_millis(1500));
+    let (id, tokens) = server.create(two_people("3+2"));
+    let (events, _connection) = server.stream(&id, Some(&tokens[0]), true);
+    let ping = Server::next_ping(&events, Duration::from_secs(30));
+    let pong = format!("/api/games/{id}/pong");
+    // A watcher (no token, or one that holds no seat) cannot answer.
+    assert_eq!(server.post(&pong, json!({"ping": ping})).0, 400);
+    assert_eq!(server.post(&pong, json!({"token": "0".repeat(32), "ping": ping})).0, 403);
+    // Another seat cannot answer seat 0's ping.
+    let (status, answer) = server.post(&pong, json!({"token": tokens[1], "ping": ping}));
+    assert_eq!(status, 409, "{answer}");
+    // Malformed, huge, extra or negative: refused.
+    for body in [
+        json!({"token": tokens[0], "ping": "zz"}),
+        json!({"token": tokens[0], "ping": "f".repeat(5000)}),
+        json!({"token": tokens[0], "ping": -1}),
+        json!({"token": tokens[0], "ping": ping, "lag_ms": 5}),
+        json!({"token": tokens[0], "ping": ping, "rtt": -5}),
+    ] {
+        assert_eq!(server.post(&pong, body.clone()).0, 400, "{body}");
+    }
+    assert_eq!(
+        server.post(&format!("/api/games/{}/pong", "0".repeat(32)), json!({"token": tokens[0], "ping": ping})).0,
+        404
+    );
+    // None of that counted: the ping still waits for seat 0, and is its first sample.
+    let (status, answer) = server.post(&pong, json!({"token": tokens[0], "ping": ping}));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["samples"], 1, "{answer}");
+    // Answered once only.
+    assert_eq!(server.post(&pong, json!({"token": tokens[0], "ping": ping})).0, 409);
+    // A stream that does not ask for pings gets none; nor does an unlimited game's.
+    let (plain, _plain_connection) = server.stream(&id, Some(&tokens[1]), false);
+    let (unlimited, unlimited_tokens) = server.create(two_people("none"));
+    let (unlimited_events, _unlimited_connection) = server.stream(&unlimited, Some(&unlimited_tokens[0]), true);
+    assert_eq!(server.play(&id, &tokens[0], 0).0, 200);
+    assert_eq!(server.play(&unlimited, &unlimited_tokens[0], 0).0, 200);
+    for receiver in [&plain, &unlimited_events] {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let (name, data) =
+                receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())).expect("states");
+            assert_eq!(name, "state", "{data}");
+            if data["event"]["kind"] == "move" {
+                break;
+            }
+        }
+    }
 }

@@ -11,7 +11,7 @@
 // `page.boards`; the browser tests compare those boards with every position the page received
 // live (`replayMismatches`).
 import { api, held, tokensOf, keepToken, keepTokens, heldGames, forget, roundTrip } from "./api.js";
-import { PRESETS, drawClocks, stamp, formatClock } from "./clock.js";
+import { PRESETS, drawClocks, stamp, formatClock, moveTimeText } from "./clock.js";
 import { follow } from "./events.js";
 import { el, restoreFocus } from "./board.js";
 import { REQUIRED } from "./games/common.js";
@@ -833,9 +833,12 @@ function render() {
   const atBottom = list.scrollTop + list.clientHeight >= list.scrollHeight - 4;
   list.replaceChildren(...s.history.map((h, i) => {
     const text = `${h.seat === null || h.seat === undefined ? "" : nameOf(h.seat) + ": "}${h.move}`;
+    // The move's time and the mover's clock after it, where the game kept them.
+    const took = moveTimeText(h.time);
     const li = el("li", { class: i === ply - 1 ? "current" : "" });
-    if (over) li.append(el("button", { type: "button", class: "move", text, "aria-label": `Show the position after move ${i + 1}, ${text}${markWords(page.review, i)}`, onclick: () => showStep(i + 1) }));
+    if (over) li.append(el("button", { type: "button", class: "move", text, "aria-label": `Show the position after move ${i + 1}, ${text}${took ? ` (${took})` : ""}${markWords(page.review, i)}`, onclick: () => showStep(i + 1) }));
     else li.textContent = text;
+    if (took) li.append(el("span", { class: "move-time", "data-ply": String(i), text: took }));
     const mark = over ? markOf(page.review, i) : null;
     if (mark) li.append(mark);
     return li;

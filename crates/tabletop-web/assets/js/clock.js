@@ -107,3 +107,15 @@ export function drawClocks(box, note, alert, stamped, { names, over, mine, warne
     note.textContent = `Clock ${c.control}${c.speed ? ` (${c.speed})` : ""}.`;
   }
 }
+
+// A move's time for the move list (`history[].time`: {used_ms, remaining_ms, periods}): what it
+// took and the mover's clock after it, "3.2 s, 4:57 left"; "" when the game kept no time.
+export function moveTimeText(time) {
+  if (!time || typeof time.used_ms !== "number") return "";
+  const used = time.used_ms;
+  const took = used < 10000 ? `${(Math.floor(used / 100) / 10).toFixed(1)} s`
+    : used < 60000 ? `${Math.floor(used / 1000)} s` : formatClock(used);
+  if (time.remaining_ms === null || time.remaining_ms === undefined) return took;
+  const periods = time.periods ? ` +${time.periods}×` : "";
+  return `${took}, ${formatClock(time.remaining_ms)}${periods} left`;
+}

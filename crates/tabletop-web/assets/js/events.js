@@ -1,7 +1,7 @@
 // The live connection to a game: Server-Sent Events (GET /api/games/{id}/events). A seat's
 // stream opens with a single-use ticket (POST /api/games/{id}/ticket with the seat's token), so
 // no token ever travels in a URL; every reconnection, after a dropped connection or a server
-// restart, asks for a new ticket.
+// restart, asks for a new ticket. A seat's stream answers the server's pings (its lag measure).
 import { api } from "./api.js";
 
 // A stream's first state holds the whole move list; each later one only the moves after
@@ -37,7 +37,9 @@ export function follow(id, token, onState, onLink) {
     if (token) {
       try {
         const { ticket } = await api("POST", `/api/games/${id}/ticket`, { token });
-        url += `?ticket=${encodeURIComponent(ticket)}`;
+        // `pings`: this page answers the server's pings, which measure its lag (docs/API.md,
+        // "Clocks").
+        url += `?ticket=${encodeURIComponent(ticket)}&pings=true`;
       } catch {
         onLink(false);
         again();
@@ -62,6 +64,14 @@ export function follow(id, token, onState, onLink) {
       known = { moves: state.moves, history: state.history };
       onLink(true);
       onState(state);
+    });
+    // A ping of a seat's stream (games with a real-time clock): answered at once, so the
+    // server measures this connection's lag. A failed answer only leaves it unmeasured.
+    source.addEventListener("ping", (event) => {
+      let ping;
+      try { ({ ping } = JSON.parse(event.data)); } catch { return; }
+      if (typeof ping !== "string" || !token) return;
+      api("POST", `/api/games/${id}/pong`, { token, ping }).catch(() => {});
     });
     source.addEventListener("error", () => {
       // The browser would reconnect with the same URL, whose ticket is spent: reconnect here.

@@ -162,7 +162,8 @@ impl AppState {
     ) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
         self.check_writable()?;
         let id = row.id.clone();
-        let stored = StoredGame { row, moves: Vec::new(), version: 0, proposal: None, leased: false };
+        let stored =
+            StoredGame { row, moves: Vec::new(), times: Vec::new(), version: 0, proposal: None, leased: false };
         let game = LiveGame::new(stored, session, self);
         // A computer that moves first must be found again after a restart, like one to move later.
         let due = game.row.timing.as_ref().and_then(|t| game.due_with(t));

@@ -281,6 +281,12 @@ pub struct LiveGame {
     acted_by: Option<std::net::IpAddr>,
     /// How fast each seat moves and proposes (this process's count).
     paces: Vec<SeatPaces>,
+    /// Per seat: its network lag as this process measured it on the seat's event streams
+    /// (pings), which bounds the lag a move is credited. In memory only (kept across reloads
+    /// of the game): a seat never measured here is credited what its client reports.
+    pub lag: Vec<crate::clocks::LagMeter>,
+    /// Per move: its time and the mover's clock after it, where stored (games with a clock).
+    times: Vec<Option<tabletop::clock::MoveTime>>,
     /// Notes sent to the event streams so far (the render cache's clock).
     notes: Arc<AtomicU64>,
     /// Event data rendered since the last note, shared by the streams that ask for the same.
@@ -331,6 +337,8 @@ impl LiveGame {
         let pace = SeatPaces::new(state.config.move_rate, state.config.proposal_rate);
         LiveGame {
             paces: vec![pace; stored.row.seats.len()],
+            lag: vec![crate::clocks::LagMeter::default(); stored.row.seats.len()],
+            times: stored.times.clone(),
             notes: Arc::new(AtomicU64::new(0)),
             rendered: Rendered::default(),
             review: None,
@@ -368,6 +376,7 @@ impl LiveGame {
             self.cancel_thinking();
         }
         self.session = session;
+        self.times = stored.times.clone();
         self.proposal = stored.proposal.as_ref().and_then(Proposal::from_json);
         self.thinking_elsewhere = stored.leased;
         self.row = stored.row;
@@ -563,11 +572,14 @@ impl LiveGame {
                 }
             }
         };
+        let move_time = record.as_deref().and_then(crate::store::move_time);
         let write = Write::Move { ply, notation, time: record.as_deref() };
         if let Err(err) = self.write_timed(state, write, computer_next, timing, false).await {
             self.session.undo();
             return Err(err);
         }
+        self.times.resize(ply, None);
+        self.times.push(move_time);
         // Any move ends a pending proposal.
         self.proposal = None;
         // The move is stored whatever follows; an ending that could not be stored is tried
@@ -630,6 +642,7 @@ impl LiveGame {
             }
             return Err(err);
         }
+        self.times.truncate(ply);
         self.proposal = None;
         Ok(())
     }
@@ -1088,6 +1101,17 @@ impl LiveGame {
         };
         if self.session.shows_resignations() {
             view["board"]["resigned"] = json!(self.row.resigned);
+        }
+        // Each move's time and the mover's clock after it, where the game kept them, in games
+        // with a clock (an unlimited game's entries keep their former shape).
+        let limited = self.row.timing.as_ref().is_some_and(crate::clocks::Timing::is_limited);
+        if let (Some(history), true) = (view["history"].as_array_mut(), limited) {
+            for entry in history {
+                let ply = entry["ply"].as_u64().and_then(|p| usize::try_from(p).ok());
+                if let (Some(Some(time)), Some(fields)) = (ply.and_then(|p| self.times.get(p)), entry.as_object_mut()) {
+                    fields.insert("time".into(), json!(time));
+                }
+            }
         }
         view
     }

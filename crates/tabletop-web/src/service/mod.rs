@@ -72,7 +72,9 @@ pub struct MoveRequest {
     /// The number of moves the client saw; a mismatch means someone else moved first (409).
     pub ply: Option<usize>,
     /// The network lag the client measured (milliseconds; half its last request's round trip),
-    /// at most [`crate::clocks::MAX_REPORTED_LAG`]: given back from the seat's lag quota.
+    /// at most [`crate::clocks::MAX_REPORTED_LAG`], and at most what the server measured on the
+    /// seat's event stream plus [`crate::clocks::LAG_MARGIN`]: given back from the seat's lag
+    /// quota.
     #[serde(default)]
     pub lag_ms: Option<u64>,
 }
@@ -363,32 +365,109 @@ pub struct Watch {
     sent: Option<Arc<Vec<u64>>>,
     _presence: Option<PresenceGuard>,
     _held: (crate::connection::Held<IpAddr>, crate::connection::Held<String>),
+    /// A seat's stream in a game with a real-time clock pings its client at this pace, to
+    /// measure its lag ([`crate::clocks::LagMeter`]); `None` for watchers and other games.
+    pings: Option<tokio::time::Interval>,
 }
 
-impl Watch {
-    /// The next event's data: the whole state first, then one per change; `None` when the
-    /// game is gone from memory (the stream ends and the client reconnects).
-    pub async fn next(&mut self) -> Option<Arc<str>> {
-        let note = if self.sent.is_none() {
-            Note { change: Change::Connected, seat: self.viewer }
-        } else {
-            match self.receiver.recv().await {
-                Ok(note) => note,
-                // Missed some: the state sent next is the current one anyway.
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                    Note { change: Change::Connected, seat: None }
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
-        };
-        Some(self.live.lock().await.event_data(self.viewer, note, &mut self.sent))
+/// What an event stream sends next.
+pub enum Outgoing {
+    /// A state (`event: state`), its data.
+    State(Arc<str>),
+    /// A ping (`event: ping`), its id: the client answers it at `POST /api/games/{id}/pong`.
+    Ping(String),
+}
+
+/// The next tick of `pings`, never without them.
+async fn next_ping(pings: &mut Option<tokio::time::Interval>) {
+    match pings {
+        Some(pings) => {
+            pings.tick().await;
+        }
+        None => std::future::pending().await,
     }
 }
 
+impl Watch {
+    /// The next event: the whole state first, then one per change, and a seat's pings between
+    /// them; `None` when the game is gone from memory (the stream ends and the client
+    /// reconnects).
+    pub async fn next(&mut self) -> Option<Outgoing> {
+        let note = if self.sent.is_none() {
+            Note { change: Change::Connected, seat: self.viewer }
+        } else {
+            loop {
+                tokio::select! {
+                    received = self.receiver.recv() => break match received {
+                        Ok(note) => note,
+                        // Missed some: the state sent next is the current one anyway.
+                        Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                            Note { change: Change::Connected, seat: None }
+                        }
+                        Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
+                    },
+                    () = next_ping(&mut self.pings) => {
+                        let mut game = self.live.lock().await;
+                        // A finished game's clocks no longer run: nothing to measure.
+                        if game.to_move().is_none() {
+                            self.pings = None;
+                            continue;
+                        }
+                        let id = crate::live::random_hex();
+                        if let Some(meter) = self.viewer.and_then(|seat| game.lag.get_mut(seat)) {
+                            meter.sent(id.clone(), Instant::now());
+                            return Some(Outgoing::Ping(id));
+                        }
+                        self.pings = None;
+                    }
+                }
+            }
+        };
+        Some(Outgoing::State(self.live.lock().await.event_data(self.viewer, note, &mut self.sent)))
+    }
+}
+
+/// `POST /api/games/{id}/pong`: the body.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PongRequest {
+    /// The seat's token.
+    pub token: String,
+    /// The id of the ping answered (from the seat's event stream).
+    pub ping: String,
+}
+
+/// `POST /api/games/{id}/pong`: the seat's client answers a ping of its event stream; half the
+/// round trip is one sample of the seat's lag. Answers the seat's measured lag and how many
+/// pings it answered. 403 for a token that holds no seat (a watcher's streams are never
+/// pinged); 409 for a ping not waiting for this seat (another seat's, answered already, or too
+/// old): nothing is measured then.
+pub async fn pong(state: &Shared, id: &str, request: PongRequest) -> Result<Value, ApiError> {
+    // Ids are 32 hex digits: anything else is no ping (and is not looked for).
+    if request.ping.len() != 32 || !request.ping.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ApiError::BadRequest(
+            "ping: the id of a ping from this seat's event stream (32 hex digits)".into(),
+        ));
+    }
+    let now = Instant::now();
+    let (mut game, seat) = state.seated(id, &request.token).await?;
+    let meter = game.lag.get_mut(seat).ok_or_else(|| ApiError::Internal("a seat without its lag meter".into()))?;
+    let measured = meter.answered(&request.ping, now).map_err(|e| ApiError::Conflict(e.to_string()))?;
+    Ok(json!({"lag_ms": measured.as_millis() as u64, "samples": meter.samples()}))
+}
+
 /// `GET /api/games/{id}/events`: opens an event stream, a seat's with its single-use `ticket`
-/// (from [`ticket`]), else a watcher's. Refused (429) when the client's address or the game
+/// (from [`ticket`]), else a watcher's. A seat's stream in a game with a real-time clock whose
+/// client answers `pings` is pinged every [`crate::config::ServeConfig::ping_interval`] (see
+/// [`pong`]). Refused (429) when the client's address or the game
 /// holds as many streams as it may.
-pub async fn watch(state: &Shared, client: IpAddr, id: &str, ticket: Option<&str>) -> Result<Watch, ApiError> {
+pub async fn watch(
+    state: &Shared,
+    client: IpAddr,
+    id: &str,
+    ticket: Option<&str>,
+    pings: bool,
+) -> Result<Watch, ApiError> {
     // A ticket is used up here, whatever follows.
     let seat = match ticket {
         None => None,
@@ -415,13 +494,20 @@ pub async fn watch(state: &Shared, client: IpAddr, id: &str, ticket: Option<&str
         what: format!("this game has {} event streams open already", state.config.max_streams_per_game),
         retry_after: 30,
     })?;
-    let (receiver, viewer, presence) = {
+    let (receiver, viewer, presence, real_time) = {
         let mut game = live.lock().await;
         // The seat may have been given up since the ticket was issued.
         let viewer = seat.filter(|&s| game.row.seats.get(s).is_some_and(|spec| spec != "open"));
-        (game.events.subscribe(), viewer, game.presence_guard(viewer))
+        let real_time = game.row.timing.as_ref().is_some_and(|t| t.control().is_real_time());
+        (game.events.subscribe(), viewer, game.presence_guard(viewer), real_time)
     };
-    Ok(Watch { receiver, live, viewer, sent: None, _presence: presence, _held: (by_address, by_game) })
+    // The first tick is at once: a seat is measured from its stream's first moments.
+    let pings = (pings && viewer.is_some() && real_time).then(|| {
+        let mut pings = tokio::time::interval(state.config.ping_interval.max(Duration::from_millis(10)));
+        pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        pings
+    });
+    Ok(Watch { receiver, live, viewer, sent: None, _presence: presence, _held: (by_address, by_game), pings })
 }
 
 /// `POST /api/games/{id}/moves`: the seat's move. Checked against the ply the client saw, the
@@ -450,7 +536,9 @@ pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest
         };
         return Err(ApiError::Conflict(why.into()));
     }
-    let lag = Duration::from_millis(request.lag_ms.unwrap_or(0)).min(crate::clocks::MAX_REPORTED_LAG);
+    // The lag reported, bounded by what this process measured on the seat's event stream.
+    let reported = request.lag_ms.map(|ms| Duration::from_millis(ms).min(crate::clocks::MAX_REPORTED_LAG));
+    let lag = game.lag.get(seat).map_or(reported.unwrap_or_default(), |meter| meter.credited(reported));
     // The game's agreement move (Mathable's terminate) is never a free win against the
     // computer: each computer seat answers it at once (the library decides) and may refuse.
     if let Some(agreement) = game.session.agreement_move() {

@@ -153,6 +153,9 @@ pub struct StoredGame {
     pub row: GameRow,
     /// The moves in order.
     pub moves: Vec<String>,
+    /// Each move's time and the mover's clock after it, where stored (`None` for moves of games
+    /// without a clock or stored before clocks); as long as `moves`.
+    pub times: Vec<Option<tabletop::clock::MoveTime>>,
     /// Bumped by every write.
     pub version: i64,
     /// The proposal waiting for answers (JSON as the server wrote it), if any.
@@ -389,11 +392,21 @@ pub(crate) fn hashed_tokens(clear: &str) -> Option<String> {
 }
 
 /// Checks that stored moves are numbered 0, 1, 2, ... and keeps their notations.
-pub(crate) fn moves_in_order(id: &str, moves: Vec<(i64, String)>) -> Result<Vec<String>, StoreError> {
-    if moves.iter().enumerate().any(|(i, (ply, _))| *ply != i as i64) {
+pub(crate) fn moves_in_order(
+    id: &str,
+    moves: Vec<(i64, String, Option<String>)>,
+) -> Result<(Vec<String>, Vec<Option<tabletop::clock::MoveTime>>), StoreError> {
+    if moves.iter().enumerate().any(|(i, (ply, _, _))| *ply != i as i64) {
         return Err(StoreError::Damaged { id: id.to_string(), what: "move numbers".into() });
     }
-    Ok(moves.into_iter().map(|(_, notation)| notation).collect())
+    Ok(moves.into_iter().map(|(_, notation, time)| (notation, time.as_deref().and_then(move_time))).unzip())
+}
+
+/// A move's time from its stored record (`{"time": MoveTime, "clock": Clock}`); `None` when
+/// absent or unreadable (a move's time is for the record: a damaged one is left out, not fatal).
+pub fn move_time(record: &str) -> Option<tabletop::clock::MoveTime> {
+    let record: Value = serde_json::from_str(record).ok()?;
+    serde_json::from_value(record.get("time")?.clone()).ok()
 }
 
 /// A lobby row with damaged JSON is left out rather than failing the lobby for everyone.

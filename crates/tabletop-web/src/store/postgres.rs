@@ -262,14 +262,16 @@ impl Store {
         };
         let leased: Option<bool> = r.try_get(13)?;
         let moves = client
-            .query("SELECT ply, notation FROM moves WHERE game_id = $1 ORDER BY ply", &[&id])
+            .query("SELECT ply, notation, time FROM moves WHERE game_id = $1 ORDER BY ply", &[&id])
             .await?
             .iter()
-            .map(|m| Ok((i64::from(m.try_get::<_, i32>(0)?), m.try_get::<_, String>(1)?)))
+            .map(|m| {
+                Ok((i64::from(m.try_get::<_, i32>(0)?), m.try_get::<_, String>(1)?, m.try_get::<_, Option<String>>(2)?))
+            })
             .collect::<Result<Vec<_>, tokio_postgres::Error>>()?;
-        let moves = super::moves_in_order(id, moves)?;
+        let (moves, times) = super::moves_in_order(id, moves)?;
         client.commit().await?;
-        Ok(Some(StoredGame { row, moves, version, proposal, leased: leased.unwrap_or(false) }))
+        Ok(Some(StoredGame { row, moves, times, version, proposal, leased: leased.unwrap_or(false) }))
     }
 
     /// See [`super::Store::version`].

@@ -536,12 +536,12 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         ),
         None => None,
     };
-    let mut statement = conn.prepare("SELECT ply, notation FROM moves WHERE game_id = ?1 ORDER BY ply")?;
+    let mut statement = conn.prepare("SELECT ply, notation, time FROM moves WHERE game_id = ?1 ORDER BY ply")?;
     let moves = statement
-        .query_map(params![id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?
+        .query_map(params![id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?)))?
         .collect::<Result<Vec<_>, _>>()?;
-    let moves = super::moves_in_order(&id, moves)?;
-    Ok(Some(StoredGame { row, moves, version, proposal, leased: false }))
+    let (moves, times) = super::moves_in_order(&id, moves)?;
+    Ok(Some(StoredGame { row, moves, times, version, proposal, leased: false }))
 }
 
 /// A move whose ply is already stored lost a race: the game moved on.
