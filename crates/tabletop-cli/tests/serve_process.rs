@@ -453,6 +453,9 @@ fn a_corrupted_database_is_refused_at_start() {
                 ended_winners: Vec::new(),
                 created: 1_795_000_000 + g,
                 timing: None,
+                accounts: vec![None, None],
+                rated: false,
+                rating_changes: Vec::new(),
             };
             store.insert_game(&row, false, None).unwrap();
             for (ply, mv) in ["5", "1", "9"].iter().enumerate() {

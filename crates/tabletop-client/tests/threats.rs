@@ -1085,17 +1085,21 @@ fn store_clear_tokens(db: &std::path::Path, id: &str, tokens: &[&str]) {
         support::pg::psql(&url, "DROP INDEX games_deadline");
         support::pg::psql(&url, "ALTER TABLE games DROP COLUMN clock, DROP COLUMN deadline");
         support::pg::psql(&url, "ALTER TABLE moves DROP COLUMN time");
-        // (And the accounts' step.)
+        // (And the accounts' and the ratings' steps.)
         support::pg::psql(&url, "DROP TABLE accounts, account_sessions, account_attempts");
+        support::pg::psql(&url, "DROP TABLE game_players, ratings, rating_changes");
+        support::pg::psql(&url, "ALTER TABLE games DROP COLUMN rated");
         support::pg::psql(&url, "DELETE FROM schema_migrations WHERE version >= 4");
     } else {
         let conn = rusqlite::Connection::open(db).unwrap();
         conn.execute("UPDATE games SET tokens = ?2 WHERE id = ?1", [id, &clear]).unwrap();
-        // (And the clocks' and the accounts' steps, which came after.)
+        // (And the clocks', the accounts' and the ratings' steps, which came after.)
         conn.execute_batch(
             "ALTER TABLE games DROP COLUMN invites; DROP INDEX games_deadline; ALTER TABLE games DROP COLUMN clock;
              ALTER TABLE games DROP COLUMN deadline; ALTER TABLE moves DROP COLUMN time;
-             DROP TABLE accounts; DROP TABLE account_sessions; DROP TABLE account_attempts; PRAGMA user_version = 3",
+             DROP TABLE accounts; DROP TABLE account_sessions; DROP TABLE account_attempts;
+             DROP TABLE game_players; DROP TABLE ratings; DROP TABLE rating_changes; ALTER TABLE games DROP COLUMN rated;
+             PRAGMA user_version = 3",
         )
         .unwrap();
     }

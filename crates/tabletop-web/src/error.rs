@@ -26,6 +26,9 @@ pub enum ApiError {
     /// 404: no such game.
     #[error("no game with id {0:?}")]
     NotFound(String),
+    /// 404: no account of that name.
+    #[error("no player named {0:?}")]
+    NoSuchPlayer(String),
     /// 409: the game moved on (another request won, or it is not this seat's turn).
     #[error("{0}")]
     Conflict(String),

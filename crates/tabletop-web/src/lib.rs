@@ -43,6 +43,7 @@ pub mod error;
 pub mod live;
 pub mod page;
 pub mod passwords;
+pub mod ratings;
 pub mod server;
 pub mod service;
 pub mod sessions;

@@ -60,7 +60,7 @@ impl IntoResponse for ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
-            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound(_) | ApiError::NoSuchPlayer(_) => StatusCode::NOT_FOUND,
             ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Illegal(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -349,6 +349,8 @@ pub fn router(state: Shared) -> Router {
         .route("/api/account/logout", post(logout))
         .route("/api/account/password", post(change_password))
         .route("/api/account/delete", post(delete_account))
+        .route("/api/players/{name}", get(player))
+        .route("/api/players/{name}/games", get(player_games))
         .merge(creating)
         .merge(thinking)
         .fallback(fallback)
@@ -555,7 +557,7 @@ async fn create_game(
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
     let origin = origin(&state, &headers);
-    Ok(Json(crate::service::create(&state, client.ip(), &origin, request).await?))
+    Ok(Json(crate::service::create(&state, client.ip(), &origin, request, login_token(&state, &headers)).await?))
 }
 
 /// `GET /api/catalog`: see [`crate::page::catalog`].
@@ -576,10 +578,11 @@ async fn join(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
+    headers: HeaderMap,
     body: Result<Json<JoinRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(JoinRequest {}) = body.map_err(bad_body)?;
-    Ok(Json(crate::service::join(&state, client.ip(), &id).await?))
+    Ok(Json(crate::service::join(&state, client.ip(), &id, login_token(&state, &headers)).await?))
 }
 
 /// `POST /api/games/{id}/claim` with `{"invite", "token"?}`: opens an invitation (see
@@ -588,10 +591,11 @@ async fn claim(
     State(state): State<Shared>,
     ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
+    headers: HeaderMap,
     body: Result<Json<ClaimRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    Ok(Json(crate::service::claim(&state, client.ip(), &id, request).await?))
+    Ok(Json(crate::service::claim(&state, client.ip(), &id, request, login_token(&state, &headers)).await?))
 }
 
 /// What a state request may carry in its query: nothing secret. A seat's token comes in the
@@ -890,4 +894,26 @@ async fn delete_account(
     let Json(request) = body.map_err(bad_body)?;
     let answer = crate::service::accounts::delete(&state, client.ip(), login_token(&state, &headers), request).await?;
     Ok(account_response(&state, answer))
+}
+
+/// `GET /api/players/{name}`: see [`crate::service::players::player`].
+async fn player(State(state): State<Shared>, UrlPath(name): UrlPath<String>) -> Result<Json<Value>, ApiError> {
+    Ok(Json(crate::service::players::player(&state, &name).await?))
+}
+
+/// The query of an export: its format.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExportQuery {
+    format: Option<String>,
+}
+
+/// `GET /api/players/{name}/games?format=json`: see [`crate::service::players::export`].
+async fn player_games(
+    State(state): State<Shared>,
+    UrlPath(name): UrlPath<String>,
+    query: Result<axum::extract::Query<ExportQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(at_most(&e.body_text(), 200)))?;
+    Ok(Json(crate::service::players::export(&state, &name, query.format.as_deref()).await?))
 }

@@ -509,7 +509,8 @@ fn bad_input_gets_a_clear_4xx() {
     server.account("oli", PASSWORD);
 }
 
-/// A database made before accounts (schema step 6) upgrades: its games stay, accounts work.
+/// A database made before accounts (schema step 6) upgrades (steps 7 and 8): its games stay,
+/// casual and anonymous, and accounts work.
 #[test]
 fn an_older_database_gains_accounts() {
     if on_postgres() {
@@ -525,12 +526,17 @@ fn an_older_database_gains_accounts() {
         // Back to step 6: as a database of the previous release.
         let conn = rusqlite::Connection::open(&db).unwrap();
         conn.execute_batch(
-            "DROP TABLE accounts; DROP TABLE account_sessions; DROP TABLE account_attempts; PRAGMA user_version = 6;",
+            "DROP TABLE accounts; DROP TABLE account_sessions; DROP TABLE account_attempts;
+             DROP TABLE game_players; DROP TABLE ratings; DROP TABLE rating_changes; ALTER TABLE games DROP COLUMN rated;
+             PRAGMA user_version = 6;",
         )
         .unwrap();
     }
     let server = Server::with(|c| c.db = db.clone());
-    assert_eq!(server.page("GET", &format!("/api/games/{id}"), None, None).status, 200);
+    let old = server.page("GET", &format!("/api/games/{id}"), None, None);
+    assert_eq!(old.status, 200);
+    assert_eq!(old.body["rated"], false);
+    assert_eq!(old.body["players"][0]["player"], Value::Null);
     let token = server.account("pat", PASSWORD);
     assert_eq!(server.whoami(&token).body["name"], "pat");
 }

@@ -154,6 +154,16 @@ impl AppState {
         Some(cached.game.clone())
     }
 
+    /// Marks these games' copies in memory for a reload at their next use (changed in the
+    /// database outside a versioned write of this process: an account deleted).
+    pub async fn reload_later(&self, ids: &[String]) {
+        for id in ids {
+            if let Some(live) = self.cached(id) {
+                live.lock().await.stored_version = -1;
+            }
+        }
+    }
+
     /// Puts a new game in the database and in memory.
     pub async fn insert_new(
         &self,
@@ -247,6 +257,9 @@ impl AppState {
         let live = self.remember(id, Arc::new(tokio::sync::Mutex::new(LiveGame::new(stored, session, self))));
         {
             let mut game = live.lock().await;
+            // A rated game whose end was stored but not its rating (its process stopped in
+            // between) is rated now, once (the versioned write decides between processes).
+            game.rate_if_over(self).await;
             schedule(self, &mut game).await;
         }
         Ok(live)

@@ -33,6 +33,7 @@ use crate::clocks::{Due, Timing};
 use crate::config::ServeConfig;
 use crate::engines::EnginePool;
 use crate::error::ApiError;
+use crate::ratings::{RatingChange, RatingJob, SeatAccount};
 use crate::sessions::Session;
 use crate::store::{GameRow, Store, StoreError, StoredGame, StoredInvite, Timed, Write};
 
@@ -587,7 +588,50 @@ impl LiveGame {
         if let Err(err) = self.end_at_move_limit(state).await {
             tracing::warn!("could not end game {} at its move limit: {err}", self.row.id);
         }
+        self.rate_if_over(state).await;
         Ok(())
+    }
+
+    /// When a rated game has just ended (not aborted) and was not rated yet: its players'
+    /// ratings change, once, in the versioned write that stores the changes (a process that
+    /// loses the race reloads the game with the winner's changes). A failure is logged: the
+    /// game's end stands.
+    pub(crate) async fn rate_if_over(&mut self, state: &AppState) {
+        if !self.row.rated || !self.row.rating_changes.is_empty() || self.to_move().is_some() {
+            return;
+        }
+        let Some(timing) = self.row.timing.as_ref() else { return };
+        if timing.ended_by.as_deref() == Some("aborted") {
+            return;
+        }
+        let seats: Option<Vec<(usize, String)>> =
+            self.row.accounts.iter().enumerate().map(|(seat, a)| a.as_ref().map(|a| (seat, a.id.clone()))).collect();
+        let Some(seats) = seats else {
+            tracing::warn!(game = %self.row.id, "a rated game ended with a seat without its account: not rated");
+            return;
+        };
+        let result = self.result(&self.session.view(None)["status"]);
+        let winners: Vec<usize> = result["winners"]
+            .as_array()
+            .map_or_else(Vec::new, |w| w.iter().filter_map(Value::as_u64).map(|s| s as usize).collect());
+        let job = RatingJob {
+            game: self.row.game.clone(),
+            speed: timing.control().speed().to_string(),
+            seats,
+            winners,
+            at: now_seconds(),
+        };
+        match state.store().rate_game(&self.row.id, self.stored_version, &job).await {
+            Ok((version, changes)) => {
+                self.stored_version = version;
+                self.row.rating_changes = changes;
+            }
+            Err(StoreError::Stale) => {
+                tracing::info!(game = %self.row.id, "another write rated or changed the game first; reloading it");
+                self.stored_version = -1;
+            }
+            Err(err) => tracing::warn!(game = %self.row.id, "could not rate the game: {err}"),
+        }
     }
 
     /// Ends the game when it reached the game's move limit (a bound on its record and its
@@ -750,9 +794,35 @@ impl LiveGame {
     /// Gives the seats (`seat`, an open one, now taken by a person) and stores them, with a
     /// new token for the seat: answers the token (only its hash is stored, so it is shown now
     /// or never).
-    pub async fn take_seat(&mut self, state: &AppState, seats: Vec<String>, seat: usize) -> Result<String, ApiError> {
+    pub async fn take_seat(
+        &mut self,
+        state: &AppState,
+        seats: Vec<String>,
+        seat: usize,
+        account: Option<SeatAccount>,
+    ) -> Result<String, ApiError> {
         let invites = self.row.invites.clone();
-        self.give_seat(state, seats, invites, seat).await
+        self.give_seat(state, seats, invites, seat, account).await
+    }
+
+    /// May `account` take a seat in this game? A rated game's seats are for logged-in
+    /// accounts (401 without one), each a different one (409 for an account already seated).
+    pub fn check_taker(&self, account: Option<&SeatAccount>) -> Result<(), ApiError> {
+        if !self.row.rated {
+            return Ok(());
+        }
+        let Some(account) = account else {
+            return Err(ApiError::Unauthorized(
+                "this game is rated: its seats are for logged-in accounts (log in, then take the seat)".into(),
+            ));
+        };
+        if self.row.accounts.iter().flatten().any(|a| a.id == account.id) {
+            return Err(ApiError::Conflict(
+                "this game is rated and your account already holds a seat in it: another account must take this one"
+                    .into(),
+            ));
+        }
+        Ok(())
     }
 
     /// Stores `seats` and `invites` with a new token for `seat` (one versioned write: of two
@@ -764,13 +834,18 @@ impl LiveGame {
         seats: Vec<String>,
         invites: Vec<Option<StoredInvite>>,
         seat: usize,
+        account: Option<SeatAccount>,
     ) -> Result<String, ApiError> {
         let (token, hash) = new_token();
+        let mut accounts = self.row.accounts.clone();
+        if let Some(slot) = accounts.get_mut(seat) {
+            *slot = account;
+        }
         let mut token_hashes = self.row.token_hashes.clone();
         let held = token_hashes.get_mut(seat).ok_or_else(|| ApiError::Internal(format!("no seat {seat}")))?;
         *held = hash;
         let computer_next = self.computer_to_move();
-        let write = Write::Seats { seats: &seats, token_hashes: &token_hashes, invites: &invites };
+        let write = Write::Seats { seats: &seats, token_hashes: &token_hashes, invites: &invites, accounts: &accounts };
         // The seat's person is here: its first-move deadline may run from now.
         let mut timing = self.row.timing.clone();
         if let Some(seated) = timing.as_mut().and_then(|t| t.seated.get_mut(seat)) {
@@ -780,6 +855,7 @@ impl LiveGame {
         self.row.seats = seats;
         self.row.token_hashes = token_hashes;
         self.row.invites = invites;
+        self.row.accounts = accounts;
         Ok(token)
     }
 
@@ -806,14 +882,19 @@ impl LiveGame {
     /// working) and the invitation is marked used, in one versioned write. Answers the token.
     /// After [`StoreError::Stale`] (another process wrote the game first) the answer is a 409
     /// and [`LiveGame::lost_a_race`] is true: the caller reloads the game and looks again.
-    pub async fn use_invite(&mut self, state: &AppState, seat: usize) -> Result<String, ApiError> {
+    pub async fn use_invite(
+        &mut self,
+        state: &AppState,
+        seat: usize,
+        account: Option<SeatAccount>,
+    ) -> Result<String, ApiError> {
         let mut invites = self.row.invites.clone();
         match invites.get_mut(seat) {
             Some(Some(invite)) if !invite.claimed => invite.claimed = true,
             _ => return Err(ApiError::Internal(format!("seat {seat} has no unused invitation"))),
         }
         let seats = self.row.seats.clone();
-        self.give_seat(state, seats, invites, seat).await
+        self.give_seat(state, seats, invites, seat, account).await
     }
 
     /// Did this copy's last write lose a race with another writer (so it must be reloaded)?
@@ -925,6 +1006,7 @@ impl LiveGame {
             self.cancel_thinking();
         }
         self.proposal = None;
+        self.rate_if_over(state).await;
         Ok(())
     }
 
@@ -998,10 +1080,13 @@ impl LiveGame {
                     Some(Some(invite)) => json!(if invite.claimed { "used" } else { "unused" }),
                     _ => Value::Null,
                 };
+                // The account's name (public) when a logged-in person holds the seat.
+                let player = self.row.accounts.get(seat).and_then(|a| a.as_ref()).map(|a| a.name.clone());
+                let rating = self.row.rating_changes.iter().find(|c| c.seat == seat).map(RatingChange::to_json);
                 json!({
                     "seat": seat, "name": names.get(seat), "kind": kind, "spec": spec,
                     "connected": connected, "resigned": self.row.resigned.contains(&seat),
-                    "invite": invite,
+                    "invite": invite, "player": player, "rating_change": rating,
                 })
             })
             .collect();
@@ -1058,6 +1143,43 @@ impl LiveGame {
         json!({"winners": winners, "text": text, "scores": scores, "reason": reason})
     }
 
+    /// The game's public record, for a player's page and export: its game, options, clock and
+    /// speed, rated or not, players, moves, result (`null` while it is played) and rating
+    /// changes.
+    pub fn record(&self) -> Value {
+        let view = self.session.view(None);
+        let mut status = view["status"].clone();
+        if let Some(ended) = &self.row.ended {
+            status = json!({"over": true, "winners": self.row.ended_winners, "reason": ended});
+        }
+        let mut result = self.result(&status);
+        if let (Some(timing), Some(fields)) = (&self.row.timing, result.as_object_mut()) {
+            fields.insert("ended_by".into(), json!(timing.ended_by));
+        }
+        let names = self.session.seat_names();
+        let players: Vec<Value> = (0..self.row.seats.len())
+            .map(|seat| {
+                let player = self.row.accounts.get(seat).and_then(|a| a.as_ref()).map(|a| a.name.clone());
+                json!({"seat": seat, "name": names.get(seat), "kind": seat_kind(&self.row.seats[seat]), "player": player})
+            })
+            .collect();
+        let control = self.row.timing.as_ref().map(Timing::control);
+        json!({
+            "id": self.row.id,
+            "game": self.row.game,
+            "options": self.row.options,
+            "created": self.row.created,
+            "rated": self.row.rated,
+            "clock": control.as_ref().map_or_else(|| "none".to_string(), ToString::to_string),
+            "speed": control.as_ref().map_or_else(|| "unlimited".to_string(), |c| c.speed().to_string()),
+            "players": players,
+            "moves": self.session.moves(),
+            "over": self.to_move().is_none(),
+            "result": result,
+            "rating_changes": self.row.rating_changes.iter().map(RatingChange::to_json).collect::<Vec<_>>(),
+        })
+    }
+
     /// The state as `viewer` may see it.
     pub fn state(&self, viewer: Option<usize>) -> Value {
         let mut view = self.session.view(viewer);
@@ -1077,6 +1199,8 @@ impl LiveGame {
         view["people"] = json!(self.people());
         view["options"] = self.row.options.clone();
         view["hints_allowed"] = json!(self.row.hints);
+        view["rated"] = json!(self.row.rated);
+        view["rating_changes"] = Value::Array(self.row.rating_changes.iter().map(RatingChange::to_json).collect());
         view["hints"] = json!(hints);
         view["thinking"] = json!(self.thinking || (self.thinking_elsewhere && self.to_move().is_some()));
         view["your_seat"] = json!(viewer);

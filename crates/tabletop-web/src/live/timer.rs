@@ -179,6 +179,7 @@ impl LiveGame {
         self.row.ended_winners = winners;
         self.proposal = None;
         self.cancel_thinking();
+        self.rate_if_over(state).await;
         state.open_games().closed(&self.row.id);
         self.changed(Change::Timeout, Some(seat));
         Ok(())
@@ -210,6 +211,10 @@ impl LiveGame {
         // Nobody holds this hash's token: the seat's old token stops working.
         token_hashes[seat] = crate::store::hash_token(&random_hex());
         let invites = self.row.invites.clone();
+        let mut accounts = self.row.accounts.clone();
+        if let Some(account) = accounts.get_mut(seat) {
+            *account = None;
+        }
         let mut timing = self.row.timing.clone();
         if let Some(t) = timing.as_mut() {
             if let Some(seated) = t.seated.get_mut(seat) {
@@ -217,10 +222,11 @@ impl LiveGame {
             }
         }
         let computer_next = self.computer_to_move();
-        let write = Write::Seats { seats: &seats, token_hashes: &token_hashes, invites: &invites };
+        let write = Write::Seats { seats: &seats, token_hashes: &token_hashes, invites: &invites, accounts: &accounts };
         self.write_timed(state, write, computer_next, timing, false).await?;
         self.row.seats = seats;
         self.row.token_hashes = token_hashes;
+        self.row.accounts = accounts;
         self.changed(Change::SeatReleased, Some(seat));
         Ok(())
     }

@@ -84,7 +84,7 @@ pub struct AccountAnswer {
 }
 
 /// A name's key: the name in lower case (names are unique regardless of case).
-fn name_key(name: &str) -> String {
+pub(crate) fn name_key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
 
@@ -234,6 +234,16 @@ async fn logged_in(state: &AppState, token: Option<&str>) -> Result<(AccountRow,
     Ok((account.ok_or_else(not_logged_in)?, hash))
 }
 
+/// The account the session `token` is logged in as, if any (a seat's link; no error without).
+pub async fn seat_account(
+    state: &AppState,
+    token: Option<&str>,
+) -> Result<Option<crate::ratings::SeatAccount>, ApiError> {
+    let Some(token) = token.filter(|t| plausible(t)) else { return Ok(None) };
+    let account = state.store().account_by_session(&hash_token(token), crate::live::now_seconds()).await?;
+    Ok(account.map(|a| crate::ratings::SeatAccount { id: a.id, name: a.name }))
+}
+
 /// `POST /api/account/signup`: a new account, logged in at once (its name, 409 when taken).
 pub async fn signup(
     state: &AppState,
@@ -338,7 +348,8 @@ pub async fn delete(
     {
         return Err(ApiError::Forbidden("wrong password".into()));
     }
-    state.store().delete_account(&account.id).await?;
+    let games = state.store().delete_account(&account.id).await?;
+    state.reload_later(&games).await;
     Ok(AccountAnswer { body: json!({ "deleted": account.name }), cookie: SessionCookie::Clear })
 }
 

@@ -17,6 +17,7 @@
 //! computer if it is next ([`crate::live::schedule_for`]), and answers the mover's state.
 
 pub mod accounts;
+pub mod players;
 mod thinking;
 
 use std::net::IpAddr;
@@ -29,6 +30,7 @@ use tabletop::PlayerSpec;
 
 use crate::error::ApiError;
 use crate::live::{AppState, Change, LiveGame, Note, PresenceGuard, ProposalKind, Shared};
+use crate::ratings::SeatAccount;
 use crate::sessions::{new_session, Session};
 use crate::store::{GameRow, StoredInvite};
 
@@ -58,6 +60,11 @@ pub struct NewGame {
     /// games are unlimited by default.
     #[serde(default)]
     pub clock: Option<String>,
+    /// Rated (`true`) or casual (the default): a rated game needs a limited clock (real time
+    /// or correspondence), no computer seat and a logged-in creator; its seats are for
+    /// accounts, each a different one.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 /// `POST /api/games/{id}/moves`: the body.
@@ -112,8 +119,16 @@ pub struct ClaimRequest {
 /// `POST /api/games`: checks the options and seats, stores the new game, starts the computer if
 /// it moves first, and answers the id, the tokens and invitations (shown only now) and the
 /// creator's state. `origin` is where links point (`http://host`).
-pub async fn create(state: &Shared, client: IpAddr, origin: &str, request: NewGame) -> Result<Value, ApiError> {
+/// `login`: the client's login token, if any (the creator's seat is linked to its account).
+pub async fn create(
+    state: &Shared,
+    client: IpAddr,
+    origin: &str,
+    request: NewGame,
+    login: Option<&str>,
+) -> Result<Value, ApiError> {
     state.check_writable()?;
+    let account = accounts::seat_account(state, login).await?;
     let options = if request.options.is_null() { json!({}) } else { request.options };
     let mut secret = json!({});
     if let Some(seed) = state.config.game_seed {
@@ -126,6 +141,9 @@ pub async fn create(state: &Shared, client: IpAddr, origin: &str, request: NewGa
     let opens_seats = seats.iter().any(|s| s == "open");
     let control = crate::clocks::control_for(request.clock.as_deref(), opens_seats)
         .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    if request.rated {
+        check_rated(&seats, &control, account.as_ref())?;
+    }
     // Seated now: the computers and the creator's seat; an open seat or another person's
     // (an invitation) waits for its person.
     let creator = seats.iter().position(|s| s == "human");
@@ -147,6 +165,7 @@ pub async fn create(state: &Shared, client: IpAddr, origin: &str, request: NewGa
         .iter()
         .map(|code| code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false }))
         .collect();
+    let seats_len = seats.len();
     let row = GameRow {
         id: crate::live::random_hex(),
         game: request.game,
@@ -161,6 +180,9 @@ pub async fn create(state: &Shared, client: IpAddr, origin: &str, request: NewGa
         ended_winners: Vec::new(),
         created: crate::live::now_seconds(),
         timing: Some(timing),
+        accounts: (0..seats_len).map(|seat| if Some(seat) == creator { account.clone() } else { None }).collect(),
+        rated: request.rated,
+        rating_changes: Vec::new(),
     };
     let live = state.insert_new(row, session).await?;
     let mut game = live.lock().await;
@@ -169,6 +191,33 @@ pub async fn create(state: &Shared, client: IpAddr, origin: &str, request: NewGa
     }
     crate::live::schedule_for(state, &mut game, client).await;
     Ok(created(&game, origin, &tokens, &codes))
+}
+
+/// A rated game's conditions: a limited clock (real time or correspondence), people only, and
+/// a logged-in creator (400 or 401 with the reason otherwise).
+fn check_rated(
+    seats: &[String],
+    control: &tabletop::clock::TimeControl,
+    account: Option<&SeatAccount>,
+) -> Result<(), ApiError> {
+    if !control.is_limited() {
+        return Err(ApiError::BadRequest(
+            "a rated game needs a clock (real time such as \"5+3\", or correspondence such as \"3d\"), not \"none\""
+                .into(),
+        ));
+    }
+    if seats.iter().any(|s| s != "human" && s != "open") {
+        return Err(ApiError::BadRequest(
+            "a rated game is between people: no computer seat (a computer never changes a person's rating)".into(),
+        ));
+    }
+    if seats.len() < 2 {
+        return Err(ApiError::BadRequest("a rated game needs two players at least".into()));
+    }
+    if account.is_none() {
+        return Err(ApiError::Unauthorized("a rated game is between accounts: log in to create one".into()));
+    }
+    Ok(())
 }
 
 /// The seats asked for, each checked and written out in full (`human`, `open`, or a computer's
@@ -240,18 +289,21 @@ pub async fn lobby(state: &Shared) -> Result<Value, ApiError> {
     let rows = state.store().lobby(50).await?;
     let games: Vec<Value> = rows
         .into_iter()
-        .map(|(id, game, options, seats, created, clock)| {
+        .map(|(id, game, options, seats, created, clock, rated)| {
             let open: Vec<usize> = seats.iter().enumerate().filter(|(_, s)| *s == "open").map(|(i, _)| i).collect();
             let players = crate::live::public_players(&game, &seats);
-            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created, "clock": clock})
+            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created, "clock": clock, "rated": rated})
         })
         .collect();
     Ok(json!({ "games": games }))
 }
 
 /// `POST /api/games/{id}/join`: takes the game's first open seat for a person (a new token).
-pub async fn join(state: &Shared, client: IpAddr, id: &str) -> Result<Value, ApiError> {
+/// `login`: the joiner's login token, if any (the seat is linked to its account; a rated
+/// game's seat needs one).
+pub async fn join(state: &Shared, client: IpAddr, id: &str, login: Option<&str>) -> Result<Value, ApiError> {
     state.check_writable()?;
+    let account = accounts::seat_account(state, login).await?;
     let live = state.game(id).await?;
     let mut game = live.lock().await;
     if game.to_move().is_none() {
@@ -263,9 +315,10 @@ pub async fn join(state: &Shared, client: IpAddr, id: &str) -> Result<Value, Api
         .iter()
         .position(|s| s == "open")
         .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
+    game.check_taker(account.as_ref())?;
     let mut seats = game.row.seats.clone();
     seats[seat] = "human".to_string();
-    let token = game.take_seat(state, seats, seat).await?;
+    let token = game.take_seat(state, seats, seat, account).await?;
     if !game.row.seats.iter().any(|s| s == "open") {
         state.open_games().closed(id);
     }
@@ -281,7 +334,15 @@ const CLAIM_ATTEMPTS: usize = 4;
 /// token for it (the invitation is then used); a later opener gets 409 saying whose seat it
 /// is; a `token` that already holds a seat in the game (the creator checking the link) keeps
 /// that seat and leaves the invitation unused.
-pub async fn claim(state: &Shared, client: IpAddr, id: &str, request: ClaimRequest) -> Result<Value, ApiError> {
+/// `login`: the opener's login token, if any (see [`join`]).
+pub async fn claim(
+    state: &Shared,
+    client: IpAddr,
+    id: &str,
+    request: ClaimRequest,
+    login: Option<&str>,
+) -> Result<Value, ApiError> {
+    let account = accounts::seat_account(state, login).await?;
     let mut attempt = 0;
     loop {
         let live = state.game(id).await?;
@@ -297,7 +358,8 @@ pub async fn claim(state: &Shared, client: IpAddr, id: &str, request: ClaimReque
             return Err(ApiError::Conflict(format!("This invitation was already used: {name} is taken.")));
         }
         state.check_writable()?;
-        match game.use_invite(state, seat).await {
+        game.check_taker(account.as_ref())?;
+        match game.use_invite(state, seat, account.clone()).await {
             Ok(token) => {
                 game.changed(Change::SeatTaken, Some(seat));
                 crate::live::schedule_for(state, &mut game, client).await;

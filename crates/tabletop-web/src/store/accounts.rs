@@ -4,8 +4,8 @@
 //! counted attempt, keyed by the hash of what is counted: a name's failed logins, an address's
 //! failed logins or sign-ups; rows older than the limits' window are forgotten).
 //!
-//! Games do not name accounts: deleting one removes its row and its sessions, and nothing else
-//! refers to it.
+//! Deleting an account removes its row and its sessions, and anonymises its games' seats and
+//! rating changes ([`super::ratings`]).
 
 use std::sync::Arc;
 
@@ -229,17 +229,19 @@ impl Store {
         }
     }
 
-    /// Deletes an account and every session of it (its name is free again at once).
-    pub async fn delete_account(&self, account_id: &str) -> Result<(), StoreError> {
+    /// Deletes an account and every session of it (its name is free again at once); its
+    /// games stay, their seats anonymous (see [`super::ratings`]). Answers those games' ids.
+    pub async fn delete_account(&self, account_id: &str) -> Result<Vec<String>, StoreError> {
         let id = account_id.to_string();
         match self {
             Store::Sqlite(s) => {
                 write_sqlite(s, move |conn| {
                     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
                     tx.execute("DELETE FROM account_sessions WHERE account_id = ?1", params![id])?;
+                    let games = super::ratings::sqlite_anonymise(&tx, &id)?;
                     tx.execute("DELETE FROM accounts WHERE id = ?1", params![id])?;
                     tx.commit()?;
-                    Ok(())
+                    Ok(games)
                 })
                 .await
             }
@@ -247,9 +249,10 @@ impl Store {
                 let mut client = s.client().await?;
                 let tx = client.transaction().await?;
                 tx.execute("DELETE FROM account_sessions WHERE account_id = $1", &[&id]).await?;
+                let games = super::ratings::postgres_anonymise(&tx, &id).await?;
                 tx.execute("DELETE FROM accounts WHERE id = $1", &[&id]).await?;
                 tx.commit().await?;
-                Ok(())
+                Ok(games)
             }
         }
     }

@@ -23,6 +23,7 @@
 
 pub mod accounts;
 pub mod postgres;
+pub mod ratings;
 pub mod sqlite;
 
 use std::path::PathBuf;
@@ -134,6 +135,13 @@ pub struct GameRow {
     pub created: i64,
     /// The game's clocks (`None` for games stored before clocks: unlimited).
     pub timing: Option<crate::clocks::Timing>,
+    /// Per seat: the account holding it, if its person was logged in (`None`: anonymous, or
+    /// an account since deleted).
+    pub accounts: Vec<Option<crate::ratings::SeatAccount>>,
+    /// Is the game rated (chosen at creation)?
+    pub rated: bool,
+    /// The rating changes its end made (empty until a rated game ends).
+    pub rating_changes: Vec<crate::ratings::RatingChange>,
 }
 
 /// A seat's invitation as stored: the hash of its code ([`hash_token`]; the code itself is
@@ -165,8 +173,8 @@ pub struct StoredGame {
 }
 
 /// A game in the lobby: id, game, public options, seats, creation time, time control (`none`
-/// for games stored before clocks).
-pub type LobbyGame = (String, String, Value, Vec<String>, i64, String);
+/// for games stored before clocks), rated.
+pub type LobbyGame = (String, String, Value, Vec<String>, i64, String, bool);
 
 /// Where the server keeps its games, from `--db`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -239,11 +247,27 @@ impl Timed {
 
 /// A [`Write`] that owns its data, to move to a blocking thread.
 enum OwnedWrite {
-    Move { ply: usize, notation: String, time: Option<String> },
-    Truncate { ply: usize },
-    Resigned { resigned: Vec<usize>, ended: Option<(String, Vec<usize>)> },
-    Seats { seats: Vec<String>, token_hashes: Vec<String>, invites: Vec<Option<StoredInvite>> },
-    Proposal { proposal: Option<Value> },
+    Move {
+        ply: usize,
+        notation: String,
+        time: Option<String>,
+    },
+    Truncate {
+        ply: usize,
+    },
+    Resigned {
+        resigned: Vec<usize>,
+        ended: Option<(String, Vec<usize>)>,
+    },
+    Seats {
+        seats: Vec<String>,
+        token_hashes: Vec<String>,
+        invites: Vec<Option<StoredInvite>>,
+        accounts: Vec<Option<crate::ratings::SeatAccount>>,
+    },
+    Proposal {
+        proposal: Option<Value>,
+    },
 }
 
 impl OwnedWrite {
@@ -257,10 +281,11 @@ impl OwnedWrite {
                 resigned: resigned.to_vec(),
                 ended: ended.map(|(reason, winners)| (reason.to_string(), winners.to_vec())),
             },
-            Write::Seats { seats, token_hashes, invites } => OwnedWrite::Seats {
+            Write::Seats { seats, token_hashes, invites, accounts } => OwnedWrite::Seats {
                 seats: seats.to_vec(),
                 token_hashes: token_hashes.to_vec(),
                 invites: invites.to_vec(),
+                accounts: accounts.to_vec(),
             },
             Write::Proposal { proposal } => OwnedWrite::Proposal { proposal: proposal.cloned() },
         }
@@ -274,7 +299,9 @@ impl OwnedWrite {
                 resigned,
                 ended: ended.as_ref().map(|(reason, winners)| (reason.as_str(), winners.as_slice())),
             },
-            OwnedWrite::Seats { seats, token_hashes, invites } => Write::Seats { seats, token_hashes, invites },
+            OwnedWrite::Seats { seats, token_hashes, invites, accounts } => {
+                Write::Seats { seats, token_hashes, invites, accounts }
+            }
             OwnedWrite::Proposal { proposal } => Write::Proposal { proposal: proposal.as_ref() },
         }
     }
@@ -358,8 +385,12 @@ pub(crate) fn row_from_columns(
             Some(text) => Some(serde_json::from_str(text).map_err(|_| damaged("clock"))?),
             None => None,
         },
+        accounts: Vec::new(),
+        rated: false,
+        rating_changes: Vec::new(),
         id: id.clone(),
     };
+    row.accounts = vec![None; row.seats.len()];
     if row.token_hashes.len() != row.seats.len() {
         return Err(damaged("tokens"));
     }
@@ -417,6 +448,7 @@ pub(crate) fn lobby_entry(
     seats: &str,
     created: i64,
     clock: Option<&str>,
+    rated: bool,
 ) -> Option<LobbyGame> {
     let (Ok(mut options), Ok(seats)) =
         (serde_json::from_str::<Value>(options), serde_json::from_str::<Vec<String>>(seats))
@@ -430,7 +462,7 @@ pub(crate) fn lobby_entry(
     let control = clock
         .and_then(|text| serde_json::from_str::<crate::clocks::Timing>(text).ok())
         .map_or_else(|| "none".to_string(), |t| t.control().to_string());
-    Some((id, game, options, seats, created, control))
+    Some((id, game, options, seats, created, control, rated))
 }
 
 /// What a versioned write changes besides the version.
@@ -467,6 +499,8 @@ pub enum Write<'a> {
         token_hashes: &'a [String],
         /// Every seat's invitation (the one used now marked so).
         invites: &'a [Option<StoredInvite>],
+        /// Every seat's account (the seat given now linked to its person's, if logged in).
+        accounts: &'a [Option<crate::ratings::SeatAccount>],
     },
     /// A proposal started, changed or ended.
     Proposal {

@@ -88,7 +88,12 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX account_attempts_by_key ON account_attempts(key, at);
     CREATE INDEX account_attempts_by_time ON account_attempts(at);",
+    // Seats linked to accounts and ratings: built by `super::ratings::postgres_step`.
+    "",
 ];
+
+/// The step (1-based, as recorded) whose SQL is [`super::ratings::postgres_step`].
+const RATINGS: usize = 8;
 
 /// The step (1-based, as recorded) whose work is [`hash_clear_tokens`].
 const TOKENS_HASHED: usize = 4;
@@ -143,6 +148,9 @@ impl Store {
         }
         for (step, sql) in MIGRATIONS.iter().enumerate().skip(done) {
             tx.batch_execute(sql).await?;
+            if step + 1 == RATINGS {
+                tx.batch_execute(&super::ratings::postgres_step()).await?;
+            }
             if step + 1 == TOKENS_HASHED {
                 hash_clear_tokens(&tx).await?;
             }
@@ -161,11 +169,12 @@ impl Store {
     ) -> Result<(), StoreError> {
         let open = row.seats.iter().filter(|s| *s == "open").count() as i32;
         let timing = row.timing.as_ref().map(json_text);
-        let client = self.client().await?;
-        client
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        tx
             .execute(
-                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline, rated)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
                 &[
                     &row.id,
                     &row.game,
@@ -183,9 +192,12 @@ impl Store {
                     &json_text(&row.invites),
                     &timing,
                     &deadline,
+                    &row.rated,
                 ],
             )
             .await?;
+        super::ratings::postgres_set_players(&tx, &row.id, &row.accounts).await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -237,7 +249,7 @@ impl Store {
              FROM games WHERE id = $1"
         );
         let Some(r) = client.query_opt(&query, &[&id]).await? else { return Ok(None) };
-        let row = super::row_from_columns(
+        let mut row = super::row_from_columns(
             r.try_get(0)?,
             r.try_get(1)?,
             r.try_get(2)?,
@@ -252,6 +264,7 @@ impl Store {
             r.try_get(14)?,
             r.try_get::<_, Option<String>>(15)?.as_deref(),
         )?;
+        super::ratings::postgres_extras(&client, &mut row).await?;
         let version: i64 = r.try_get(11)?;
         let proposal = match r.try_get::<_, Option<String>>(12)? {
             Some(text) => Some(
@@ -356,13 +369,14 @@ impl Store {
                 )
                 .await?;
             }
-            Write::Seats { seats, token_hashes, invites } => {
+            Write::Seats { seats, token_hashes, invites, accounts } => {
                 let open = seats.iter().filter(|s| *s == "open").count() as i32;
                 tx.execute(
                     "UPDATE games SET seats = $2, open_seats = $3, tokens = $4, invites = $5 WHERE id = $1",
                     &[&id, &json_text(&seats), &open, &json_text(&token_hashes), &json_text(&invites)],
                 )
                 .await?;
+                super::ratings::postgres_set_players(&tx, id, accounts).await?;
             }
             Write::Proposal { proposal } => {
                 tx.execute("UPDATE games SET proposal = $2 WHERE id = $1", &[&id, &proposal.map(Value::to_string)])
@@ -379,7 +393,7 @@ impl Store {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let rows = client
             .query(
-                "SELECT id, game, options, seats, created, clock FROM games
+                "SELECT id, game, options, seats, created, clock, rated FROM games
                  WHERE open_seats > 0 AND ended IS NULL ORDER BY created DESC, seq DESC LIMIT $1",
                 &[&limit],
             )
@@ -396,6 +410,7 @@ impl Store {
                 &seats,
                 r.try_get(4)?,
                 clock.as_deref(),
+                r.try_get(6)?,
             ));
         }
         Ok(out)

@@ -119,6 +119,8 @@ fn migrations() -> Migrations<'static> {
             CREATE INDEX account_attempts_by_key ON account_attempts(key, at);
             CREATE INDEX account_attempts_by_time ON account_attempts(at);",
         ),
+        // Seats linked to accounts, rated games, ratings and each rated game's changes.
+        M::up(super::ratings::SQLITE_STEP),
     ])
 }
 
@@ -265,9 +267,10 @@ impl Store {
         let open = row.seats.iter().filter(|s| *s == "open").count() as i64;
         let timing = row.timing.as_ref().map(json_text);
         self.with_writer(|conn| {
-            conn.execute(
-                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            tx.execute(
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline, rated)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
                 params![
                     row.id,
                     row.game,
@@ -285,8 +288,11 @@ impl Store {
                     json_text(&row.invites),
                     timing,
                     deadline,
+                    row.rated,
                 ],
             )?;
+            super::ratings::sqlite_set_players(&tx, &row.id, &row.accounts)?;
+            tx.commit()?;
             Ok(())
         })
     }
@@ -381,12 +387,13 @@ impl Store {
                         params![id, json_text(&resigned), reason, winners],
                     )?;
                 }
-                Write::Seats { seats, token_hashes, invites } => {
+                Write::Seats { seats, token_hashes, invites, accounts } => {
                     let open = seats.iter().filter(|s| *s == "open").count() as i64;
                     tx.execute(
                         "UPDATE games SET seats = ?2, open_seats = ?3, tokens = ?4, invites = ?5 WHERE id = ?1",
                         params![id, json_text(&seats), open, json_text(&token_hashes), json_text(&invites)],
                     )?;
+                    super::ratings::sqlite_set_players(&tx, id, accounts)?;
                 }
                 Write::Proposal { proposal } => {
                     tx.execute(
@@ -404,7 +411,7 @@ impl Store {
     pub fn lobby(&self, limit: usize) -> Result<Vec<LobbyGame>, StoreError> {
         self.with_reader(|conn| {
             let mut statement = conn.prepare(
-                "SELECT id, game, options, seats, created, clock FROM games
+                "SELECT id, game, options, seats, created, clock, rated FROM games
              WHERE open_seats > 0 AND ended IS NULL ORDER BY created DESC, rowid DESC LIMIT ?1",
             )?;
             let rows = statement.query_map(params![limit as i64], |r| {
@@ -415,12 +422,13 @@ impl Store {
                     r.get::<_, String>(3)?,
                     r.get(4)?,
                     r.get::<_, Option<String>>(5)?,
+                    r.get::<_, bool>(6)?,
                 ))
             })?;
             let mut out = Vec::new();
             for row in rows {
-                let (id, game, options, seats, created, clock) = row?;
-                out.extend(super::lobby_entry(id, game, &options, &seats, created, clock.as_deref()));
+                let (id, game, options, seats, created, clock, rated) = row?;
+                out.extend(super::lobby_entry(id, game, &options, &seats, created, clock.as_deref(), rated));
             }
             Ok(out)
         })
@@ -515,7 +523,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
     else {
         return Ok(None);
     };
-    let row = super::row_from_columns(
+    let mut row = super::row_from_columns(
         id.clone(),
         game,
         &options,
@@ -530,6 +538,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         &invites,
         clock.as_deref(),
     )?;
+    super::ratings::sqlite_extras(conn, &mut row)?;
     let proposal = match proposal {
         Some(text) => Some(
             serde_json::from_str(&text).map_err(|_| StoreError::Damaged { id: id.clone(), what: "proposal".into() })?,
