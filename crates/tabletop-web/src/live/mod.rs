@@ -1421,3 +1421,28 @@ pub struct AppState {
 
 /// The state as handlers hold it.
 pub type Shared = Arc<AppState>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rematch proposal, pending or made, comes back from its stored JSON as it was (every
+    /// process reads the other's).
+    #[test]
+    fn rematch_proposals_survive_storage() {
+        let pending = Proposal { kind: ProposalKind::Rematch, by: 1, waiting_for: vec![0, 2], at_ply: 9, made: None };
+        assert_eq!(Proposal::from_json(&pending.to_json()), Some(pending.clone()));
+        let made = Proposal { waiting_for: Vec::new(), made: Some("abc".into()), ..pending };
+        assert_eq!(Proposal::from_json(&made.to_json()), Some(made));
+        let takeback =
+            Proposal { kind: ProposalKind::Takeback { to_ply: 3 }, by: 0, waiting_for: vec![1], at_ply: 4, made: None };
+        assert_eq!(Proposal::from_json(&takeback.to_json()), Some(takeback));
+    }
+
+    /// Seat `s` moves to `s + 1`, the last to 0: two players swap.
+    #[test]
+    fn rematch_seats_rotate_by_one() {
+        assert_eq!(rotated(&["a", "b"]), ["b", "a"]);
+        assert_eq!(rotated(&["a", "b", "c"]), ["c", "a", "b"]);
+    }
+}
