@@ -322,6 +322,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/games", post(create_game))
         .route("/api/games/{id}/join", post(join))
         .route("/api/games/{id}/claim", post(claim))
+        .route("/api/games/{id}/rematch", post(rematch))
         .layer(per_minute(config.create_rate));
     let thinking = Router::new()
         .route("/api/games/{id}/hint", post(hint))
@@ -719,6 +720,15 @@ async fn answer_proposal(
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
     Ok(Json(crate::service::answer_proposal(&state, client.ip(), &id, request).await?))
+}
+
+async fn rematch(
+    State(state): State<Shared>,
+    UrlPath(id): UrlPath<String>,
+    body: Result<Json<TokenRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    Ok(Json(crate::service::rematch(&state, &id, &request.token).await?))
 }
 
 async fn resign(

@@ -113,6 +113,12 @@ pub enum Change {
     Claimed,
     /// A seat taken from the lobby but never used went back to the lobby.
     SeatReleased,
+    /// A rematch of the ended game was proposed.
+    RematchProposed,
+    /// A rematch was refused.
+    RematchDeclined,
+    /// Everyone accepted the rematch: the new game exists (its id is in the state's `rematch`).
+    Rematch,
 }
 
 impl Change {
@@ -134,6 +140,9 @@ impl Change {
             Change::Timeout,
             Change::Claimed,
             Change::SeatReleased,
+            Change::RematchProposed,
+            Change::RematchDeclined,
+            Change::Rematch,
         ]
         .into_iter()
         .find(|c| c.name() == name)
@@ -157,6 +166,9 @@ impl Change {
             Change::Timeout => "timeout",
             Change::Claimed => "claimed",
             Change::SeatReleased => "seat_released",
+            Change::RematchProposed => "rematch_proposed",
+            Change::RematchDeclined => "rematch_declined",
+            Change::Rematch => "rematch",
         }
     }
 }
@@ -180,6 +192,8 @@ pub enum ProposalKind {
     },
     /// End the game now (Mathable's terminate).
     Terminate,
+    /// After the game's end: a new game, same settings, seats rotated by one.
+    Rematch,
 }
 
 /// A proposal waiting for the other people's answers (stored with the game, so that every
@@ -190,6 +204,9 @@ pub struct Proposal {
     by: usize,
     waiting_for: Vec<usize>,
     at_ply: usize,
+    /// A rematch everyone accepted: the new game's id (kept, so that a second rematch of the
+    /// same game is refused).
+    made: Option<String>,
 }
 
 impl Proposal {
@@ -197,13 +214,19 @@ impl Proposal {
         let kind = match self.kind {
             ProposalKind::Takeback { to_ply } => json!({"takeback": to_ply}),
             ProposalKind::Terminate => json!("terminate"),
+            ProposalKind::Rematch => json!("rematch"),
         };
-        json!({"kind": kind, "by": self.by, "waiting_for": self.waiting_for, "at_ply": self.at_ply})
+        let mut json = json!({"kind": kind, "by": self.by, "waiting_for": self.waiting_for, "at_ply": self.at_ply});
+        if let Some(made) = &self.made {
+            json["made"] = json!(made);
+        }
+        json
     }
 
     fn from_json(value: &Value) -> Option<Self> {
         let kind = match &value["kind"] {
             Value::String(s) if s == "terminate" => ProposalKind::Terminate,
+            Value::String(s) if s == "rematch" => ProposalKind::Rematch,
             other => ProposalKind::Takeback { to_ply: usize::try_from(other["takeback"].as_u64()?).ok()? },
         };
         let number = |v: &Value| v.as_u64().and_then(|n| usize::try_from(n).ok());
@@ -212,8 +235,16 @@ impl Proposal {
             by: number(&value["by"])?,
             waiting_for: value["waiting_for"].as_array()?.iter().map(number).collect::<Option<Vec<_>>>()?,
             at_ply: number(&value["at_ply"])?,
+            made: value["made"].as_str().map(str::to_string),
         })
     }
+}
+
+/// Seat `s`'s item at `s + 1` (the last one's first): a rematch's seats.
+fn rotated<T: Clone>(items: &[T]) -> Vec<T> {
+    let mut items = items.to_vec();
+    items.rotate_right(1);
+    items
 }
 
 /// Marks a person connected while their event stream is open.
@@ -712,15 +743,99 @@ impl LiveGame {
         if let Some(pace) = self.paces.get_mut(seat) {
             pace.propose()?;
         }
-        let waiting_for = self.others(seat);
-        let proposal = Proposal { kind, by: seat, waiting_for, at_ply: self.session.ply() };
+        // A rematch asks every other seat (the game is over: resigning does not matter then).
+        let waiting_for = match kind {
+            ProposalKind::Rematch => (0..self.row.seats.len()).filter(|&s| s != seat).collect(),
+            _ => self.others(seat),
+        };
+        let proposal = Proposal { kind, by: seat, waiting_for, at_ply: self.session.ply(), made: None };
         self.store_proposal(state, Some(proposal)).await?;
         let change = match kind {
             ProposalKind::Takeback { .. } => Change::TakebackRequested,
             ProposalKind::Terminate => Change::TerminateProposed,
+            ProposalKind::Rematch => Change::RematchProposed,
         };
         self.changed(change, Some(seat));
         Ok(())
+    }
+
+    /// `seat` proposes a rematch of the ended game: only between people (every seat a person's,
+    /// 422 otherwise), only once the game is over (422), once per game (409 while one is
+    /// pending or after one was made).
+    pub async fn propose_rematch(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+        if self.to_move().is_some() {
+            return Err(ApiError::Illegal("a rematch can be proposed only once the game is over".into()));
+        }
+        if self.row.seats.iter().any(|s| s != "human") {
+            return Err(ApiError::Illegal(
+                "a rematch is between people: this game has a computer (or a seat never taken); create a new game"
+                    .into(),
+            ));
+        }
+        if self.proposal.as_ref().is_some_and(|p| p.made.is_some()) {
+            return Err(ApiError::Conflict("this game's rematch was made already".into()));
+        }
+        self.propose(state, ProposalKind::Rematch, seat).await
+    }
+
+    /// Makes the rematch everyone accepted: first the old game records the new game's id (a
+    /// versioned write: of two processes, one makes it), then the new game is stored, with the
+    /// same game, options, hints, clock and rated flag, and the seats rotated by one (seat `s`
+    /// becomes `s + 1`; two players swap). Each seat's token hash and account move with its
+    /// person: everyone plays the new game with the token they hold, and no token is shown.
+    async fn make_rematch(&mut self, state: &AppState, proposal: Proposal) -> Result<(), ApiError> {
+        let id = random_hex();
+        let made = Proposal { waiting_for: Vec::new(), made: Some(id.clone()), ..proposal };
+        self.store_proposal(state, Some(made)).await?;
+        let created = match self.rematch_row(state, id) {
+            Ok((row, session)) => state.insert_new(row, session).await.map(drop),
+            Err(err) => Err(err),
+        };
+        if let Err(err) = created {
+            // Nothing was made: the proposal is gone, a new one may be made.
+            if let Err(undone) = self.store_proposal(state, None).await {
+                tracing::warn!(game = %self.row.id, "could not forget a rematch that failed: {undone}");
+            }
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    /// The rematch game `id` to store (see [`LiveGame::make_rematch`]).
+    fn rematch_row(&self, state: &AppState, id: String) -> Result<(GameRow, Box<dyn Session>), ApiError> {
+        let row = &self.row;
+        let mut secret = json!({});
+        if let Some(seed) = state.config.game_seed {
+            secret["seed"] = json!(state.next_game_seed(seed));
+        }
+        crate::sessions::complete_secret(&row.game, &mut secret);
+        let session = crate::sessions::new_session(&row.game, &row.options, &secret)
+            .map_err(|e| ApiError::Internal(format!("the rematch's options were refused: {e}")))?;
+        let seated = vec![true; row.seats.len()];
+        let timing = match &row.timing {
+            Some(t) => t.control(),
+            None => crate::clocks::control_for(None, false).map_err(|e| ApiError::Internal(e.to_string()))?,
+        };
+        let timing = Timing::new(timing, &seated, crate::clocks::now_ms());
+        let new = GameRow {
+            id,
+            game: row.game.clone(),
+            options: row.options.clone(),
+            secret,
+            token_hashes: rotated(&row.token_hashes),
+            seats: rotated(&row.seats),
+            invites: vec![None; row.seats.len()],
+            hints: row.hints,
+            resigned: Vec::new(),
+            ended: None,
+            ended_winners: Vec::new(),
+            created: now_seconds(),
+            timing: Some(timing),
+            accounts: rotated(&row.accounts),
+            rated: row.rated,
+            rating_changes: Vec::new(),
+        };
+        Ok((new, session))
     }
 
     /// A takeback request between people: only the requester's own last move (turn), only
@@ -916,6 +1031,9 @@ impl LiveGame {
         let Some(proposal) = self.proposal.clone() else {
             return Err(ApiError::Conflict("there is no proposal to answer".into()));
         };
+        if proposal.made.is_some() {
+            return Err(ApiError::Conflict("the rematch was accepted already: there is no proposal to answer".into()));
+        }
         if !proposal.waiting_for.contains(&seat) {
             return Err(ApiError::Forbidden("this proposal is not waiting for your answer".into()));
         }
@@ -925,6 +1043,7 @@ impl LiveGame {
             let change = match kind {
                 ProposalKind::Takeback { .. } => Change::TakebackDeclined,
                 ProposalKind::Terminate => Change::TerminateDeclined,
+                ProposalKind::Rematch => Change::RematchDeclined,
             };
             self.changed(change, Some(seat));
             return Ok(());
@@ -941,6 +1060,11 @@ impl LiveGame {
             return Err(ApiError::Conflict("the game moved on since the proposal".into()));
         }
         match kind {
+            ProposalKind::Rematch => {
+                self.make_rematch(state, proposal).await?;
+                self.changed(Change::Rematch, Some(by));
+                return Ok(());
+            }
             ProposalKind::Takeback { to_ply } => {
                 self.take_back_to(state, to_ply).await?;
                 self.changed(Change::Undo, Some(by));
@@ -1215,13 +1339,20 @@ impl LiveGame {
         }
         view["proposal"] = match &self.proposal {
             None => Value::Null,
+            // A rematch made is no longer a proposal: its game is in `rematch`.
+            Some(p) if p.made.is_some() => Value::Null,
             Some(p) => {
                 let (kind, plies) = match p.kind {
                     ProposalKind::Takeback { to_ply } => ("takeback", p.at_ply - to_ply),
                     ProposalKind::Terminate => ("terminate", 0),
+                    ProposalKind::Rematch => ("rematch", 0),
                 };
                 json!({"kind": kind, "by": p.by, "waiting_for": p.waiting_for, "plies": plies})
             }
+        };
+        view["rematch"] = match self.proposal.as_ref().and_then(|p| p.made.as_ref()) {
+            Some(id) => json!({"id": id, "path": format!("/game/{id}")}),
+            None => Value::Null,
         };
         if self.session.shows_resignations() {
             view["board"]["resigned"] = json!(self.row.resigned);
@@ -1290,3 +1421,28 @@ pub struct AppState {
 
 /// The state as handlers hold it.
 pub type Shared = Arc<AppState>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rematch proposal, pending or made, comes back from its stored JSON as it was (every
+    /// process reads the other's).
+    #[test]
+    fn rematch_proposals_survive_storage() {
+        let pending = Proposal { kind: ProposalKind::Rematch, by: 1, waiting_for: vec![0, 2], at_ply: 9, made: None };
+        assert_eq!(Proposal::from_json(&pending.to_json()), Some(pending.clone()));
+        let made = Proposal { waiting_for: Vec::new(), made: Some("abc".into()), ..pending };
+        assert_eq!(Proposal::from_json(&made.to_json()), Some(made));
+        let takeback =
+            Proposal { kind: ProposalKind::Takeback { to_ply: 3 }, by: 0, waiting_for: vec![1], at_ply: 4, made: None };
+        assert_eq!(Proposal::from_json(&takeback.to_json()), Some(takeback));
+    }
+
+    /// Seat `s` moves to `s + 1`, the last to 0: two players swap.
+    #[test]
+    fn rematch_seats_rotate_by_one() {
+        assert_eq!(rotated(&["a", "b"]), ["b", "a"]);
+        assert_eq!(rotated(&["a", "b", "c"]), ["c", "a", "b"]);
+    }
+}

@@ -661,6 +661,16 @@ pub async fn answer_proposal(
     Ok(game.state(Some(seat)))
 }
 
+/// `POST /api/games/{id}/rematch`: after a game between people ended, the seat proposes a
+/// rematch; the other seats answer it at `POST /api/games/{id}/proposal`. The state answered
+/// and sent shows the proposal, then the new game in `rematch`.
+pub async fn rematch(state: &Shared, id: &str, token: &str) -> Result<Value, ApiError> {
+    let (mut game, seat) = state.seated(id, token).await?;
+    state.check_writable()?;
+    game.propose_rematch(state, seat).await?;
+    Ok(game.state(Some(seat)))
+}
+
 /// `POST /api/games/{id}/resign`: the seat resigns (with more than two players, it leaves).
 pub async fn resign(state: &Shared, client: IpAddr, id: &str, token: &str) -> Result<Value, ApiError> {
     let (mut game, seat) = state.seated(id, token).await?;
