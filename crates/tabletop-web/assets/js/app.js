@@ -688,6 +688,8 @@ function render() {
   const game = module();
   // Shown even before the game's module is here: its loading may be what the drop interrupted.
   $("link-state").textContent = page.linked === false ? "Reconnecting…" : "";
+  $("status").textContent = s.status.over ? "" : statusText(s);
+  $("status").hidden = s.status.over;
   if (!game) {
     // The game's module comes by name the first time its state arrives; draw once it is here.
     loadGame(s.game).then(
@@ -735,8 +737,6 @@ function render() {
       p.resigned ? el("span", { class: "presence", text: "resigned" }) : null);
     return li;
   }), ...(scoreList && scoreList.length > s.players.length ? scoreList.slice(s.players.length).map((t) => el("li", { class: "player bag", text: t })) : []));
-  $("status").textContent = over ? "" : statusText(s);
-  $("status").hidden = over;
   renderClocks();
   $("link-state").textContent = page.linked === false ? "Reconnecting…" : "";
 
