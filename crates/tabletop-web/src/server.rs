@@ -45,6 +45,7 @@ use crate::config::ServeConfig;
 pub use crate::error::ApiError;
 use crate::live::{AppState, Shared};
 use crate::service::accounts::{AccountAnswer, Credentials, PasswordChange, PasswordConfirm, SessionCookie};
+use crate::service::players::Export;
 use crate::service::{
     AnalysisRequest, ClaimRequest, HintRequest, MoveRequest, NewGame, Outgoing, PongRequest, ProposalAnswer,
     TokenRequest,
@@ -930,8 +931,8 @@ async fn player_games(
     let axum::extract::Query(query) =
         query.map_err(|e| ApiError::BadRequest(at_most(&short_words(&e.body_text()), 200)))?;
     Ok(match crate::service::players::export(&state, &name, query.format.as_deref()).await? {
-        crate::service::players::Export::Json(body) => Json(body).into_response(),
-        crate::service::players::Export::File { text, filename, content_type } => {
+        Export::Json(body) => Json(body).into_response(),
+        Export::File { text, filename, content_type } => {
             let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
                 .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
             let mut response = ([(header::CONTENT_TYPE, content_type)], text).into_response();

@@ -37,7 +37,8 @@ fn game_between(server: &Server, body: Value, creator: &str, joiner: &str) -> (S
     let id = created.body["id"].as_str().unwrap().to_string();
     let joined = server.page("POST", &format!("/api/games/{id}/join"), Some(joiner), Some(json!({})));
     assert_eq!(joined.status, 200, "{}", joined.text);
-    let tokens = [created.body["tokens"][0].as_str().unwrap().to_string(), joined.body["token"].as_str().unwrap().to_string()];
+    let tokens =
+        [created.body["tokens"][0].as_str().unwrap().to_string(), joined.body["token"].as_str().unwrap().to_string()];
     (id, tokens)
 }
 
@@ -123,7 +124,8 @@ fn a_players_games_export_as_text_and_read_back_the_same() {
     // Connect Four as the record's text, read back with its clocks and result.
     let saved = saved_texts(&text);
     assert_eq!(saved.len(), 1, "{text}");
-    let (back, clocks) = Record::<Connect>::from_text_timed(&ConnectVariant::connect4(), saved[0]).expect("the record's reader reads it");
+    let (back, clocks) = Record::<Connect>::from_text_timed(&ConnectVariant::connect4(), saved[0])
+        .expect("the record's reader reads it");
     let moves: Vec<String> = back.moves().iter().map(|m| m.to_string()).collect();
     assert_eq!(json!(moves), connect_state["moves"]);
     assert!(matches!(back.status(), tabletop::Status::Over(_)));
@@ -175,7 +177,10 @@ fn a_players_page_has_each_ratings_history() {
     let ids_seen: Vec<&str> = history.iter().map(|p| p["game_id"].as_str().unwrap()).collect();
     assert_eq!(ids_seen, ids.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(history[2]["rating"], rating["rating"], "the last point is the rating now");
-    assert!(history[0]["rating"].as_i64().unwrap() > 1500 && history[1]["rating"].as_i64().unwrap() < history[0]["rating"].as_i64().unwrap());
+    assert!(
+        history[0]["rating"].as_i64().unwrap() > 1500
+            && history[1]["rating"].as_i64().unwrap() < history[0]["rating"].as_i64().unwrap()
+    );
     assert!(history.windows(2).all(|w| w[0]["at"].as_i64() <= w[1]["at"].as_i64()));
     // The recent games carry each one's change, for the page's "+12 / -8".
     let recent = &page.body["recent_games"][0];
@@ -255,8 +260,12 @@ fn a_running_games_hidden_information_is_never_exported() {
     // An exchange of the first token of Ann's rack (which only she sees).
     let token = mine["board"]["racks"][0][0].as_u64().unwrap_or_else(|| panic!("Ann's rack: {}", mine["board"]));
     let swap = format!("swap {token}");
-    let answer =
-        server.page("POST", &format!("/api/games/{id}/moves"), None, Some(json!({"move": swap, "token": tokens[0], "ply": 0})));
+    let answer = server.page(
+        "POST",
+        &format!("/api/games/{id}/moves"),
+        None,
+        Some(json!({"move": swap, "token": tokens[0], "ply": 0})),
+    );
     assert_eq!(answer.status, 200, "{}", answer.text);
     let played = seen_by(&server, &id, &tokens[0])["moves"][0].as_str().unwrap().to_string();
     assert!(played.starts_with("swap"), "the mover sees its exchange: {played}");

@@ -372,8 +372,7 @@ pub fn saved_game_text<G: Game>(
     let text = finished.to_text();
     let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
     let name = |s: usize| one_line(export.players.get(s).map_or("?", String::as_str));
-    let players: Vec<String> =
-        seats.iter().enumerate().map(|(s, seat)| format!("{} ({seat})", name(s))).collect();
+    let players: Vec<String> = seats.iter().enumerate().map(|(s, seat)| format!("{} ({seat})", name(s))).collect();
     let mut notes = format!("# players: {}\n# date: {}\n", players.join(" - "), one_line(export.date));
     let result = match export.winners {
         [] => "draw".to_string(),

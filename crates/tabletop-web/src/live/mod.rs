@@ -1328,11 +1328,12 @@ impl LiveGame {
             (_, Some(&seat)) if self.row.ended.is_some() => tabletop::session::Ending::Forfeit(seat),
             _ => tabletop::session::Ending::Rules,
         };
-        let winners: Vec<usize> = result["winners"]
-            .as_array()
-            .map_or_else(Vec::new, |w| w.iter().filter_map(Value::as_u64).filter_map(|s| usize::try_from(s).ok()).collect());
+        let winners: Vec<usize> = result["winners"].as_array().map_or_else(Vec::new, |w| {
+            w.iter().filter_map(Value::as_u64).filter_map(|s| usize::try_from(s).ok()).collect()
+        });
         let reason = result["reason"].as_str().unwrap_or("");
-        let controls: Vec<_> = self.row.timing.as_ref().filter(|t| t.is_limited()).map(Timing::control).into_iter().collect();
+        let controls: Vec<_> =
+            self.row.timing.as_ref().filter(|t| t.is_limited()).map(Timing::control).into_iter().collect();
         let export = tabletop::session::SavedGame {
             players,
             date,

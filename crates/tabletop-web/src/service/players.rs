@@ -113,7 +113,12 @@ fn saved_game(game: &crate::live::LiveGame, record: &Value) -> Option<String> {
     for change in &game.row.rating_changes {
         let name = players.get(change.seat).map_or("?", String::as_str);
         let (before, after) = (change.before.rating.round() as i64, change.after.rating.round() as i64);
-        notes.push(format!("rating {name} {} {}: {before} -> {after} ({:+})", change.game, change.speed, after - before));
+        notes.push(format!(
+            "rating {name} {} {}: {before} -> {after} ({:+})",
+            change.game,
+            change.speed,
+            after - before
+        ));
     }
     game.saved_game(&record["result"], &players, &date, &notes)
 }
