@@ -1639,7 +1639,7 @@ test("rematch and the player's page: a rated game ends, both see the rating chan
   await bob.getByRole("button", { name: "Accept the rematch" }).click();
   // Both move to the new game, each in the other's seat, with its own token only.
   for (const [page, seat] of [[ann, 1], [bob, 0]]) {
-    await page.waitForFunction((old) => window.tabletop.state && window.tabletop.id !== old && window.tabletop.state.your_seat !== null, id);
+    await page.waitForFunction((old) => window.tabletop && window.tabletop.state && window.tabletop.id !== old && window.tabletop.state.your_seat !== null, id);
     const mine = await page.evaluate(() => ({ seat: window.tabletop.state.your_seat, held: window.tabletop.tokens.map(Boolean), over: window.tabletop.state.status.over }));
     assert.deepEqual(mine, { seat, held: seat === 0 ? [true] : [false, true], over: false });
   }
