@@ -519,14 +519,18 @@ impl Store {
     pub async fn rating_history(&self, account_id: &str, limit: usize) -> Result<Vec<HistoryPoint>, StoreError> {
         let id = account_id.to_string();
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let query = "SELECT game, speed, game_id, at, rating_after, rd_after FROM rating_changes
-                     WHERE account_id = $1 ORDER BY at DESC, game_id DESC LIMIT $2";
+        // Games ended in one second are ordered as they were made (`seq` on PostgreSQL, the
+        // row id on SQLite), not by their random ids.
+        let query = "SELECT c.game, c.speed, c.game_id, c.at, c.rating_after, c.rd_after
+                     FROM rating_changes c JOIN games g ON g.id = c.game_id
+                     WHERE c.account_id = $1 ORDER BY c.at DESC, g.created DESC, g.seq DESC LIMIT $2";
         let mut points = match self {
             Store::Sqlite(s) => {
                 let s = s.clone();
                 blocking(move || {
                     s.with_reader(|conn| {
-                        let mut statement = conn.prepare(&query.replace("$1", "?1").replace("$2", "?2"))?;
+                        let query = query.replace("$1", "?1").replace("$2", "?2").replace("g.seq", "g.rowid");
+                        let mut statement = conn.prepare(&query)?;
                         let rows = statement.query_map(params![id, limit], |r| {
                             Ok(HistoryPoint {
                                 game: r.get(0)?,
