@@ -1598,6 +1598,74 @@ test("accounts: sign up, log out and log in from the start page, on a phone and 
   }
 });
 
+// A request as the page sends it (its Origin and the login cookie): the answer's JSON.
+const pageFetch = (page, method, path, body) => page.evaluate(async ([method, path, body]) => {
+  const response = await fetch(path, { method, headers: body ? { "Content-Type": "application/json" } : {}, body: body ? JSON.stringify(body) : undefined });
+  return { status: response.status, body: await response.json().catch(() => null) };
+}, [method, path, body]);
+
+test("rematch and the player's page: a rated game ends, both see the rating changes, one offers a rematch, the other accepts, both browsers move to the new game with their seats swapped; the page with ratings, graph, games and export (phone)", async ({ browser, base }) => {
+  const ann = await person(browser, PHONE);
+  const bob = await person(browser, DESKTOP);
+  for (const [page, name] of [[ann, "rann"], [bob, "rbob"]]) {
+    await page.goto(base);
+    assert.equal((await pageFetch(page, "POST", "/api/account/signup", { name, password: "correct horse battery" })).status, 200);
+  }
+  const created = await pageFetch(ann, "POST", "/api/games", { game: "connect", seats: ["human", "open"], clock: "5+3", rated: true });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const id = created.body.id;
+  const joined = await pageFetch(bob, "POST", `/api/games/${id}/join`, {});
+  assert.equal(joined.status, 200, JSON.stringify(joined.body));
+  // Each browser keeps its own seat's token, as the start page and the lobby do.
+  await ann.evaluate(([id, token]) => localStorage.setItem("tabletop:" + id, JSON.stringify({ tokens: [token, null], game: "connect", created: Date.now() })), [id, created.body.tokens[0]]);
+  await bob.evaluate(([id, token]) => localStorage.setItem("tabletop:" + id, JSON.stringify({ tokens: [null, token], game: "connect", created: Date.now() })), [id, joined.body.token]);
+  for (const page of [ann, bob]) await page.goto(`${base}game/${id}`);
+  await myTurn(ann);
+  assert.equal((await pageFetch(bob, "POST", `/api/games/${id}/resign`, { token: joined.body.token })).status, 200);
+  for (const page of [ann, bob]) {
+    await page.waitForFunction(() => window.tabletop.state && window.tabletop.state.status.over && window.tabletop.state.rating_changes.length === 2);
+    // Each player's rating change is in the players' list, each name linked to its page.
+    await page.locator("#players .rating-change").first().waitFor();
+    assert.match(await page.locator("#players").innerText(), /1500 \u2192 \d+\? \(\+\d+\)/);
+    assert.equal(await page.locator("#players a.account").first().getAttribute("href"), "/player/rann");
+  }
+  await shot(ann, "rematch-offer-phone");
+  // Ann offers the rematch; Bob's page shows it with Accept and Decline.
+  await ann.getByRole("button", { name: "Offer a rematch, seats swapped" }).click();
+  await ann.locator("#proposal").filter({ hasText: "Rematch offered" }).waitFor();
+  await bob.locator("#proposal").filter({ hasText: "offers a rematch" }).waitFor();
+  assert.deepEqual(await unnamedControls(bob), [], "every control has a name");
+  await shot(bob, "rematch-offered-desktop");
+  await bob.getByRole("button", { name: "Accept the rematch" }).click();
+  // Both move to the new game, each in the other's seat, with its own token only.
+  for (const [page, seat] of [[ann, 1], [bob, 0]]) {
+    await page.waitForFunction((old) => window.tabletop && window.tabletop.state && window.tabletop.id !== old && window.tabletop.state.your_seat !== null, id);
+    const mine = await page.evaluate(() => ({ seat: window.tabletop.state.your_seat, held: window.tabletop.tokens.map(Boolean), over: window.tabletop.state.status.over }));
+    assert.deepEqual(mine, { seat, held: seat === 0 ? [true] : [false, true], over: false });
+  }
+  await shot(ann, "rematch-new-game-phone");
+  // The player's page: the rating, its graph, the game with its change, the export links.
+  await ann.goto(`${base}player/rann`);
+  await ann.locator("#recent-games li").first().waitFor();
+  assert.match(await ann.locator("table.ratings").innerText(), /\d+\?/);
+  assert.equal(await ann.locator("svg.rating-graph circle").count(), 1);
+  assert.match(await ann.locator("#recent-games").innerText(), /won \+\d+/);
+  assert.equal(await ann.locator("#recent-games a[href='/player/rbob']").count(), 2, "the opponent linked in both games");
+  await noSidewaysScroll(ann, "the player's page (phone)");
+  assert.deepEqual(await unnamedControls(ann), [], "every control has a name");
+  await shot(ann, "player-page-phone");
+  const text = await ann.evaluate(async () => (await fetch(document.querySelector(".export-links a").href)).text());
+  assert.match(text, /^tabletop connect\n# players: rann \(X\) - rbob \(O\)/);
+  // The account box links to one's page.
+  await ann.goto(base);
+  await ann.locator("#account-page").filter({ hasText: "rann" }).waitFor();
+  assert.equal(await ann.locator("#account-page").getAttribute("href"), "/player/rann");
+  await bob.goto(`${base}player/nobody-here`);
+  await bob.locator("#player-name").filter({ hasText: "No such player" }).waitFor();
+  // (Its 404 is the answer asked for.)
+  bob.missing = (bob.missing || []).filter((url) => !url.endsWith("/api/players/nobody-here"));
+});
+
 // ---- the runner ----
 
 const filter = process.argv[2] ? new RegExp(process.argv[2], "i") : null;

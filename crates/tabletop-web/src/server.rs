@@ -45,6 +45,7 @@ use crate::config::ServeConfig;
 pub use crate::error::ApiError;
 use crate::live::{AppState, Shared};
 use crate::service::accounts::{AccountAnswer, Credentials, PasswordChange, PasswordConfirm, SessionCookie};
+use crate::service::players::Export;
 use crate::service::{
     AnalysisRequest, ClaimRequest, HintRequest, MoveRequest, NewGame, Outgoing, PongRequest, ProposalAnswer,
     TokenRequest,
@@ -332,6 +333,7 @@ pub fn router(state: Shared) -> Router {
     Router::new()
         .route("/", get(page))
         .route("/game/{id}", get(page))
+        .route("/player/{name}", get(page))
         .route("/api/lobby", get(lobby))
         .route("/api/catalog", get(catalog))
         .route("/api/games/{id}", get(get_game))
@@ -918,12 +920,24 @@ struct ExportQuery {
     format: Option<String>,
 }
 
-/// `GET /api/players/{name}/games?format=json`: see [`crate::service::players::export`].
+/// `GET /api/players/{name}/games?format=json|text|ggf`: see
+/// [`crate::service::players::export`]. A text export is a download (`Content-Disposition:
+/// attachment` with its file name).
 async fn player_games(
     State(state): State<Shared>,
     UrlPath(name): UrlPath<String>,
     query: Result<axum::extract::Query<ExportQuery>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<Value>, ApiError> {
-    let axum::extract::Query(query) = query.map_err(|e| ApiError::BadRequest(at_most(&e.body_text(), 200)))?;
-    Ok(Json(crate::service::players::export(&state, &name, query.format.as_deref()).await?))
+) -> Result<Response, ApiError> {
+    let axum::extract::Query(query) =
+        query.map_err(|e| ApiError::BadRequest(at_most(&short_words(&e.body_text()), 200)))?;
+    Ok(match crate::service::players::export(&state, &name, query.format.as_deref()).await? {
+        Export::Json(body) => Json(body).into_response(),
+        Export::File { text, filename, content_type } => {
+            let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
+                .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
+            let mut response = ([(header::CONTENT_TYPE, content_type)], text).into_response();
+            response.headers_mut().insert(header::CONTENT_DISPOSITION, disposition);
+            response
+        }
+    })
 }

@@ -9,9 +9,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::analysis::Analyze;
-use crate::game::{Game, Outcome, Seat, Status};
+use crate::arena::{Finished, MoveTimes};
+use crate::clock::{MoveTime, TimeControl};
+use crate::game::{Game, Outcome, Seat, SeatSet, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec};
-use crate::players::Players;
+use crate::players::{Forfeit, Players};
 use crate::record::{EndReason, Record};
 use crate::review::{GameReview, ReviewSettings};
 
@@ -142,6 +144,13 @@ pub trait Session: Send {
     /// Checks a computer player's spec completely (name, settings, values, ranges) and against
     /// the server's caps, with the reason the terminal gives.
     fn check_spec(&self, spec: &PlayerSpec, caps: &Caps) -> Result<(), SessionError>;
+    /// The ended game as its saved-game text ([`Adapter::saved_game`]: the format the
+    /// game's tournaments write, a [`Record`]'s text with its clocks and result unless the game
+    /// has its own), with the people, the date and the end `export` says. It holds every move
+    /// as played, hidden information included: a server asks it for ended games only.
+    fn saved_game(&self, export: &SavedGame) -> String;
+    /// The format of [`Session::saved_game`]'s text: [`Adapter::SAVED_GAME_FORMAT`].
+    fn saved_game_format(&self) -> &'static str;
     /// A copy, for thinking off the lock.
     fn boxed_clone(&self) -> Box<dyn Session>;
     /// The most moves a served game may have: a server bound on a game's length (and so on its
@@ -231,6 +240,17 @@ pub trait Adapter<G: Players>: Send + Sync + 'static {
     }
     /// Fills in what the server keeps secret (a random bag seed), before storing.
     fn complete_secret(_secret: &mut Value) {}
+    /// The format [`Adapter::saved_game`] writes, as a file's extension would name it: `text`
+    /// (the default, [`saved_game_text`]) or the game's own (`ggf`).
+    const SAVED_GAME_FORMAT: &'static str = "text";
+    /// An ended served game as text (see [`Session::saved_game`]): by default
+    /// [`saved_game_text`], the [`Record`]'s text with its clocks, result and `#` notes, as
+    /// the game's tournaments write it; a game whose tournaments write another format (Reversi's
+    /// GGF) writes that.
+    fn saved_game(finished: &Finished<G>, export: &SavedGame) -> String {
+        let seats: Vec<String> = (0..finished.record.current().num_seats()).map(Self::seat_name).collect();
+        saved_game_text(finished, export, &seats, Self::scores(finished.record.current()).as_deref())
+    }
     /// The most moves a served game may have (see [`Session::move_limit`]); a game reaching it
     /// ends there. The default, [`DEFAULT_MOVE_LIMIT`], suits games whose rules bound their
     /// length well below it; a game that can go on forever sets its own.
@@ -248,6 +268,129 @@ pub fn option_keys<G: Players, A: Adapter<G>>() -> Vec<&'static str> {
 
 /// The default [`Adapter::move_limit`].
 pub const DEFAULT_MOVE_LIMIT: usize = 1000;
+
+/// How a served game ended, for its saved-game text ([`Session::saved_game`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// By the rules: the record's last position is over (an agreed end included).
+    Rules,
+    /// The seat lost outside the rules: it resigned, or left and the others claimed the win.
+    Forfeit(usize),
+    /// The seat ran out of time.
+    OutOfTime(usize),
+}
+
+/// A served game's people and end, which its record does not hold, for
+/// [`Session::saved_game`].
+#[derive(Clone, Debug)]
+pub struct SavedGame<'a> {
+    /// Each seat's player, in seat order (an account's name, `anonymous`, a computer's spec).
+    pub players: &'a [String],
+    /// When the game was played, as the text shows it (`2026-12-05 06:30:00 UTC`).
+    pub date: &'a str,
+    /// The seats that won (none: a draw).
+    pub winners: &'a [usize],
+    /// How it ended, in words.
+    pub reason: &'a str,
+    /// How it ended, for formats that mark it (GGF's `:t`, `:r`).
+    pub ending: Ending,
+    /// Each seat's time control, or one for all (empty: no clock).
+    pub controls: &'a [TimeControl],
+    /// Every move's time and its mover's clock after it, where kept (`None` for the others).
+    pub times: &'a [Option<MoveTime>],
+    /// More lines for the reader (`#` comments, or the format's comment): the game's link,
+    /// rated or casual, rating changes. Each one line.
+    pub notes: &'a [String],
+}
+
+impl SavedGame<'_> {
+    /// The game's end as a [`Finished`] game of `record`: its outcome from
+    /// [`SavedGame::winners`], the forfeit or flag from [`SavedGame::ending`], the clocks.
+    pub fn finished<G: Game>(&self, record: Record<G>) -> Finished<G> {
+        let seats = record.current().num_seats();
+        let seat = |s: usize| Seat(s.min(usize::from(u8::MAX)) as u8);
+        let outcome = match self.winners {
+            [] => Outcome::Draw,
+            [one] => Outcome::Win(seat(*one)),
+            many => Outcome::SharedWin(SeatSet::from_seats(many.iter().map(|&s| seat(s)))),
+        };
+        let forfeit = match self.ending {
+            Ending::Forfeit(s) => Some((seat(s), Forfeit { reason: self.reason.to_string() })),
+            _ => None,
+        };
+        let out_of_time = match self.ending {
+            Ending::OutOfTime(s) => Some(seat(s)),
+            _ => None,
+        };
+        let mut move_clocks = self.times.to_vec();
+        move_clocks.resize(record.moves().len(), None);
+        let controls = if self.controls.len() == 1 { vec![self.controls[0]; seats] } else { self.controls.to_vec() };
+        Finished {
+            record,
+            outcome,
+            forfeit,
+            out_of_time,
+            times: vec![MoveTimes::default(); seats],
+            controls,
+            move_clocks,
+            reason: self.reason.to_string(),
+        }
+    }
+}
+
+/// A one-line note: line breaks made spaces.
+fn one_line(text: &str) -> String {
+    text.replace(['\n', '\r'], " ").trim().to_string()
+}
+
+/// The saved-game text of a served game (the default [`Adapter::saved_game`]): what
+/// [`Finished::to_text`] writes (the [`Record`]'s text, its `clock` and `times` lines and its
+/// `result`), with `#` notes after the first line, which [`Record::from_text`] skips: the
+/// players by seat (`seats` the seats' names), the date, the result in words, the scores where
+/// the game keeps them, and [`SavedGame::notes`].
+///
+/// ```
+/// use tabletop::games::connect::{Connect, ConnectVariant};
+/// use tabletop::session::{saved_game_text, Ending, SavedGame};
+/// use tabletop::{Game, Record};
+/// let v = ConnectVariant::connect4();
+/// let mut record = Record::new(Connect::new(v));
+/// record.play(record.current().parse_move("4").unwrap()).unwrap();
+/// let export = SavedGame { players: &["ann".into(), "bob".into()], date: "2026-12-05 06:30:00 UTC",
+///     winners: &[0], reason: "X resigned", ending: Ending::Forfeit(1), controls: &[], times: &[], notes: &[] };
+/// let text = saved_game_text(&export.finished(record.clone()), &export, &["X".into(), "O".into()], None);
+/// assert!(text.starts_with("tabletop connect\n# players: ann (X) - bob (O)\n"), "{text}");
+/// let (back, _) = Record::<Connect>::from_text_timed(&v, &text).unwrap();
+/// assert_eq!(back.moves(), record.moves());
+/// ```
+pub fn saved_game_text<G: Game>(
+    finished: &Finished<G>,
+    export: &SavedGame,
+    seats: &[String],
+    scores: Option<&[i64]>,
+) -> String {
+    let text = finished.to_text();
+    let (first, rest) = text.split_once('\n').unwrap_or((&text, ""));
+    let name = |s: usize| one_line(export.players.get(s).map_or("?", String::as_str));
+    let players: Vec<String> = seats.iter().enumerate().map(|(s, seat)| format!("{} ({seat})", name(s))).collect();
+    let mut notes = format!("# players: {}\n# date: {}\n", players.join(" - "), one_line(export.date));
+    let result = match export.winners {
+        [] => "draw".to_string(),
+        winners => {
+            let names: Vec<String> = winners.iter().map(|&s| name(s)).collect();
+            format!("{} won", names.join(" and "))
+        }
+    };
+    notes.push_str(&format!("# result: {result}: {}\n", one_line(export.reason)));
+    if let Some(scores) = scores {
+        let listed: Vec<String> = scores.iter().enumerate().map(|(s, score)| format!("{} {score}", name(s))).collect();
+        notes.push_str(&format!("# scores: {}\n", listed.join(" - ")));
+    }
+    for note in export.notes {
+        notes.push_str(&format!("# {}\n", one_line(note)));
+    }
+    format!("{first}\n{notes}{rest}")
+}
 
 /// A [`Session`] for any game with an [`Adapter`].
 pub struct GenericSession<G: Analyze + Players, A: Adapter<G>> {
@@ -493,6 +636,14 @@ impl<G: Analyze + Players, A: Adapter<G>> Session for GenericSession<G, A> {
             }
         }
         A::check_spec(&self.record, spec, caps)
+    }
+
+    fn saved_game(&self, export: &SavedGame) -> String {
+        A::saved_game(&export.finished(self.record.clone()), export)
+    }
+
+    fn saved_game_format(&self) -> &'static str {
+        A::SAVED_GAME_FORMAT
     }
 
     fn boxed_clone(&self) -> Box<dyn Session> {

@@ -5,7 +5,13 @@ import { api } from "./api.js";
 const $ = (id) => document.getElementById(id);
 
 function show(account) {
-  $("account-who").textContent = account ? `Logged in as ${account.name}.` : "Not logged in.";
+  // The name links to the player's page (js/player.js).
+  if (account) {
+    $("account-who").replaceChildren("Logged in as ",
+      Object.assign(document.createElement("a"), { href: `/player/${encodeURIComponent(account.name)}`, textContent: account.name, id: "account-page" }), ".");
+  } else {
+    $("account-who").textContent = "Not logged in.";
+  }
   $("account-form").hidden = !!account;
   $("account-out").hidden = !account;
 }

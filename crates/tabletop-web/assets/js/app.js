@@ -732,6 +732,9 @@ function render() {
     const li = el("li", { class: "player" + (seat === p.seat && !over ? " to-move" : "") + (p.resigned ? " resigned" : "") },
       el("span", { class: "swatch seat" + p.seat + " " + s.game + (game.styleClass ? " " + game.styleClass : ""), "aria-hidden": "true" }),
       el("strong", { text: p.name + you }),
+      // The account's name, linked to its page, and its rating change once a rated game ended.
+      p.player ? el("a", { class: "account", href: `/player/${encodeURIComponent(p.player)}`, text: p.player }) : null,
+      p.rating_change ? el("span", { class: "rating-change", text: ratingChangeText(p.rating_change) }) : null,
       kind ? el("span", { class: "presence " + (p.kind === "computer" ? "computer" : kind.replace(" ", "-")), text: kind }) : null,
       scoreList && scoreList[p.seat] ? el("span", { class: "score", text: scoreList[p.seat].replace(p.name + " ", "") }) : null,
       p.resigned ? el("span", { class: "presence", text: "resigned" }) : null);
@@ -756,15 +759,16 @@ function render() {
   // A pending proposal.
   const proposal = $("proposal");
   proposal.replaceChildren();
-  if (s.proposal && !over) {
-    const what = s.proposal.kind === "takeback" ? `${nameOf(s.proposal.by)} asks to take back their last move${s.proposal.plies > 1 ? "s" : ""}.` : `${nameOf(s.proposal.by)} proposes to end the game now (Terminate).`;
+  if (s.proposal && (!over || s.proposal.kind === "rematch")) {
+    const what = s.proposal.kind === "rematch" ? (page.tokens[s.proposal.by] ? "Rematch offered…" : `${nameOf(s.proposal.by)} offers a rematch (seats swapped).`)
+      : s.proposal.kind === "takeback" ? `${nameOf(s.proposal.by)} asks to take back their last move${s.proposal.plies > 1 ? "s" : ""}.` : `${nameOf(s.proposal.by)} proposes to end the game now (Terminate).`;
     const answerer = s.proposal.waiting_for.find((w) => page.tokens[w]);
     proposal.append(el("p", { text: what }));
     if (answerer !== undefined) {
       const answer = (yes) => send("proposal", { token: page.tokens[answerer], accept: yes });
       proposal.append(el("div", { class: "controls" },
-        el("button", { type: "button", id: "accept", text: "Accept", onclick: () => answer(true) }),
-        el("button", { type: "button", id: "decline", text: "Decline", onclick: () => answer(false) })));
+        el("button", { type: "button", id: "accept", text: "Accept", "aria-label": s.proposal.kind === "rematch" ? "Accept the rematch" : "Accept", onclick: () => answer(true) }),
+        el("button", { type: "button", id: "decline", text: "Decline", "aria-label": s.proposal.kind === "rematch" ? "Decline the rematch" : "Decline", onclick: () => answer(false) })));
     } else if (page.tokens[s.proposal.by]) {
       proposal.append(el("p", { class: "note", text: `Waiting for ${s.proposal.waiting_for.map(nameOf).join(" and ")} to answer.` }));
     }
@@ -819,6 +823,7 @@ function render() {
   analysis.setAttribute("aria-pressed", String(page.analysisOn));
   analysis.textContent = page.analysisOn ? "Analysis: on" : "Analysis";
   $("resign").hidden = !seated || over;
+  renderRematch(over, seated);
   $("resign").disabled = over || s.players.every((p) => !page.tokens[p.seat] || p.resigned);
 
   // Stepping through a finished game.
@@ -852,6 +857,51 @@ function render() {
   drawReview($("review-box"), over ? page.review : null, { ply, nameOf, step: showStep });
 
   renderInvites();
+}
+
+// A rating change as the players' list shows it: "1500 → 1662 (+162)".
+function ratingChangeText(change) {
+  const diff = change.change > 0 ? `+${change.change}` : change.change < 0 ? `\u2212${-change.change}` : "\u00b10";
+  return `${change.before} \u2192 ${change.after}${change.provisional ? "?" : ""} (${diff})`;
+}
+
+// After a game between people: the Rematch button for a seated player (docs/API.md,
+// "Rematch"); once everyone accepted, each browser follows the new game, keeping its tokens for
+// the seats they move to (seat s plays seat s + 1: the server moved each token's hash so, and no
+// token travels), and a watcher gets a link.
+function renderRematch(over, seated) {
+  const s = page.state;
+  const button = $("rematch");
+  const between = s.players.every((p) => p.kind === "human") && people() > 1;
+  button.hidden = !over || !seated || !between || !!s.rematch || s.result?.ended_by === "aborted";
+  button.disabled = !!s.proposal || page.busy;
+  const box = $("rematch-link");
+  if (!s.rematch) {
+    box.replaceChildren();
+    return;
+  }
+  const seats = mySeats();
+  if (seats.length && !page.followed) {
+    page.followed = true;
+    const n = s.players.length;
+    for (const seat of seats) keepToken(s.rematch.id, (seat + 1) % n, page.tokens[seat], s.game);
+    location.assign(s.rematch.path);
+    return;
+  }
+  box.replaceChildren(el("p", { class: "note" }, "A rematch has started: ", el("a", { href: s.rematch.path, text: "watch the new game" }), "."));
+}
+
+async function offerRematch() {
+  const seat = mySeats()[0];
+  if (seat === undefined) return;
+  const sent = await send("rematch", { token: page.tokens[seat] });
+  // At one screen the others' answers come from this same screen.
+  const asked = page.state.proposal;
+  if (sent && asked && asked.kind === "rematch" && asked.waiting_for.every((w) => !!page.tokens[w])) {
+    for (const other of asked.waiting_for) {
+      if (!(await send("proposal", { token: page.tokens[other], accept: true }))) break;
+    }
+  }
 }
 
 function renderInvites() {
@@ -975,6 +1025,7 @@ async function showGame(id) {
     render();
   });
   $("review").addEventListener("click", loadReview);
+  $("rematch").addEventListener("click", offerRematch);
   $("analysis").addEventListener("click", () => {
     page.analysisOn = !page.analysisOn;
     if (page.analysisOn) loadAnalysis();
@@ -1028,4 +1079,5 @@ const match = /^\/game\/([0-9a-fA-F]+)\/?$/.exec(location.pathname);
 const legacy = new URLSearchParams(location.search).get("game");
 if (match) showGame(match[1]);
 else if (legacy) location.replace(`/game/${legacy}`);
+else if (/^\/player\//.test(location.pathname)) { /* a player's page: js/player.js draws it */ }
 else showStart();

@@ -1288,6 +1288,13 @@ impl LiveGame {
             })
             .collect();
         let control = self.row.timing.as_ref().map(Timing::control);
+        // While a game hiding information is played, its moves as a watcher sees them (a
+        // Mathable exchange's tokens are its player's secret); once it is over, as played.
+        let moves = if self.session.hidden_information() && self.to_move().is_some() {
+            view["moves"].clone()
+        } else {
+            json!(self.session.moves())
+        };
         json!({
             "id": self.row.id,
             "game": self.row.game,
@@ -1297,11 +1304,52 @@ impl LiveGame {
             "clock": control.as_ref().map_or_else(|| "none".to_string(), ToString::to_string),
             "speed": control.as_ref().map_or_else(|| "unlimited".to_string(), |c| c.speed().to_string()),
             "players": players,
-            "moves": self.session.moves(),
+            "moves": moves,
             "over": self.to_move().is_none(),
             "result": result,
             "rating_changes": self.row.rating_changes.iter().map(RatingChange::to_json).collect::<Vec<_>>(),
         })
+    }
+
+    /// The ended game as its saved-game text (`Session::saved_game`: GGF, or the record's text
+    /// with its clocks and result), given its `result` (as [`LiveGame::record`] shows it), each
+    /// seat's player, the date and notes; `None` while it is played, and for an aborted game
+    /// (it has no result). Only an ended game: the text holds every move as played, hidden
+    /// information included.
+    pub fn saved_game(&self, result: &Value, players: &[String], date: &str, notes: &[String]) -> Option<String> {
+        if self.to_move().is_some() {
+            return None;
+        }
+        let ended_by = self.row.timing.as_ref().and_then(|t| t.ended_by.as_deref());
+        let ending = match (ended_by, self.row.resigned.last()) {
+            (Some("aborted"), _) => return None,
+            // The flag falls on the seat to move.
+            (Some("flag"), _) => tabletop::session::Ending::OutOfTime(self.session.to_move().unwrap_or(0)),
+            (_, Some(&seat)) if self.row.ended.is_some() => tabletop::session::Ending::Forfeit(seat),
+            _ => tabletop::session::Ending::Rules,
+        };
+        let winners: Vec<usize> = result["winners"].as_array().map_or_else(Vec::new, |w| {
+            w.iter().filter_map(Value::as_u64).filter_map(|s| usize::try_from(s).ok()).collect()
+        });
+        let reason = result["reason"].as_str().unwrap_or("");
+        let controls: Vec<_> =
+            self.row.timing.as_ref().filter(|t| t.is_limited()).map(Timing::control).into_iter().collect();
+        let export = tabletop::session::SavedGame {
+            players,
+            date,
+            winners: &winners,
+            reason,
+            ending,
+            controls: &controls,
+            times: &self.times,
+            notes,
+        };
+        Some(self.session.saved_game(&export))
+    }
+
+    /// The format of [`LiveGame::saved_game`]'s text (`text`, `ggf`).
+    pub fn saved_game_format(&self) -> &'static str {
+        self.session.saved_game_format()
     }
 
     /// The state as `viewer` may see it.

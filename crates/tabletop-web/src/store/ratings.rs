@@ -494,3 +494,75 @@ pub(crate) async fn postgres_anonymise(
     tx.execute("UPDATE rating_changes SET account_id = NULL WHERE account_id = $1", &[&account_id]).await?;
     Ok(games)
 }
+
+/// One point of a player's rating graph: after the rated game `game_id` ended at `at`
+/// (seconds since the Unix epoch), the rating and deviation in `game` at `speed`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryPoint {
+    /// The game type.
+    pub game: String,
+    /// The speed category.
+    pub speed: String,
+    /// The rated game's id.
+    pub game_id: String,
+    /// When it ended.
+    pub at: i64,
+    /// The rating after it.
+    pub rating: f64,
+    /// The deviation after it.
+    pub deviation: f64,
+}
+
+impl Store {
+    /// An account's rating after each of its rated games, oldest first: its newest `limit`
+    /// (the graph of a player's page).
+    pub async fn rating_history(&self, account_id: &str, limit: usize) -> Result<Vec<HistoryPoint>, StoreError> {
+        let id = account_id.to_string();
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        // Games ended in one second are ordered as they were made (`seq` on PostgreSQL, the
+        // row id on SQLite), not by their random ids.
+        let query = "SELECT c.game, c.speed, c.game_id, c.at, c.rating_after, c.rd_after
+                     FROM rating_changes c JOIN games g ON g.id = c.game_id
+                     WHERE c.account_id = $1 ORDER BY c.at DESC, g.created DESC, g.seq DESC LIMIT $2";
+        let mut points = match self {
+            Store::Sqlite(s) => {
+                let s = s.clone();
+                blocking(move || {
+                    s.with_reader(|conn| {
+                        let query = query.replace("$1", "?1").replace("$2", "?2").replace("g.seq", "g.rowid");
+                        let mut statement = conn.prepare(&query)?;
+                        let rows = statement.query_map(params![id, limit], |r| {
+                            Ok(HistoryPoint {
+                                game: r.get(0)?,
+                                speed: r.get(1)?,
+                                game_id: r.get(2)?,
+                                at: r.get(3)?,
+                                rating: r.get(4)?,
+                                deviation: r.get(5)?,
+                            })
+                        })?;
+                        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+                    })
+                })
+                .await?
+            }
+            Store::Postgres(s) => {
+                let client = s.client().await?;
+                let mut out = Vec::new();
+                for r in client.query(query, &[&id, &limit]).await? {
+                    out.push(HistoryPoint {
+                        game: r.try_get(0)?,
+                        speed: r.try_get(1)?,
+                        game_id: r.try_get(2)?,
+                        at: r.try_get(3)?,
+                        rating: r.try_get(4)?,
+                        deviation: r.try_get(5)?,
+                    });
+                }
+                out
+            }
+        };
+        points.reverse();
+        Ok(points)
+    }
+}

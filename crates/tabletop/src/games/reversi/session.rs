@@ -4,10 +4,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::session::{SessionError, slot_player, Adapter, Caps, EngineSlot, Served};
+use crate::arena::Finished;
+use crate::session::{SessionError, slot_player, Adapter, Caps, EngineSlot, SavedGame, Served};
 use crate::{Game, Player, PlayerKind, PlayerSpec, Record};
 use super::engine::EnginePlayer as ReversiEnginePlayer;
 use super::players::make_player as reversi_player;
+use super::ggf::GgfGame;
 use super::{levels as reversi_levels, Color, Reversi, ReversiMove};
 
 /// Reversi on the web.
@@ -37,6 +39,23 @@ impl Adapter<Reversi> for ReversiAdapter {
 
     fn seat_name(seat: usize) -> String {
         if seat == 0 { "Black" } else { "White" }.to_string()
+    }
+
+    const SAVED_GAME_FORMAT: &'static str = "ggf";
+
+    /// GGF, as `tabletop tournament reversi --games-out FILE.ggf` writes it: one line with
+    /// the players, the date, the result (`:t`, `:r` marks), the clock and each move's time,
+    /// and the reason and notes in a comment `C[...]`.
+    fn saved_game(finished: &Finished<Reversi>, export: &SavedGame) -> String {
+        let name = |seat: usize| export.players.get(seat).map_or("?", String::as_str);
+        let mut game = GgfGame::from_finished(finished, name(0), name(1));
+        game.date = Some(export.date.to_string());
+        let mut comment = vec![export.reason.to_string()];
+        comment.extend(export.notes.iter().cloned());
+        // A comment cannot hold the tag's end; a line break would split the game's line.
+        let comment = comment.join("; ").replace('\\', "/").replace(']', ")").replace(['\n', '\r'], " ");
+        let text = game.to_string();
+        format!("{}C[{comment}];)\n", text.strip_suffix(";)").unwrap_or(&text))
     }
 
     const SCORE_UNIT: &'static str = "discs";
