@@ -456,6 +456,7 @@ fn a_corrupted_database_is_refused_at_start() {
                 accounts: vec![None, None],
                 rated: false,
                 rating_changes: Vec::new(),
+                rating_range: None,
             };
             store.insert_game(&row, false, None).unwrap();
             for (ply, mv) in ["5", "1", "9"].iter().enumerate() {

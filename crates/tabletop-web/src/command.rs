@@ -103,6 +103,21 @@ pub struct ServeArgs {
     /// Accounts one client address may create per 15 minutes.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub signups_per_address: u32,
+    /// How often quick pairing pairs the clients waiting in its pools (a wave), e.g. 10s.
+    #[arg(long, default_value = "10s", value_parser = parse_wave)]
+    pub pool_wave: Duration,
+    /// Pools one client (an account, or an anonymous client's address) may wait in at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub pool_entries_per_client: u32,
+}
+
+/// A wave interval: a duration from 100 ms to 10 minutes.
+fn parse_wave(text: &str) -> Result<Duration, String> {
+    let time = tabletop::player_spec::parse_duration(text).ok_or("expected a duration such as 10s")?;
+    if time < Duration::from_millis(100) || time > Duration::from_secs(600) {
+        return Err("the wave interval must be from 100ms to 10m".into());
+    }
+    Ok(time)
 }
 
 /// A thinking time: a duration from 1 ms to 10 minutes.
@@ -177,6 +192,8 @@ impl ServeArgs {
             login_failures_per_account: self.login_failures_per_account,
             login_failures_per_address: self.login_failures_per_address,
             signups_per_address: self.signups_per_address,
+            pool_wave: self.pool_wave,
+            pool_entries_per_client: self.pool_entries_per_client as usize,
             ..defaults
         }
     }

@@ -94,6 +94,15 @@ pub struct ServeConfig {
     /// How often a seat's event stream in a game with a real-time clock is pinged to measure its
     /// lag ([`crate::clocks::PING_INTERVAL`]; tests shorten it).
     pub ping_interval: Duration,
+    /// How often quick pairing runs a wave (pairs the clients waiting in its pools); waves run
+    /// on the wall clock's multiples of it, at the same moments in every process.
+    pub pool_wave: Duration,
+    /// Pools one client (an account, or an anonymous client's address) may wait in at once
+    /// (429 beyond).
+    pub pool_entries_per_client: usize,
+    /// A pool entry not polled for this long is dropped by the next wave
+    /// ([`crate::service::seeks::STALE_AFTER`]; tests shorten it).
+    pub pool_expiry: Duration,
 }
 
 /// How long an open game counts against its creator's address in the lobby cap.
@@ -150,6 +159,9 @@ impl Default for ServeConfig {
             login_window: Duration::from_secs(15 * 60),
             session_lifetime: Duration::from_secs(30 * 86_400),
             ping_interval: crate::clocks::PING_INTERVAL,
+            pool_wave: Duration::from_secs(10),
+            pool_entries_per_client: 4,
+            pool_expiry: crate::service::seeks::STALE_AFTER,
         }
     }
 }

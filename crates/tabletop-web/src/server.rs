@@ -60,7 +60,7 @@ impl IntoResponse for ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
-            ApiError::NotFound(_) | ApiError::NoSuchPlayer(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound(_) | ApiError::NoSuchPlayer(_) | ApiError::NoSuchEntry => StatusCode::NOT_FOUND,
             ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Illegal(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -323,6 +323,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/games/{id}/join", post(join))
         .route("/api/games/{id}/claim", post(claim))
         .route("/api/games/{id}/rematch", post(rematch))
+        .route("/api/pool", post(enter_pool))
         .layer(per_minute(config.create_rate));
     let thinking = Router::new()
         .route("/api/games/{id}/hint", post(hint))
@@ -352,6 +353,7 @@ pub fn router(state: Shared) -> Router {
         .route("/api/account/delete", post(delete_account))
         .route("/api/players/{name}", get(player))
         .route("/api/players/{name}/games", get(player_games))
+        .route("/api/pool/{entry}", get(poll_pool).delete(leave_pool))
         .merge(creating)
         .merge(thinking)
         .fallback(fallback)
@@ -413,6 +415,7 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     let state = AppState::new(store, config.clone());
     state.passwords.prepare();
     crate::live::start_background(&state);
+    crate::service::seeks::start_waves(&state);
     crate::live::resume_computers(&state).await;
     let app = router(state.clone());
     let (shutdown, mut stopped) = tokio::sync::watch::channel(false);
@@ -568,6 +571,36 @@ async fn catalog() -> Json<Value> {
 
 async fn lobby(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
     Ok(Json(crate::service::lobby(&state).await?))
+}
+
+/// `POST /api/pool` with `{"game", "options"?, "clock", "rated"?}`: enters a quick-pairing pool
+/// (see [`crate::service::seeks::enter`]).
+async fn enter_pool(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<crate::service::seeks::PoolRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    Ok(Json(crate::service::seeks::enter(&state, client.ip(), request, login_token(&state, &headers)).await?))
+}
+
+/// `GET /api/pool/{entry}` with `Authorization: Bearer SECRET`: the entry, waiting or paired.
+async fn poll_pool(
+    State(state): State<Shared>,
+    UrlPath(entry): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(crate::service::seeks::poll(&state, &entry, bearer(&headers)).await?))
+}
+
+/// `DELETE /api/pool/{entry}` with `Authorization: Bearer SECRET`: leaves the pool.
+async fn leave_pool(
+    State(state): State<Shared>,
+    UrlPath(entry): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(crate::service::seeks::leave(&state, &entry, bearer(&headers)).await?))
 }
 
 /// The body of a join: an empty JSON object (a JSON body cannot come from another site's form).

@@ -8,6 +8,7 @@ function show(account) {
   $("account-who").textContent = account ? `Logged in as ${account.name}.` : "Not logged in.";
   $("account-form").hidden = !!account;
   $("account-out").hidden = !account;
+  document.dispatchEvent(new CustomEvent("tabletop:account", { detail: account || null }));
 }
 
 async function whoAmI() {

@@ -16,6 +16,7 @@ import { follow } from "./events.js";
 import { el, restoreFocus } from "./board.js";
 import { REQUIRED } from "./games/common.js";
 import { drawReview, markOf, markWords } from "./review.js";
+import { seekFields, seekText } from "./seeks.js";
 
 const GAMES = {}; // name -> the game's module, once loaded
 const loading = new Map(); // name -> the promise of its module
@@ -244,7 +245,7 @@ async function showStart() {
     const button = form.querySelector("button[type=submit]");
     button.disabled = true;
     try {
-      const created = await api("POST", "/api/games", { game, options: opts, seats, hints, clock });
+      const created = await api("POST", "/api/games", { game, options: opts, seats, hints, clock, ...seekFields(opponent) });
       const creator = created.tokens.findIndex(Boolean);
       if (opponent === "screen") {
         keepTokens(created.id, created.tokens, game);
@@ -284,7 +285,7 @@ async function showLobby() {
     const items = games.map((g) => {
       const waiting = g.players.filter((p) => p.kind !== "open").map((p) => p.name).join(", ");
       const seat = g.players.find((p) => p.seat === g.open_seats[0]);
-      const what = gameTitle(g.game, g.options || {}) + (g.clock && g.clock !== "none" ? `, clock ${g.clock}` : "");
+      const what = gameTitle(g.game, g.options || {}) + (g.clock && g.clock !== "none" ? `, clock ${g.clock}` : "") + seekText(g);
       const li = el("li", {}, el("span", { text: `${what}: ${waiting} waiting for an opponent; you would play ${seat ? seat.name : "the open seat"}.` }));
       if (mine.has(g.id)) li.append(" ", el("a", { href: `/game/${g.id}`, text: "your game" }));
       else li.append(" ", el("button", {

@@ -834,6 +834,8 @@ impl LiveGame {
             accounts: rotated(&row.accounts),
             rated: row.rated,
             rating_changes: Vec::new(),
+            // Every seat is taken: a rematch is no seek.
+            rating_range: None,
         };
         Ok((new, session))
     }

@@ -18,6 +18,7 @@
 
 pub mod accounts;
 pub mod players;
+pub mod seeks;
 mod thinking;
 
 use std::net::IpAddr;
@@ -65,6 +66,11 @@ pub struct NewGame {
     /// accounts, each a different one.
     #[serde(default)]
     pub rated: bool,
+    /// A seek's rating range, `[min, max]` (absolute ratings, inclusive, from 0 to
+    /// [`seeks::MAX_RATING`]): only a logged-in account whose rating in this game type and speed
+    /// is within it may take the open seat. Needs an open seat.
+    #[serde(default)]
+    pub rating_range: Option<[i64; 2]>,
 }
 
 /// `POST /api/games/{id}/moves`: the body.
@@ -130,12 +136,7 @@ pub async fn create(
     state.check_writable()?;
     let account = accounts::seat_account(state, login).await?;
     let options = if request.options.is_null() { json!({}) } else { request.options };
-    let mut secret = json!({});
-    if let Some(seed) = state.config.game_seed {
-        secret["seed"] = json!(state.next_game_seed(seed));
-    }
-    crate::sessions::complete_secret(&request.game, &mut secret);
-    let session = new_session(&request.game, &options, &secret).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let (secret, session) = secret_and_session(state, &request.game, &options)?;
     let seats = checked_seats(state, session.as_ref(), &request.game, request.seats)?;
     // One address cannot fill the lobby: its open games are capped.
     let opens_seats = seats.iter().any(|s| s == "open");
@@ -144,12 +145,12 @@ pub async fn create(
     if request.rated {
         check_rated(&seats, &control, account.as_ref())?;
     }
+    let rating_range = seeks::checked_range(request.rating_range, opens_seats)?;
     // Seated now: the computers and the creator's seat; an open seat or another person's
     // (an invitation) waits for its person.
     let creator = seats.iter().position(|s| s == "human");
     let seated: Vec<bool> =
         seats.iter().enumerate().map(|(seat, s)| Some(seat) == creator || (s != "human" && s != "open")).collect();
-    let timing = crate::clocks::Timing::new(control, &seated, crate::clocks::now_ms());
     if opens_seats {
         let cap = state.config.max_open_games_per_address;
         state.open_games().check(client, cap, crate::config::OPEN_GAME_COUNTED)?;
@@ -166,31 +167,110 @@ pub async fn create(
         .map(|code| code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false }))
         .collect();
     let seats_len = seats.len();
-    let row = GameRow {
+    let setup = Setup {
         id: crate::live::random_hex(),
         game: request.game,
         options,
         secret,
-        token_hashes,
         seats,
+        token_hashes,
         invites,
+        accounts: (0..seats_len).map(|seat| if Some(seat) == creator { account.clone() } else { None }).collect(),
+        seated,
+        control,
         hints: request.hints,
+        rated: request.rated,
+        rating_range,
+    };
+    let live = new_game(state, client, setup, session).await?;
+    let game = live.lock().await;
+    Ok(created(&game, origin, &tokens, &codes))
+}
+
+/// A new game's hidden part (Mathable's bag seed, from `--game-seed` in tests) and its session,
+/// its options checked (400 when refused).
+pub(crate) fn secret_and_session(
+    state: &AppState,
+    game: &str,
+    options: &Value,
+) -> Result<(Value, Box<dyn Session>), ApiError> {
+    let mut secret = json!({});
+    if let Some(seed) = state.config.game_seed {
+        secret["seed"] = json!(state.next_game_seed(seed));
+    }
+    crate::sessions::complete_secret(game, &mut secret);
+    let session = new_session(game, options, &secret).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    Ok((secret, session))
+}
+
+/// A new game, checked, before it is stored ([`new_game`]).
+pub(crate) struct Setup {
+    /// Its id.
+    pub id: String,
+    /// The game's name.
+    pub game: String,
+    /// Its public options.
+    pub options: Value,
+    /// Its hidden part ([`secret_and_session`]).
+    pub secret: Value,
+    /// Every seat's spec.
+    pub seats: Vec<String>,
+    /// Every seat's token hash.
+    pub token_hashes: Vec<String>,
+    /// Every seat's invitation.
+    pub invites: Vec<Option<StoredInvite>>,
+    /// Every seat's account.
+    pub accounts: Vec<Option<SeatAccount>>,
+    /// Which seats are taken now (their first-move time runs).
+    pub seated: Vec<bool>,
+    /// The time control.
+    pub control: tabletop::clock::TimeControl,
+    /// Hints between people?
+    pub hints: bool,
+    /// Rated?
+    pub rated: bool,
+    /// A seek's rating range.
+    pub rating_range: Option<(i64, i64)>,
+}
+
+/// Stores a new game (the creation's and the quick pairing's one path), counts it in the lobby
+/// cap if it has an open seat, and starts the computer if it moves first.
+pub(crate) async fn new_game(
+    state: &Shared,
+    client: IpAddr,
+    setup: Setup,
+    session: Box<dyn Session>,
+) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
+    let opens_seats = setup.seats.iter().any(|s| s == "open");
+    let timing = crate::clocks::Timing::new(setup.control, &setup.seated, crate::clocks::now_ms());
+    let row = GameRow {
+        id: setup.id,
+        game: setup.game,
+        options: setup.options,
+        secret: setup.secret,
+        token_hashes: setup.token_hashes,
+        seats: setup.seats,
+        invites: setup.invites,
+        hints: setup.hints,
         resigned: Vec::new(),
         ended: None,
         ended_winners: Vec::new(),
         created: crate::live::now_seconds(),
         timing: Some(timing),
-        accounts: (0..seats_len).map(|seat| if Some(seat) == creator { account.clone() } else { None }).collect(),
-        rated: request.rated,
+        accounts: setup.accounts,
+        rated: setup.rated,
         rating_changes: Vec::new(),
+        rating_range: setup.rating_range,
     };
     let live = state.insert_new(row, session).await?;
-    let mut game = live.lock().await;
-    if opens_seats {
-        state.open_games().opened(client, &game.row.id);
+    {
+        let mut game = live.lock().await;
+        if opens_seats {
+            state.open_games().opened(client, &game.row.id);
+        }
+        crate::live::schedule_for(state, &mut game, client).await;
     }
-    crate::live::schedule_for(state, &mut game, client).await;
-    Ok(created(&game, origin, &tokens, &codes))
+    Ok(live)
 }
 
 /// A rated game's conditions: a limited clock (real time or correspondence), people only, and
@@ -284,15 +364,20 @@ fn created(game: &LiveGame, origin: &str, tokens: &[String], codes: &[Option<Str
     })
 }
 
-/// `GET /api/lobby`: the newest games with an open seat.
+/// `GET /api/lobby`: the newest games with an open seat, each with its clock, speed, rated or
+/// casual, rating range and the accounts seated (name, rating in the game's type and speed).
 pub async fn lobby(state: &Shared) -> Result<Value, ApiError> {
     let rows = state.store().lobby(50).await?;
+    let ids: Vec<String> = rows.iter().map(|row| row.0.clone()).collect();
+    let details = state.store().lobby_details(&ids).await?;
     let games: Vec<Value> = rows
         .into_iter()
         .map(|(id, game, options, seats, created, clock, rated)| {
             let open: Vec<usize> = seats.iter().enumerate().filter(|(_, s)| *s == "open").map(|(i, _)| i).collect();
             let players = crate::live::public_players(&game, &seats);
-            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created, "clock": clock, "rated": rated})
+            let mut entry = json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created, "clock": clock, "rated": rated});
+            seeks::lobby_fields(&mut entry, &details);
+            entry
         })
         .collect();
     Ok(json!({ "games": games }))
@@ -316,6 +401,7 @@ pub async fn join(state: &Shared, client: IpAddr, id: &str, login: Option<&str>)
         .position(|s| s == "open")
         .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
     game.check_taker(account.as_ref())?;
+    seeks::check_range(state, &game.row, account.as_ref()).await?;
     let mut seats = game.row.seats.clone();
     seats[seat] = "human".to_string();
     let token = game.take_seat(state, seats, seat, account).await?;

@@ -24,6 +24,7 @@
 pub mod accounts;
 pub mod postgres;
 pub mod ratings;
+pub mod seeks;
 pub mod sqlite;
 
 use std::path::PathBuf;
@@ -142,6 +143,8 @@ pub struct GameRow {
     pub rated: bool,
     /// The rating changes its end made (empty until a rated game ends).
     pub rating_changes: Vec<crate::ratings::RatingChange>,
+    /// A seek's rating range (`[min, max]`, inclusive): who may take its open seat.
+    pub rating_range: Option<(i64, i64)>,
 }
 
 /// A seat's invitation as stored: the hash of its code ([`hash_token`]; the code itself is
@@ -388,6 +391,7 @@ pub(crate) fn row_from_columns(
         accounts: Vec::new(),
         rated: false,
         rating_changes: Vec::new(),
+        rating_range: None,
         id: id.clone(),
     };
     row.accounts = vec![None; row.seats.len()];
