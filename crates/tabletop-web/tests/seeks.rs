@@ -128,6 +128,40 @@ fn a_seeks_rating_range_is_enforced_on_join_and_shown_in_the_lobby() {
     assert_eq!(join(&server, &open, None).status, 200);
 }
 
+/// A database made before seeks (schema step 8) upgrades (step 9): its open game stays in the
+/// lobby without a range, anyone may take it, and pools work.
+#[test]
+fn an_older_database_gains_seeks_and_pools() {
+    if support::on_postgres() {
+        eprintln!("about SQLite's file; the PostgreSQL steps run from empty in every test");
+        return;
+    }
+    let server = server();
+    let id = seek(&server, None, false, Value::Null);
+    let db = server.state.config.db.clone();
+    drop(server);
+    {
+        // Back to step 8: as a database of the previous release.
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(
+            "DROP TABLE pool_entries; ALTER TABLE games DROP COLUMN rating_range; PRAGMA user_version = 8;",
+        )
+        .unwrap();
+    }
+    let server = Server::with(|c| {
+        c.db = db.clone();
+        c.pool_wave = Duration::from_millis(200);
+    });
+    let lobby = server.page("GET", "/api/lobby", None, None);
+    let entry = lobby.body["games"].as_array().unwrap().iter().find(|g| g["id"] == id.as_str()).unwrap().clone();
+    assert_eq!(entry["rating_range"], Value::Null);
+    assert_eq!(join(&server, &id, None).status, 200);
+    let casual = json!({"game": "connect", "clock": "5+3"});
+    let one = entered(&server, None, casual.clone());
+    let two = entered(&server, None, casual);
+    until_paired(&[(&server, &one), (&server, &two)], 2);
+}
+
 /// Bad seeks: a range upside down, out of bounds, huge, not two numbers, or on a game without an
 /// open seat: 400, and nothing is made.
 #[test]
