@@ -45,6 +45,7 @@ use crate::config::ServeConfig;
 pub use crate::error::ApiError;
 use crate::live::{AppState, Shared};
 use crate::service::accounts::{AccountAnswer, Credentials, PasswordChange, PasswordConfirm, SessionCookie};
+use crate::service::seeks::start_waves;
 use crate::service::{
     AnalysisRequest, ClaimRequest, HintRequest, MoveRequest, NewGame, Outgoing, PongRequest, ProposalAnswer,
     TokenRequest,
@@ -415,7 +416,8 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     let state = AppState::new(store, config.clone());
     state.passwords.prepare();
     crate::live::start_background(&state);
-    crate::service::seeks::start_waves(&state);
+    // The quick-pairing waves (start is no handler: it may start what the service runs).
+    start_waves(&state);
     crate::live::resume_computers(&state).await;
     let app = router(state.clone());
     let (shutdown, mut stopped) = tokio::sync::watch::channel(false);

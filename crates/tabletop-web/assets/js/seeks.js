@@ -174,8 +174,10 @@ if ($("start")) {
   document.addEventListener("tabletop:account", (event) => setAccount(event.detail));
   const form = $("new-game");
   if (form && $("seek-options")) {
-    form.addEventListener("change", updateForm);
-    form.addEventListener("input", updateForm);
+    // After app.js's own handlers (which may choose a clock for the lobby).
+    const later = () => setTimeout(updateForm, 0);
+    form.addEventListener("change", later);
+    form.addEventListener("input", later);
     // app.js draws the opponents once the catalog is in: then the controls are set.
     new MutationObserver(updateForm).observe($("opponent-choice"), { childList: true });
   }

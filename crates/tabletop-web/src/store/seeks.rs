@@ -89,7 +89,7 @@ pub enum Leave {
     /// The entry was waiting: it is gone.
     Left,
     /// The entry was paired already (a wave came first): it stays, to be read.
-    Paired(PoolEntry),
+    Paired(Box<PoolEntry>),
     /// No such entry (or not with this secret).
     Missing,
 }
@@ -184,8 +184,12 @@ pub struct LobbyDetails {
     pub ranges: std::collections::HashMap<String, (i64, i64)>,
     /// (game id, seat, account name, speed, stored rating) for every seat held by an account
     /// (speed and rating `None` when the account has no rating in that game type).
-    pub players: Vec<(String, usize, String, Option<(String, crate::ratings::StoredRating)>)>,
+    pub players: Vec<LobbyPlayer>,
 }
+
+/// A seat held by an account in a lobby game: (game id, seat, account name, the account's
+/// stored rating in the game's type at one speed, if any).
+pub type LobbyPlayer = (String, usize, String, Option<(String, crate::ratings::StoredRating)>);
 
 const DETAILS_QUERY: &str = "SELECT g.id, p.seat, a.name, r.speed, r.rating, r.rd, r.volatility, r.games, r.updated
     FROM games g JOIN game_players p ON p.game_id = g.id JOIN accounts a ON a.id = p.account_id
@@ -426,7 +430,7 @@ impl Store {
                             .optional()?;
                         let answer = match entry {
                             None => Leave::Missing,
-                            Some(entry) if entry.paired.is_some() => Leave::Paired(entry),
+                            Some(entry) if entry.paired.is_some() => Leave::Paired(Box::new(entry)),
                             Some(_) => {
                                 tx.execute("DELETE FROM pool_entries WHERE id = ?1", params![id])?;
                                 Leave::Left
@@ -452,7 +456,7 @@ impl Store {
                     .await?;
                 let answer = match row.as_ref().map(entry_from_postgres).transpose()? {
                     None => Leave::Missing,
-                    Some(entry) if entry.paired.is_some() => Leave::Paired(entry),
+                    Some(entry) if entry.paired.is_some() => Leave::Paired(Box::new(entry)),
                     Some(_) => {
                         tx.execute("DELETE FROM pool_entries WHERE id = $1", &[&id]).await?;
                         Leave::Left
