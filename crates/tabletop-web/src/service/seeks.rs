@@ -226,7 +226,11 @@ pub async fn enter(
     if !options.is_object() {
         return Err(ApiError::BadRequest("options: an object".into()));
     }
-    let (_, session) = secret_and_session(state, &request.game, &options)?;
+    // Checked as a creation checks them, without taking a game seed (`--game-seed`) for it.
+    let mut secret = json!({});
+    crate::sessions::complete_secret(&request.game, &mut secret);
+    let session = crate::sessions::new_session(&request.game, &options, &secret)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
     if session.num_seats() != 2 {
         return Err(ApiError::BadRequest(format!(
             "quick pairing is for two players; {} has {} seats: create a game for the lobby instead",
