@@ -170,7 +170,7 @@ function setAccount(next) {
   updatePool();
 }
 
-if ($("start")) {
+if ($("start") && location.pathname === "/") {
   document.addEventListener("tabletop:account", (event) => setAccount(event.detail));
   const form = $("new-game");
   if (form && $("seek-options")) {
