@@ -14,12 +14,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use support::{Answer, Server, PASSWORD};
 
-/// A server whose waves run every 200 ms and whose entries expire after 1.5 s unpolled.
+/// A server whose waves run every 200 ms (entries expire after the default 30 s unpolled).
 fn server() -> Server {
-    Server::with(|c| {
-        c.pool_wave = Duration::from_millis(200);
-        c.pool_expiry = Duration::from_millis(1500);
-    })
+    Server::with(|c| c.pool_wave = Duration::from_millis(200))
 }
 
 /// A game's state as a watcher (or, with `token`, its seat) sees it.
@@ -288,11 +285,11 @@ fn a_wave_pairs_two_accounts_into_one_game_and_the_third_waits() {
 fn an_account_is_never_paired_with_itself() {
     let server = server();
     let ann = server.account("ann", PASSWORD);
+    let bob = server.account("bob", PASSWORD);
     let first = entered(&server, Some(&ann), RATED_BLITZ());
     let second = entered(&server, Some(&ann), RATED_BLITZ());
     assert_eq!(wait_waves(&server, &first, 3)["status"], "waiting");
     assert_eq!(poll(&server, &second).body["status"], "waiting");
-    let bob = server.account("bob", PASSWORD);
     let third = entered(&server, Some(&bob), RATED_BLITZ());
     let answers = until_paired(&[(&server, &first), (&server, &second), (&server, &third)], 2);
     assert_eq!(answers[2]["status"], "paired");
@@ -346,7 +343,10 @@ fn leaving_a_pool_and_strangers() {
 /// newcomer is not paired with it.
 #[test]
 fn an_entry_not_polled_expires() {
-    let server = server();
+    let server = Server::with(|c| {
+        c.pool_wave = Duration::from_millis(200);
+        c.pool_expiry = Duration::from_millis(1500);
+    });
     let casual = json!({"game": "connect", "clock": "10+5"});
     let gone = entered(&server, None, casual.clone());
     // Another pool's entry, polled, shows the server's clock passing the expiry and more waves.
