@@ -350,6 +350,10 @@ pub fn router(state: Shared) -> Router {
         .route("/api/account/logout", post(logout))
         .route("/api/account/password", post(change_password))
         .route("/api/account/delete", post(delete_account))
+        .route("/api/account/bot", post(become_bot))
+        .route("/api/account/token", post(new_api_token))
+        .route("/api/account/token/revoke", post(revoke_api_token))
+        .route("/api/bot/challenges", get(bot_challenges))
         .route("/api/players/{name}", get(player))
         .route("/api/players/{name}/games", get(player_games))
         .merge(creating)
@@ -808,9 +812,13 @@ fn session_cookie<'a>(headers: &'a HeaderMap, names: &[&str]) -> Option<&'a str>
         .map(|(_, value)| value.trim())
 }
 
-/// The client's login token, from the cookie this server's settings name.
+/// The client's login token, from the cookie this server's settings name; else a bot's API
+/// token from `Authorization: Bearer` (see [`crate::service::bots`]). A Bearer request needs no
+/// CSRF check ([`cookie_origin`] passes it): a browser never adds that header on its own, so
+/// another site's page cannot send it in the bot's name; only a cookie travels by itself.
 fn login_token<'a>(state: &AppState, headers: &'a HeaderMap) -> Option<&'a str> {
     session_cookie(headers, &[cookie_name(state)])
+        .or_else(|| bearer(headers).filter(|t| crate::service::bots::is_api_token(t)))
 }
 
 /// An account answer as a response: its JSON, the cookie's change, and no caching.
@@ -904,6 +912,54 @@ async fn delete_account(
     let Json(request) = body.map_err(bad_body)?;
     let answer = crate::service::accounts::delete(&state, client.ip(), login_token(&state, &headers), request).await?;
     Ok(account_response(&state, answer))
+}
+
+/// An empty JSON object as a body (a JSON body cannot come from another site's form).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmptyRequest {}
+
+/// A JSON answer that no cache keeps (an API token is in it, or depends on the login).
+fn not_cached(body: Value) -> Response {
+    let mut response = Json(body).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// `POST /api/account/bot` with `{}`: see [`crate::service::bots::become_bot`].
+async fn become_bot(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Json<EmptyRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(EmptyRequest {}) = body.map_err(bad_body)?;
+    Ok(not_cached(crate::service::bots::become_bot(&state, session_cookie(&headers, &[cookie_name(&state)])).await?))
+}
+
+/// `POST /api/account/token` with `{}`: see [`crate::service::bots::new_api_token`].
+async fn new_api_token(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Json<EmptyRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(EmptyRequest {}) = body.map_err(bad_body)?;
+    let cookie = session_cookie(&headers, &[cookie_name(&state)]);
+    Ok(not_cached(crate::service::bots::new_api_token(&state, cookie).await?))
+}
+
+/// `POST /api/account/token/revoke` with `{}`: see [`crate::service::bots::revoke_api_token`].
+async fn revoke_api_token(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Json<EmptyRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(EmptyRequest {}) = body.map_err(bad_body)?;
+    Ok(not_cached(crate::service::bots::revoke_api_token(&state, login_token(&state, &headers)).await?))
+}
+
+/// `GET /api/bot/challenges` with a bot's API token: see [`crate::service::bots::challenges`].
+async fn bot_challenges(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, ApiError> {
+    Ok(not_cached(crate::service::bots::challenges(&state, login_token(&state, &headers)).await?))
 }
 
 /// `GET /api/players/{name}`: see [`crate::service::players::player`].

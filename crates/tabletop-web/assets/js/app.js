@@ -732,6 +732,9 @@ function render() {
     const li = el("li", { class: "player" + (seat === p.seat && !over ? " to-move" : "") + (p.resigned ? " resigned" : "") },
       el("span", { class: "swatch seat" + p.seat + " " + s.game + (game.styleClass ? " " + game.styleClass : ""), "aria-hidden": "true" }),
       el("strong", { text: p.name + you }),
+      // A bot account's seat is marked, and so is a challenge's seat waiting for its bot.
+      p.bot ? el("span", { class: "presence bot", text: `bot ${p.player || ""}`.trim() }) : null,
+      p.reserved_for ? el("span", { class: "presence", text: `waiting for the bot ${p.reserved_for}` }) : null,
       kind ? el("span", { class: "presence " + (p.kind === "computer" ? "computer" : kind.replace(" ", "-")), text: kind }) : null,
       scoreList && scoreList[p.seat] ? el("span", { class: "score", text: scoreList[p.seat].replace(p.name + " ", "") }) : null,
       p.resigned ? el("span", { class: "presence", text: "resigned" }) : null);

@@ -1205,12 +1205,20 @@ impl LiveGame {
                     _ => Value::Null,
                 };
                 // The account's name (public) when a logged-in person holds the seat.
-                let player = self.row.accounts.get(seat).and_then(|a| a.as_ref()).map(|a| a.name.clone());
+                let account = self.row.accounts.get(seat).and_then(|a| a.as_ref());
+                let player = account.map(|a| a.name.clone());
+                // A bot account's seat is marked; a challenge's seat names the bot it waits for.
+                let bot = account.is_some_and(|a| a.bot);
+                let reserved_for = match self.row.invites.get(seat) {
+                    Some(Some(invite)) if !invite.claimed => invite.reserved.as_ref().map(|r| r.name.clone()),
+                    _ => None,
+                };
                 let rating = self.row.rating_changes.iter().find(|c| c.seat == seat).map(RatingChange::to_json);
                 json!({
                     "seat": seat, "name": names.get(seat), "kind": kind, "spec": spec,
                     "connected": connected, "resigned": self.row.resigned.contains(&seat),
-                    "invite": invite, "player": player, "rating_change": rating,
+                    "invite": invite, "player": player, "bot": bot, "reserved_for": reserved_for,
+                    "rating_change": rating,
                 })
             })
             .collect();

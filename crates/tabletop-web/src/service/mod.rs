@@ -17,6 +17,7 @@
 //! computer if it is next ([`crate::live::schedule_for`]), and answers the mover's state.
 
 pub mod accounts;
+pub mod bots;
 pub mod players;
 mod thinking;
 
@@ -65,6 +66,10 @@ pub struct NewGame {
     /// accounts, each a different one.
     #[serde(default)]
     pub rated: bool,
+    /// A bot account's name: the game challenges that bot, whose seat (the first person seat
+    /// that is not the creator's) only it may take ([`bots`]).
+    #[serde(default)]
+    pub challenge: Option<String>,
 }
 
 /// `POST /api/games/{id}/moves`: the body.
@@ -144,6 +149,10 @@ pub async fn create(
     if request.rated {
         check_rated(&seats, &control, account.as_ref())?;
     }
+    let challenged = match &request.challenge {
+        Some(name) => Some(bots::challenged(state, name, &seats, account.as_ref()).await?),
+        None => None,
+    };
     // Seated now: the computers and the creator's seat; an open seat or another person's
     // (an invitation) waits for its person.
     let creator = seats.iter().position(|s| s == "human");
@@ -163,7 +172,11 @@ pub async fn create(
         seats.iter().map(|s| (s == "human").then(crate::live::new_token).map(|(code, _)| code)).collect();
     let invites = codes
         .iter()
-        .map(|code| code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false }))
+        .enumerate()
+        .map(|(seat, code)| {
+            let reserved = challenged.as_ref().filter(|(s, _)| *s == seat).map(|(_, r)| r.clone());
+            code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false, reserved })
+        })
         .collect();
     let seats_len = seats.len();
     let row = GameRow {
@@ -186,6 +199,9 @@ pub async fn create(
     };
     let live = state.insert_new(row, session).await?;
     let mut game = live.lock().await;
+    if let Some((seat, bot)) = &challenged {
+        state.store().add_challenge(&game.row.id, *seat, &bot.id, game.row.created).await?;
+    }
     if opens_seats {
         state.open_games().opened(client, &game.row.id);
     }
@@ -309,12 +325,30 @@ pub async fn join(state: &Shared, client: IpAddr, id: &str, login: Option<&str>)
     if game.to_move().is_none() {
         return Err(ApiError::Conflict("the game is over".into()));
     }
-    let seat = game
-        .row
-        .seats
-        .iter()
-        .position(|s| s == "open")
-        .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
+    // A challenged bot takes the seat reserved for it (its invitation, used now).
+    let reserved = |game: &LiveGame, account: Option<&SeatAccount>| {
+        game.row.invites.iter().position(|invite| {
+            invite.as_ref().is_some_and(|i| {
+                !i.claimed && i.reserved.as_ref().is_some_and(|r| account.is_some_and(|a| a.id == r.id))
+            })
+        })
+    };
+    if let Some(seat) = reserved(&game, account.as_ref()) {
+        game.check_taker(account.as_ref())?;
+        let token = game.use_invite(state, seat, account).await?;
+        state.store().end_challenge(id, seat).await?;
+        game.changed(Change::SeatTaken, Some(seat));
+        crate::live::schedule_for(state, &mut game, client).await;
+        return Ok(json!({"seat": seat, "token": token, "state": game.state(Some(seat))}));
+    }
+    let waits_for_a_bot = game.row.invites.iter().flatten().any(|i| !i.claimed && i.reserved.is_some());
+    let seat = game.row.seats.iter().position(|s| s == "open").ok_or_else(|| {
+        if waits_for_a_bot {
+            ApiError::Forbidden("this game's free seat is reserved for the bot it challenges".into())
+        } else {
+            ApiError::Conflict("no open seat is left in this game".into())
+        }
+    })?;
     game.check_taker(account.as_ref())?;
     let mut seats = game.row.seats.clone();
     seats[seat] = "human".to_string();
@@ -358,6 +392,12 @@ pub async fn claim(
             return Err(ApiError::Conflict(format!("This invitation was already used: {name} is taken.")));
         }
         state.check_writable()?;
+        let reserved = game.row.invites.get(seat).and_then(|i| i.as_ref()).and_then(|i| i.reserved.as_ref());
+        if reserved.is_some_and(|r| account.as_ref().is_none_or(|a| a.id != r.id)) {
+            return Err(ApiError::Forbidden(
+                "this seat is reserved for the bot the game challenges: only that account may take it".into(),
+            ));
+        }
         game.check_taker(account.as_ref())?;
         match game.use_invite(state, seat, account.clone()).await {
             Ok(token) => {

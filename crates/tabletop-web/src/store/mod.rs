@@ -22,6 +22,7 @@
 //!   database, so that every process sharing it counts the same).
 
 pub mod accounts;
+pub mod bots;
 pub mod postgres;
 pub mod ratings;
 pub mod sqlite;
@@ -152,6 +153,18 @@ pub struct StoredInvite {
     pub hash: String,
     /// Has someone opened it and taken the seat? An invitation is used once.
     pub claimed: bool,
+    /// The bot account the seat is reserved for (a challenge): only it may take the seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved: Option<Reserved>,
+}
+
+/// The account a challenged seat is reserved for.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Reserved {
+    /// The account's id.
+    pub id: String,
+    /// Its name (shown on the seat until the bot takes it).
+    pub name: String,
 }
 
 /// A game as loaded: its row, moves, version, pending proposal and whether a lease is held.

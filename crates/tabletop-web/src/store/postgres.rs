@@ -90,6 +90,8 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX account_attempts_by_time ON account_attempts(at);",
     // Seats linked to accounts and ratings: built by `super::ratings::postgres_step`.
     "",
+    // Bot accounts, their API tokens and the challenges waiting for them.
+    super::bots::POSTGRES_STEP,
 ];
 
 /// The step (1-based, as recorded) whose SQL is [`super::ratings::postgres_step`].

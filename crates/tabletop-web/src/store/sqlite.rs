@@ -121,6 +121,8 @@ fn migrations() -> Migrations<'static> {
         ),
         // Seats linked to accounts, rated games, ratings and each rated game's changes.
         M::up(super::ratings::SQLITE_STEP),
+        // Bot accounts, their API tokens and the challenges waiting for them.
+        M::up(super::bots::SQLITE_STEP),
     ])
 }
 
