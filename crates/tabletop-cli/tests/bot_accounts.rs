@@ -122,11 +122,17 @@ impl Server {
 
 /// `tabletop bot` for one game, its standard error in a file.
 fn run_bot(server: &Server, token_file: &PathBuf, player: &str) -> (Child, PathBuf) {
+    run_bot_with(server, token_file, player, &[])
+}
+
+/// [`run_bot`] with more options.
+fn run_bot_with(server: &Server, token_file: &PathBuf, player: &str, more: &[&str]) -> (Child, PathBuf) {
     let log = server.dir.join("bot.log");
     let child = Command::new(env!("CARGO_BIN_EXE_tabletop"))
         .args(["bot", "--server", &format!("http://{}", server.addr), "--token-file"])
         .arg(token_file)
         .args(["--player", player, "--stop-after", "1"])
+        .args(more)
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
@@ -225,13 +231,38 @@ fn the_example_python_bot_plays_a_person_through_tabletop_bot() {
 }
 
 #[test]
+fn with_seeks_a_bot_takes_a_lobby_game_it_accepts() {
+    let server = Server::start();
+    let token_file = server.bot_account("robo");
+    let ann = server.account("ann");
+    // A rated seek first, which `--accept casual` leaves; then a casual one, which it takes.
+    let seek = |rated: bool| {
+        let body = json!({"game": "connect", "seats": ["human", "open"], "clock": "5+3", "rated": rated});
+        let (status, created) = server.as_page("POST", "/api/games", &ann, Some(body));
+        assert_eq!(status, 200, "{created}");
+        (created["id"].as_str().unwrap().to_string(), created["tokens"][0].as_str().unwrap().to_string())
+    };
+    let (rated, _) = seek(true);
+    let (casual, token) = seek(false);
+    let (mut bot, log) = run_bot_with(&server, &token_file, "engine:level=1", &["--seeks", "--accept", "casual"]);
+    let end = play_person(&server, &casual, &token, Duration::from_secs(120));
+    assert!(exited(&mut bot, Duration::from_secs(30)), "{}", std::fs::read_to_string(&log).unwrap_or_default());
+    assert_eq!((&end["players"][1]["player"], &end["players"][1]["bot"]), (&json!("robo"), &json!(true)), "{end}");
+    assert!(end["result"]["ended_by"].is_null(), "{end}");
+    let left = server.state(&rated, "");
+    assert_eq!(left["players"][1]["kind"], "open", "the rated seek is left: {left}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains(&format!("game {rated}: not taken")), "{text}");
+}
+
+#[test]
 fn a_bot_whose_program_hangs_loses_on_time() {
     let server = Server::start();
     let token_file = server.bot_account("sleepy");
     let ann = server.account("ann");
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/bots/hang_after_first_move.py");
     let (mut bot, log) = run_bot(&server, &token_file, &format!("external:cmd=\"python3 {}\"", script.display()));
-    let (id, token) = challenge(&server, &ann, "sleepy", "0:02+0");
+    let (id, token) = challenge(&server, &ann, "sleepy", "0:04+0");
     let end = play_person(&server, &id, &token, Duration::from_secs(60));
     assert_eq!(end["result"]["ended_by"], "flag", "{end}");
     assert_eq!(end["status"]["winners"], json!([0]), "the person wins: {end}");

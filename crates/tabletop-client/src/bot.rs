@@ -291,9 +291,6 @@ async fn run_async(args: BotArgs) -> Result<(), BotError> {
                     if playing.contains_key(&offer.id) || passed.contains(&offer.id) {
                         continue;
                     }
-                    if playing.len() as u64 >= args.games {
-                        break;
-                    }
                     let refusal = if !playable.contains(&offer.game) {
                         Some(format!("the player does not play {}", offer.game))
                     } else if args.accept == "rated" && !offer.rated {
@@ -303,11 +300,16 @@ async fn run_async(args: BotArgs) -> Result<(), BotError> {
                     } else {
                         None
                     };
-                    passed.insert(offer.id.clone());
                     if let Some(why) = refusal {
+                        passed.insert(offer.id.clone());
                         eprintln!("game {}: not taken ({}, {}): {why}", offer.id, offer.game, offer.from);
                         continue;
                     }
+                    // At most --games at once: an offer it would take waits for a free slot.
+                    if playing.len() as u64 >= args.games {
+                        continue;
+                    }
+                    passed.insert(offer.id.clone());
                     let joined = server.call("POST", &format!("/api/games/{}/join", offer.id), Some(&json!({})), true).await;
                     let joined = match joined {
                         Ok(a) if a.status == 200 => a,

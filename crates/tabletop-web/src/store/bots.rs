@@ -208,14 +208,16 @@ impl Store {
         let (game, id) = (game_id.to_string(), account_id.to_string());
         let seat = i32::try_from(seat).unwrap_or(i32::MAX);
         match self {
-            Store::Sqlite(s) => write_sqlite(s, move |conn| {
-                conn.execute(
+            Store::Sqlite(s) => {
+                write_sqlite(s, move |conn| {
+                    conn.execute(
                     "INSERT OR REPLACE INTO challenges (game_id, seat, account_id, created) VALUES (?1, ?2, ?3, ?4)",
                     params![game, seat, id, created],
                 )?;
-                Ok(())
-            })
-            .await,
+                    Ok(())
+                })
+                .await
+            }
             Store::Postgres(s) => {
                 let client = s.client().await?;
                 client
