@@ -47,19 +47,32 @@ pub struct ServeArgs {
     /// Seconds a write may wait for a client that stopped reading before its connection closes.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub write_timeout: u64,
-    /// Games one client address may create (or join) per minute.
+    /// Games one account (else one client address) may start per minute: create, join, open an
+    /// invitation; a tenth of that at once. Shared by every process on one database.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub create_rate: u32,
-    /// Hints and analyses one client address may ask per minute.
+    /// Hints and analyses one client address may ask per minute (counted by each process: its
+    /// engine workers).
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub hint_rate: u32,
-    /// Moves and takebacks one seat may make per minute (far above a person's pace; 429 beyond).
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    /// Moves and takebacks one player may make per minute across all their games, by account
+    /// (else by client address); far above a person's pace; 429 beyond. Shared by every process.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub move_rate: u32,
-    /// Proposals (takebacks, ending the game) one seat may make per minute after a first three.
+    /// Moves one player may make at once before --move-rate holds them back (a new game brings
+    /// no new allowance).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub move_burst: u32,
+    /// Proposals (takebacks, ending the game, rematches) one player may make per minute across
+    /// their games, after a first three. Shared by every process.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub proposal_rate: u32,
-    /// Games with open seats one client address may keep in the lobby (for an hour at most).
+    /// Seeks (open games put in the lobby, quick-pairing entries) one account (else one client
+    /// address) may make per minute; half that at once. Shared by every process.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub seek_rate: u32,
+    /// Games with open seats one client address may keep in the lobby (for an hour at most;
+    /// counted by each process).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_open_games_per_address: u32,
     /// The most moves any game may have here (default: each game's own limit, see docs/API.md).
@@ -164,7 +177,9 @@ impl ServeArgs {
             create_rate: self.create_rate,
             hint_rate: self.hint_rate,
             move_rate: self.move_rate,
+            move_burst: self.move_burst,
             proposal_rate: self.proposal_rate,
+            seek_rate: self.seek_rate,
             max_open_games_per_address: self.max_open_games_per_address as usize,
             move_limit: self.move_limit.map(|n| n as usize),
             cache_games: self.cache_games as usize,

@@ -294,7 +294,8 @@ fn forwarded_client(headers: &axum::http::HeaderMap) -> Option<SocketAddr> {
 /// The router: the page and the API, with its limits.
 pub fn router(state: Shared) -> Router {
     let config = state.config.clone();
-    // Per client address: `rate` a minute, bursts of a tenth of a minute's worth.
+    // Per client address, in this process (the engine workers are its own): `rate` a minute,
+    // bursts of a tenth of a minute's worth.
     let per_minute = |rate: u32| {
         let rate = rate.max(1);
         let config = GovernorConfigBuilder::default()
@@ -318,12 +319,6 @@ pub fn router(state: Shared) -> Router {
         }
         GovernorLayer::new(config)
     };
-    let creating = Router::new()
-        .route("/api/games", post(create_game))
-        .route("/api/games/{id}/join", post(join))
-        .route("/api/games/{id}/claim", post(claim))
-        .route("/api/games/{id}/rematch", post(rematch))
-        .layer(per_minute(config.create_rate));
     let thinking = Router::new()
         .route("/api/games/{id}/hint", post(hint))
         .route("/api/games/{id}/analysis", post(analysis))
@@ -352,7 +347,12 @@ pub fn router(state: Shared) -> Router {
         .route("/api/account/delete", post(delete_account))
         .route("/api/players/{name}", get(player))
         .route("/api/players/{name}/games", get(player_games))
-        .merge(creating)
+        // Starting games, moves, proposals and seeks are limited by account or address in the
+        // service, through the database (`crate::live::limits`): shared by every process.
+        .route("/api/games", post(create_game))
+        .route("/api/games/{id}/join", post(join))
+        .route("/api/games/{id}/claim", post(claim))
+        .route("/api/games/{id}/rematch", post(rematch))
         .merge(thinking)
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -724,11 +724,12 @@ async fn answer_proposal(
 
 async fn rematch(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    Ok(Json(crate::service::rematch(&state, &id, &request.token).await?))
+    Ok(Json(crate::service::rematch(&state, client.ip(), &id, &request.token).await?))
 }
 
 async fn resign(

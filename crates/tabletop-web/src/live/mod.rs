@@ -15,7 +15,7 @@
 
 mod cache;
 mod computer;
-mod limits;
+pub mod limits;
 mod processes;
 mod timer;
 
@@ -41,7 +41,7 @@ use cache::replay;
 pub use cache::{start_background, IDLE_EVICTION};
 use computer::seat_kind;
 pub use computer::{public_players, resume_computers, schedule, schedule_for};
-pub use limits::{OpenGames, Pace, SeatPaces};
+pub use limits::{LimitKind, Limits, OpenGames, Who};
 use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
 pub use timer::start_timer;
 
@@ -311,8 +311,6 @@ pub struct LiveGame {
     /// The client address of whoever acted on the game last: its computer's thinking is that
     /// client's turn in the engine pool (see `computer::schedule_for`).
     acted_by: Option<std::net::IpAddr>,
-    /// How fast each seat moves and proposes (this process's count).
-    paces: Vec<SeatPaces>,
     /// Per seat: its network lag as this process measured it on the seat's event streams
     /// (pings), which bounds the lag a move is credited. In memory only (kept across reloads
     /// of the game): a seat never measured here is credited what its client reports.
@@ -366,9 +364,7 @@ impl LiveGame {
         let presence = Arc::new((0..stored.row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
         let loaded = crate::clocks::now_ms();
         let last_seen = Arc::new((0..stored.row.seats.len()).map(|_| AtomicU64::new(loaded)).collect());
-        let pace = SeatPaces::new(state.config.move_rate, state.config.proposal_rate);
         LiveGame {
-            paces: vec![pace; stored.row.seats.len()],
             lag: vec![crate::clocks::LagMeter::default(); stored.row.seats.len()],
             times: stored.times.clone(),
             notes: Arc::new(AtomicU64::new(0)),
@@ -462,9 +458,10 @@ impl LiveGame {
         Ok(())
     }
 
-    /// Counts a move or takeback by `seat` against the server's move rate (429 beyond).
-    pub fn pace(&mut self, seat: usize) -> Result<(), ApiError> {
-        self.paces.get_mut(seat).map_or(Ok(()), SeatPaces::act)
+    /// Whose allowance an action of `seat`, asked from `client`, takes: the seat's account if
+    /// it is linked to one (wherever it plays from), else the client's address.
+    pub fn mover(&self, seat: usize, client: std::net::IpAddr) -> Who {
+        Who::of(self.row.accounts.get(seat).and_then(Option::as_ref), client)
     }
 
     /// The seat a token holds (only tokens' hashes are kept: the token's is compared).
@@ -739,9 +736,6 @@ impl LiveGame {
     pub async fn propose(&mut self, state: &AppState, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
         if self.proposal.is_some() {
             return Err(ApiError::Conflict("a proposal is already waiting for an answer".into()));
-        }
-        if let Some(pace) = self.paces.get_mut(seat) {
-            pace.propose()?;
         }
         // A rematch asks every other seat (the game is over: resigning does not matter then).
         let waiting_for = match kind {

@@ -121,19 +121,9 @@ fn check_password(password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The client address as the limits count it: an IPv4 address, or an IPv6 address's /64 (a
-/// client may hold a whole /64).
+/// The client address as the limits count it: an IPv4 address, or an IPv6 address's /64.
 fn address_key(client: IpAddr) -> String {
-    match client {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4.to_string(),
-            None => {
-                let s = v6.segments();
-                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-            }
-        },
-    }
+    crate::live::limits::address_key(client)
 }
 
 /// The key an attempt is counted under: the hash of what is counted (the database keeps no

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 use tabletop::PlayerSpec;
 
 use crate::error::ApiError;
-use crate::live::{AppState, Change, LiveGame, Note, PresenceGuard, ProposalKind, Shared};
+use crate::live::{AppState, Change, LimitKind, LiveGame, Note, PresenceGuard, ProposalKind, Shared, Who};
 use crate::ratings::SeatAccount;
 use crate::sessions::{new_session, Session};
 use crate::store::{GameRow, StoredInvite};
@@ -129,6 +129,8 @@ pub async fn create(
 ) -> Result<Value, ApiError> {
     state.check_writable()?;
     let account = accounts::seat_account(state, login).await?;
+    let who = Who::of(account.as_ref(), client);
+    state.limits().check(LimitKind::Create, &who).await?;
     let options = if request.options.is_null() { json!({}) } else { request.options };
     let mut secret = json!({});
     if let Some(seed) = state.config.game_seed {
@@ -153,6 +155,8 @@ pub async fn create(
     if opens_seats {
         let cap = state.config.max_open_games_per_address;
         state.open_games().check(client, cap, crate::config::OPEN_GAME_COUNTED)?;
+        // An open game is a seek: counted with the quick-pairing pool's (shared).
+        state.limits().check(LimitKind::Seek, &who).await?;
     }
     // The tokens are shown in this answer only: the database keeps their hashes.
     let (tokens, token_hashes): (Vec<String>, Vec<String>) = (0..seats.len()).map(|_| crate::live::new_token()).unzip();
@@ -304,6 +308,8 @@ pub async fn lobby(state: &Shared) -> Result<Value, ApiError> {
 pub async fn join(state: &Shared, client: IpAddr, id: &str, login: Option<&str>) -> Result<Value, ApiError> {
     state.check_writable()?;
     let account = accounts::seat_account(state, login).await?;
+    // Taking a seat starts a game: counted as creating one.
+    state.limits().check(LimitKind::Create, &Who::of(account.as_ref(), client)).await?;
     let live = state.game(id).await?;
     let mut game = live.lock().await;
     if game.to_move().is_none() {
@@ -343,6 +349,8 @@ pub async fn claim(
     login: Option<&str>,
 ) -> Result<Value, ApiError> {
     let account = accounts::seat_account(state, login).await?;
+    // Opening an invitation starts a game: counted as creating one.
+    state.limits().check(LimitKind::Create, &Who::of(account.as_ref(), client)).await?;
     let mut attempt = 0;
     loop {
         let live = state.game(id).await?;
@@ -589,7 +597,9 @@ pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest
         Some(_) => {}
     }
     state.check_writable()?;
-    game.pace(seat)?;
+    // The mover's pace across all its games (its account's, else its address's).
+    let mover = game.mover(seat, client);
+    state.limits().check(LimitKind::Move, &mover).await?;
     // A move after the mover's time ran out (or after a first move's time) ends the game instead.
     if let Some(due) = game.apply_due(state, crate::clocks::now_ms()).await? {
         let why = match due {
@@ -615,6 +625,7 @@ pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest
         // others must accept: checked, not played.
         let notation = game.session.check_move(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
         if game.session.agreement_move().as_deref() == Some(notation.as_str()) {
+            state.limits().check(LimitKind::Proposal, &mover).await?;
             game.propose(state, ProposalKind::Terminate, seat).await?;
             return Ok(game.state(Some(seat)));
         }
@@ -634,8 +645,10 @@ pub async fn undo(state: &Shared, client: IpAddr, id: &str, token: &str) -> Resu
         return Err(ApiError::Illegal("the game has ended".into()));
     }
     state.check_writable()?;
-    game.pace(seat)?;
+    let mover = game.mover(seat, client);
+    state.limits().check(LimitKind::Move, &mover).await?;
     if game.asks_others(seat) {
+        state.limits().check(LimitKind::Proposal, &mover).await?;
         game.request_takeback(state, seat).await?;
         return Ok(game.state(Some(seat)));
     }
@@ -664,9 +677,11 @@ pub async fn answer_proposal(
 /// `POST /api/games/{id}/rematch`: after a game between people ended, the seat proposes a
 /// rematch; the other seats answer it at `POST /api/games/{id}/proposal`. The state answered
 /// and sent shows the proposal, then the new game in `rematch`.
-pub async fn rematch(state: &Shared, id: &str, token: &str) -> Result<Value, ApiError> {
+/// Counted as a proposal of the seat's account (else of `client`'s address).
+pub async fn rematch(state: &Shared, client: IpAddr, id: &str, token: &str) -> Result<Value, ApiError> {
     let (mut game, seat) = state.seated(id, token).await?;
     state.check_writable()?;
+    state.limits().check(LimitKind::Proposal, &game.mover(seat, client)).await?;
     game.propose_rematch(state, seat).await?;
     Ok(game.state(Some(seat)))
 }

@@ -20,8 +20,11 @@
 //! - Accounts ([`accounts`]): names, argon2id password hashes, login sessions stored as their
 //!   tokens' hashes with an expiry, and the attempts the login and sign-up limits count (in the
 //!   database, so that every process sharing it counts the same).
+//! - Rate limits ([`limits`]): one token bucket per limited thing and account or address,
+//!   taken from in one statement, so processes sharing a database share each allowance.
 
 pub mod accounts;
+pub mod limits;
 pub mod postgres;
 pub mod ratings;
 pub mod sqlite;

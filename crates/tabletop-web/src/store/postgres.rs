@@ -90,6 +90,8 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX account_attempts_by_time ON account_attempts(at);",
     // Seats linked to accounts and ratings: built by `super::ratings::postgres_step`.
     "",
+    // Rate limits shared by every process (the same step as SQLite's; see `super::limits`).
+    super::limits::POSTGRES_STEP,
 ];
 
 /// The step (1-based, as recorded) whose SQL is [`super::ratings::postgres_step`].

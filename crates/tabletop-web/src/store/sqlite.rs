@@ -121,6 +121,9 @@ fn migrations() -> Migrations<'static> {
         ),
         // Seats linked to accounts, rated games, ratings and each rated game's changes.
         M::up(super::ratings::SQLITE_STEP),
+        // Rate limits shared by every request: one bucket per limited thing and account or
+        // address (see `super::limits`).
+        M::up(super::limits::SQLITE_STEP),
     ])
 }
 
