@@ -732,11 +732,19 @@ impl LiveGame {
         self.people() > 1 && !self.others(seat).is_empty()
     }
 
-    /// Starts a proposal by `seat` (409 if one is pending).
-    pub async fn propose(&mut self, state: &AppState, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
+    /// Starts a proposal by `seat` (409 if one is pending), counted against `by`'s proposal
+    /// rate (429 beyond; only a proposal that would be made is counted).
+    pub async fn propose(
+        &mut self,
+        state: &AppState,
+        kind: ProposalKind,
+        seat: usize,
+        by: &Who,
+    ) -> Result<(), ApiError> {
         if self.proposal.is_some() {
             return Err(ApiError::Conflict("a proposal is already waiting for an answer".into()));
         }
+        state.limits().check(LimitKind::Proposal, by).await?;
         // A rematch asks every other seat (the game is over: resigning does not matter then).
         let waiting_for = match kind {
             ProposalKind::Rematch => (0..self.row.seats.len()).filter(|&s| s != seat).collect(),
@@ -756,7 +764,7 @@ impl LiveGame {
     /// `seat` proposes a rematch of the ended game: only between people (every seat a person's,
     /// 422 otherwise), only once the game is over (422), once per game (409 while one is
     /// pending or after one was made).
-    pub async fn propose_rematch(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+    pub async fn propose_rematch(&mut self, state: &AppState, seat: usize, by: &Who) -> Result<(), ApiError> {
         if self.to_move().is_some() {
             return Err(ApiError::Illegal("a rematch can be proposed only once the game is over".into()));
         }
@@ -769,7 +777,7 @@ impl LiveGame {
         if self.proposal.as_ref().is_some_and(|p| p.made.is_some()) {
             return Err(ApiError::Conflict("this game's rematch was made already".into()));
         }
-        self.propose(state, ProposalKind::Rematch, seat).await
+        self.propose(state, ProposalKind::Rematch, seat, by).await
     }
 
     /// Makes the rematch everyone accepted: first the old game records the new game's id (a
@@ -834,9 +842,9 @@ impl LiveGame {
 
     /// A takeback request between people: only the requester's own last move (turn), only
     /// if nobody moved since, and never a move that revealed hidden tokens.
-    pub async fn request_takeback(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+    pub async fn request_takeback(&mut self, state: &AppState, seat: usize, by: &Who) -> Result<(), ApiError> {
         let to_ply = self.takeback_between_people(seat)?;
-        self.propose(state, ProposalKind::Takeback { to_ply }, seat).await
+        self.propose(state, ProposalKind::Takeback { to_ply }, seat, by).await
     }
 
     /// Where a takeback asked by `seat` between people would go: its own last move (turn),

@@ -625,8 +625,7 @@ pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest
         // others must accept: checked, not played.
         let notation = game.session.check_move(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
         if game.session.agreement_move().as_deref() == Some(notation.as_str()) {
-            state.limits().check(LimitKind::Proposal, &mover).await?;
-            game.propose(state, ProposalKind::Terminate, seat).await?;
+            game.propose(state, ProposalKind::Terminate, seat, &mover).await?;
             return Ok(game.state(Some(seat)));
         }
     }
@@ -648,8 +647,7 @@ pub async fn undo(state: &Shared, client: IpAddr, id: &str, token: &str) -> Resu
     let mover = game.mover(seat, client);
     state.limits().check(LimitKind::Move, &mover).await?;
     if game.asks_others(seat) {
-        state.limits().check(LimitKind::Proposal, &mover).await?;
-        game.request_takeback(state, seat).await?;
+        game.request_takeback(state, seat, &mover).await?;
         return Ok(game.state(Some(seat)));
     }
     // Against the computer (or only people who resigned): the last full round.
@@ -681,8 +679,8 @@ pub async fn answer_proposal(
 pub async fn rematch(state: &Shared, client: IpAddr, id: &str, token: &str) -> Result<Value, ApiError> {
     let (mut game, seat) = state.seated(id, token).await?;
     state.check_writable()?;
-    state.limits().check(LimitKind::Proposal, &game.mover(seat, client)).await?;
-    game.propose_rematch(state, seat).await?;
+    let by = game.mover(seat, client);
+    game.propose_rematch(state, seat, &by).await?;
     Ok(game.state(Some(seat)))
 }
 

@@ -17,15 +17,16 @@ use rusqlite::params;
 
 use super::{blocking, Store, StoreError};
 
-/// The schema step, SQLite's dialect.
-pub(crate) const SQLITE_STEP: &str = "CREATE TABLE rate_limits (
+/// The schema step, SQLite's dialect (`IF NOT EXISTS`: a database rolled back to an older
+/// step by hand, as a test of an older release's file does, may still hold the table).
+pub(crate) const SQLITE_STEP: &str = "CREATE TABLE IF NOT EXISTS rate_limits (
     key TEXT PRIMARY KEY,
     tat INTEGER NOT NULL,
     allowed INTEGER NOT NULL
 );";
 
 /// The schema step, PostgreSQL's dialect.
-pub(crate) const POSTGRES_STEP: &str = "CREATE TABLE rate_limits (
+pub(crate) const POSTGRES_STEP: &str = "CREATE TABLE IF NOT EXISTS rate_limits (
     key TEXT PRIMARY KEY,
     tat BIGINT NOT NULL,
     allowed BOOLEAN NOT NULL
