@@ -2,7 +2,7 @@
 //!
 //! The command tree is built from the game registry (`tabletop::registry`): every game offers its
 //! own `play`, `match`, `solve`, ... commands and options from its folder, and this file names no
-//! game. What is not a game's (`serve`, `bench serve`) is added here.
+//! game. What is not a game's (`serve`, `bench serve`, `bot`) is added here.
 
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use tabletop::registry::{self, GameEntry};
@@ -45,6 +45,11 @@ fn command_tree(tools: &[(&'static GameEntry, Tool)]) -> Command {
             .about("Serve the web page and JSON API (games kept in SQLite or PostgreSQL)")
             .long_about(None),
     );
+    root = root.subcommand(
+        tabletop_client::bot::BotArgs::augment_args(Command::new("bot"))
+            .about("Play as a bot account on a tabletop server: challenges (and seeks) with any player")
+            .long_about(None),
+    );
     for (_, tool) in tools {
         if let Place::TopLevel(word) = tool.place {
             root = root.subcommand(tool.command(word));
@@ -81,6 +86,9 @@ fn run(tools: &[(&'static GameEntry, Tool)], matches: &ArgMatches) -> anyhow::Re
     let Some((word, sub)) = matches.subcommand() else { anyhow::bail!("no command given; see tabletop --help") };
     if word == "serve" {
         return Ok(tabletop_web::command::serve(tabletop_web::command::ServeArgs::from_arg_matches(sub)?)?);
+    }
+    if word == "bot" {
+        return Ok(tabletop_client::bot::run(tabletop_client::bot::BotArgs::from_arg_matches(sub)?)?);
     }
     if let Some(verb) = Verb::ALL.into_iter().find(|v| v.word() == word) {
         let Some((name, args)) = sub.subcommand() else { anyhow::bail!("tabletop {word}: name a game") };

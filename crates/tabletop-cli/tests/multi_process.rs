@@ -34,7 +34,10 @@ struct Server {
 impl Server {
     /// Starts `tabletop serve` on a free loopback port with the database `url`.
     fn start(url: &str) -> Server {
-        let (child, addr) = spawn_server(url, &["--create-rate", "100000", "--hint-rate", "100000"]);
+        let (child, addr) = spawn_server(
+            url,
+            &["--create-rate", "100000", "--hint-rate", "100000", "--move-rate", "1000000", "--move-burst", "1000000"],
+        );
         Server { child, addr }
     }
 

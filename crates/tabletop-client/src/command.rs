@@ -99,6 +99,14 @@ pub struct ServeBenchArgs {
     /// With --abuse: the `tabletop` binary to serve (another build, to compare), instead of this one.
     #[arg(long, requires = "abuse", conflicts_with = "in_process")]
     pub server_exe: Option<std::path::PathBuf>,
+    /// The accounts benchmark instead: this many people sign up and log in (all at once, each
+    /// from its own loopback address), pair off into rated games with a clock, and play them
+    /// to their ends at --think-ms, against a server with its default limits (with --db).
+    #[arg(long, conflicts_with_all = ["abuse", "targets", "watchers"])]
+    pub accounts: Option<usize>,
+    /// With --accounts: the games' time control.
+    #[arg(long, default_value = "5+3", requires = "accounts")]
+    pub clock: String,
     /// Print one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -230,6 +238,9 @@ pub fn bench(args: ServeBenchArgs) -> Result<(), CommandError> {
         }
         return Ok(());
     }
+    if let Some(accounts) = args.accounts {
+        return accounts_bench(&args, accounts, db, &dir);
+    }
     let default_games = if args.targets.is_empty() { 200 } else { 400 };
     let settings = crate::bench::LoadSettings {
         games: args.games.unwrap_or(default_games),
@@ -298,6 +309,53 @@ pub fn bench(args: ServeBenchArgs) -> Result<(), CommandError> {
             "{} moves never reached the other seat's event stream",
             report.events_missing
         )));
+    }
+    Ok(())
+}
+
+/// `tabletop bench serve --accounts N`: runs the accounts benchmark and prints its report.
+fn accounts_bench(
+    args: &ServeBenchArgs,
+    accounts: usize,
+    db: std::path::PathBuf,
+    dir: &std::path::Path,
+) -> Result<(), CommandError> {
+    let settings = crate::bench::AccountsSettings {
+        accounts,
+        max_moves: args.moves,
+        max_time: Duration::from_secs(args.seconds.unwrap_or(60)),
+        think: Duration::from_millis(args.think_ms),
+        clock: args.clock.clone(),
+    };
+    let (db, against) = match &args.db {
+        Some(url) => (std::path::PathBuf::from(url), describe_db(url)),
+        None => (db, "a temporary SQLite file".to_string()),
+    };
+    let report = crate::bench::accounts_benchmark_blocking(settings, &db);
+    let _ = std::fs::remove_dir_all(dir);
+    let r = report?;
+    if args.json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!("against one server in this process on {against}, its default limits");
+        println!(
+            "{} accounts signed up and logged in at once in {:.1} s: sign-up p50 {:.0} ms, p99 {:.0} ms; login p50 {:.0} ms, p99 {:.0} ms",
+            r.accounts, r.login_phase_seconds, r.signup_p50_ms, r.signup_p99_ms, r.login_p50_ms, r.login_p99_ms
+        );
+        println!(
+            "{} rated games ({} clock) at once: {} moves in {:.2} s = {:.0} moves/s; move latency p50 {:.2} ms, p99 {:.2} ms",
+            r.games, args.clock, r.moves, r.seconds, r.moves_per_second, r.p50_ms, r.p99_ms
+        );
+        println!(
+            "games read back over with both rating changes: {}; refused with 429: {}; errors: {}",
+            r.rated_games_ended, r.limited, r.errors
+        );
+        if let Some(error) = &r.first_error {
+            println!("first error: {error}");
+        }
+    }
+    if r.errors > 0 || r.limited > 0 {
+        return Err(CommandError::Failed(format!("{} errors, {} requests refused with 429", r.errors, r.limited)));
     }
     Ok(())
 }

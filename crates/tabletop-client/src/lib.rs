@@ -6,10 +6,12 @@
 //!   `scenarios` holds the games they play.
 //! - [`watchers`]: the watchers benchmark, what many watchers of one long game cost.
 //! - [`command`]: the options of `tabletop bench serve` and its printed report.
+//! - [`bot`]: `tabletop bot`, a bot account playing from its owner's machine.
 
 #![warn(missing_docs)]
 
 pub mod bench;
+pub mod bot;
 pub mod client;
 pub mod command;
 mod scenarios;

@@ -1,4 +1,4 @@
-//! Issue 24's limits on play, on a loopback server: how fast a seat may move and propose, how
+//! Issue 24's limits on play, on a loopback server: how fast a player may move and propose, how
 //! long a game may grow, how many open games one address keeps in the lobby, events that carry
 //! what changed rather than the whole history, takebacks against the computer that never show
 //! future draws, and over-long request heads answered in JSON.
@@ -32,20 +32,24 @@ fn retry_after(answer: &Answer) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_seat_moving_faster_than_the_move_rate_gets_429() {
-    let server = start_with(tabletop_web::ServeConfig { move_rate: 2, ..config() }).await;
+async fn a_player_moving_faster_than_the_move_rate_gets_429() {
+    let server = start_with(tabletop_web::ServeConfig { move_rate: 2, move_burst: 4, ..config() }).await;
     let addr = server.addr;
     let game = create(addr, json!({"game": "gomoku", "seats": ["human", "human"]})).await;
     for ply in 0..4 {
         let answer = play_next(addr, &game).await;
         assert_eq!(answer.status, 200, "move {ply}: {}", answer.text);
     }
-    // Black's third move within the minute is one too many; White's own pace is its own.
+    // One client holds both seats: its burst of four is spent, whichever seat moves, and a new
+    // game brings no new allowance.
     let refused = play_next(addr, &game).await;
     assert_eq!(refused.status, 429, "{}", refused.text);
     assert!(refused.error().contains("faster"), "{}", refused.error());
     assert!(retry_after(&refused) >= 1);
     assert_eq!(state(addr, &game.id, None).await["moves"].as_array().unwrap().len(), 4);
+    let another = create(addr, json!({"game": "gomoku", "seats": ["human", "human"]})).await;
+    let refused = play_next(addr, &another).await;
+    assert_eq!(refused.status, 429, "{}", refused.text);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

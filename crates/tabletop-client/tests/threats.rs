@@ -1089,6 +1089,10 @@ fn store_clear_tokens(db: &std::path::Path, id: &str, tokens: &[&str]) {
         support::pg::psql(&url, "DROP TABLE accounts, account_sessions, account_attempts");
         support::pg::psql(&url, "DROP TABLE game_players, ratings, rating_changes");
         support::pg::psql(&url, "ALTER TABLE games DROP COLUMN rated");
+        // (And the seeks' step.)
+        support::pg::psql(&url, "DROP TABLE pool_entries");
+        support::pg::psql(&url, "ALTER TABLE games DROP COLUMN rating_range");
+        support::pg::psql(&url, "DROP TABLE api_tokens, challenges, rate_limits");
         support::pg::psql(&url, "DELETE FROM schema_migrations WHERE version >= 4");
     } else {
         let conn = rusqlite::Connection::open(db).unwrap();
@@ -1099,6 +1103,8 @@ fn store_clear_tokens(db: &std::path::Path, id: &str, tokens: &[&str]) {
              ALTER TABLE games DROP COLUMN deadline; ALTER TABLE moves DROP COLUMN time;
              DROP TABLE accounts; DROP TABLE account_sessions; DROP TABLE account_attempts;
              DROP TABLE game_players; DROP TABLE ratings; DROP TABLE rating_changes; ALTER TABLE games DROP COLUMN rated;
+             DROP TABLE pool_entries; ALTER TABLE games DROP COLUMN rating_range;
+             DROP TABLE api_tokens; DROP TABLE challenges; DROP TABLE rate_limits;
              PRAGMA user_version = 3",
         )
         .unwrap();

@@ -47,19 +47,32 @@ pub struct ServeArgs {
     /// Seconds a write may wait for a client that stopped reading before its connection closes.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub write_timeout: u64,
-    /// Games one client address may create (or join) per minute.
+    /// Games one account (else one client address) may start per minute: create, join, open an
+    /// invitation; a tenth of that at once. Shared by every process on one database.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub create_rate: u32,
-    /// Hints and analyses one client address may ask per minute.
+    /// Hints and analyses one client address may ask per minute (counted by each process: its
+    /// engine workers).
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub hint_rate: u32,
-    /// Moves and takebacks one seat may make per minute (far above a person's pace; 429 beyond).
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    /// Moves and takebacks one player may make per minute across all their games, by account
+    /// (else by client address); far above a person's pace; 429 beyond. Shared by every process.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub move_rate: u32,
-    /// Proposals (takebacks, ending the game) one seat may make per minute after a first three.
+    /// Moves one player may make at once before --move-rate holds them back (a new game brings
+    /// no new allowance).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub move_burst: u32,
+    /// Proposals (takebacks, ending the game, rematches) one player may make per minute across
+    /// their games, after a first three. Shared by every process.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub proposal_rate: u32,
-    /// Games with open seats one client address may keep in the lobby (for an hour at most).
+    /// Seeks (open games put in the lobby, quick-pairing entries) one account (else one client
+    /// address) may make per minute; half that at once. Shared by every process.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub seek_rate: u32,
+    /// Games with open seats one client address may keep in the lobby (for an hour at most;
+    /// counted by each process).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub max_open_games_per_address: u32,
     /// The most moves any game may have here (default: each game's own limit, see docs/API.md).
@@ -103,6 +116,21 @@ pub struct ServeArgs {
     /// Accounts one client address may create per 15 minutes.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub signups_per_address: u32,
+    /// How often quick pairing pairs the clients waiting in its pools (a wave), e.g. 10s.
+    #[arg(long, default_value = "10s", value_parser = parse_wave)]
+    pub pool_wave: Duration,
+    /// Pools one client (an account, or an anonymous client's address) may wait in at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub pool_entries_per_client: u32,
+}
+
+/// A wave interval: a duration from 100 ms to 10 minutes.
+fn parse_wave(text: &str) -> Result<Duration, String> {
+    let time = tabletop::player_spec::parse_duration(text).ok_or("expected a duration such as 10s")?;
+    if time < Duration::from_millis(100) || time > Duration::from_secs(600) {
+        return Err("the wave interval must be from 100ms to 10m".into());
+    }
+    Ok(time)
 }
 
 /// A thinking time: a duration from 1 ms to 10 minutes.
@@ -164,7 +192,9 @@ impl ServeArgs {
             create_rate: self.create_rate,
             hint_rate: self.hint_rate,
             move_rate: self.move_rate,
+            move_burst: self.move_burst,
             proposal_rate: self.proposal_rate,
+            seek_rate: self.seek_rate,
             max_open_games_per_address: self.max_open_games_per_address as usize,
             move_limit: self.move_limit.map(|n| n as usize),
             cache_games: self.cache_games as usize,
@@ -177,6 +207,8 @@ impl ServeArgs {
             login_failures_per_account: self.login_failures_per_account,
             login_failures_per_address: self.login_failures_per_address,
             signups_per_address: self.signups_per_address,
+            pool_wave: self.pool_wave,
+            pool_entries_per_client: self.pool_entries_per_client as usize,
             ..defaults
         }
     }

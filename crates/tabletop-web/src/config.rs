@@ -34,17 +34,29 @@ pub struct ServeConfig {
     pub max_streams_per_game: usize,
     /// How long a write may wait for a client that stopped reading before its connection closes.
     pub write_timeout: Duration,
-    /// Games one client address may create per minute.
+    /// Games one account (a logged-in person), else one client address, may start per minute
+    /// (create, join, open an invitation), a tenth of a minute's worth at once; counted in the
+    /// database, so shared by every process (429 beyond).
     pub create_rate: u32,
-    /// Hints and analyses one client address may ask per minute.
+    /// Hints and analyses one client address may ask per minute (this process's engine
+    /// workers: counted by each process).
     pub hint_rate: u32,
-    /// Moves and takebacks one seat may make per minute (bursts of as many; 429 beyond).
+    /// Moves and takebacks one mover may make per minute across all its games: the seat's
+    /// account if it has one, else the client address; counted in the database, so shared by
+    /// every process (429 beyond).
     pub move_rate: u32,
-    /// Proposals (takebacks between people, ending the game) one seat may make per minute,
-    /// after a first three.
+    /// Moves one mover may make at once before [`Self::move_rate`] holds it back (a few
+    /// seconds' worth: a new game brings no new allowance).
+    pub move_burst: u32,
+    /// Proposals (takebacks between people, ending the game, rematches) one mover may make per
+    /// minute across its games, after a first [`crate::live::limits::PROPOSAL_BURST`] (shared).
     pub proposal_rate: u32,
-    /// Games with open seats one client address may keep waiting in the lobby (429 beyond); a
-    /// game stops counting when its seats are taken, it ends, or after [`OPEN_GAME_COUNTED`].
+    /// Seeks (games with an open seat put in the lobby, entries in a quick-pairing pool) one
+    /// account, else one client address, may make per minute, half a minute's worth at once
+    /// (shared).
+    pub seek_rate: u32,
+    /// Games with open seats one client address may keep waiting in the lobby (429 beyond;
+    /// this process's count, the seek rate bounds them across processes); a game stops counting when its seats are taken, it ends, or after [`OPEN_GAME_COUNTED`].
     pub max_open_games_per_address: usize,
     /// The most moves any game may have here; `None`: each game's own limit (its
     /// `Session::move_limit`). A game reaching it ends.
@@ -94,6 +106,15 @@ pub struct ServeConfig {
     /// How often a seat's event stream in a game with a real-time clock is pinged to measure its
     /// lag ([`crate::clocks::PING_INTERVAL`]; tests shorten it).
     pub ping_interval: Duration,
+    /// How often quick pairing runs a wave (pairs the clients waiting in its pools); waves run
+    /// on the wall clock's multiples of it, at the same moments in every process.
+    pub pool_wave: Duration,
+    /// Pools one client (an account, or an anonymous client's address) may wait in at once
+    /// (429 beyond).
+    pub pool_entries_per_client: usize,
+    /// A pool entry not polled for this long is dropped by the next wave
+    /// ([`crate::service::seeks::STALE_AFTER`]; tests shorten it).
+    pub pool_expiry: Duration,
 }
 
 /// How long an open game counts against its creator's address in the lobby cap.
@@ -130,8 +151,10 @@ impl Default for ServeConfig {
             write_timeout: Duration::from_secs(20),
             create_rate: 60,
             hint_rate: 120,
-            move_rate: 300,
+            move_rate: 600,
+            move_burst: 30,
             proposal_rate: 4,
+            seek_rate: 20,
             max_open_games_per_address: 8,
             move_limit: None,
             cache_games: 2000,
@@ -150,6 +173,9 @@ impl Default for ServeConfig {
             login_window: Duration::from_secs(15 * 60),
             session_lifetime: Duration::from_secs(30 * 86_400),
             ping_interval: crate::clocks::PING_INTERVAL,
+            pool_wave: Duration::from_secs(10),
+            pool_entries_per_client: 4,
+            pool_expiry: crate::service::seeks::STALE_AFTER,
         }
     }
 }

@@ -29,6 +29,9 @@ pub enum ApiError {
     /// 404: no account of that name.
     #[error("no player named {0:?}")]
     NoSuchPlayer(String),
+    /// 404: no quick-pairing entry with that id and secret (gone, or never this client's).
+    #[error("no pool entry with that id and secret (left, expired after a while without polling, or not yours)")]
+    NoSuchEntry,
     /// 409: the game moved on (another request won, or it is not this seat's turn).
     #[error("{0}")]
     Conflict(String),

@@ -28,6 +28,8 @@ pub struct SeatAccount {
     pub id: String,
     /// Its name (public).
     pub name: String,
+    /// Is it a bot account (marked on the page and in the API)?
+    pub bot: bool,
 }
 
 /// What a rated game's end asks the store to rate.

@@ -46,6 +46,7 @@ pub use crate::error::ApiError;
 use crate::live::{AppState, Shared};
 use crate::service::accounts::{AccountAnswer, Credentials, PasswordChange, PasswordConfirm, SessionCookie};
 use crate::service::players::Export;
+use crate::service::seeks::start_waves;
 use crate::service::{
     AnalysisRequest, ClaimRequest, HintRequest, MoveRequest, NewGame, Outgoing, PongRequest, ProposalAnswer,
     TokenRequest,
@@ -61,7 +62,7 @@ impl IntoResponse for ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
-            ApiError::NotFound(_) | ApiError::NoSuchPlayer(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound(_) | ApiError::NoSuchPlayer(_) | ApiError::NoSuchEntry => StatusCode::NOT_FOUND,
             ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Illegal(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -295,7 +296,8 @@ fn forwarded_client(headers: &axum::http::HeaderMap) -> Option<SocketAddr> {
 /// The router: the page and the API, with its limits.
 pub fn router(state: Shared) -> Router {
     let config = state.config.clone();
-    // Per client address: `rate` a minute, bursts of a tenth of a minute's worth.
+    // Per client address, in this process (the engine workers are its own): `rate` a minute,
+    // bursts of a tenth of a minute's worth.
     let per_minute = |rate: u32| {
         let rate = rate.max(1);
         let config = GovernorConfigBuilder::default()
@@ -319,12 +321,6 @@ pub fn router(state: Shared) -> Router {
         }
         GovernorLayer::new(config)
     };
-    let creating = Router::new()
-        .route("/api/games", post(create_game))
-        .route("/api/games/{id}/join", post(join))
-        .route("/api/games/{id}/claim", post(claim))
-        .route("/api/games/{id}/rematch", post(rematch))
-        .layer(per_minute(config.create_rate));
     let thinking = Router::new()
         .route("/api/games/{id}/hint", post(hint))
         .route("/api/games/{id}/analysis", post(analysis))
@@ -352,9 +348,20 @@ pub fn router(state: Shared) -> Router {
         .route("/api/account/logout", post(logout))
         .route("/api/account/password", post(change_password))
         .route("/api/account/delete", post(delete_account))
+        .route("/api/account/bot", post(become_bot))
+        .route("/api/account/token", post(new_api_token))
+        .route("/api/account/token/revoke", post(revoke_api_token))
+        .route("/api/bot/challenges", get(bot_challenges))
         .route("/api/players/{name}", get(player))
         .route("/api/players/{name}/games", get(player_games))
-        .merge(creating)
+        // Starting games, moves, proposals and seeks are limited by account or address in the
+        // service, through the database (`crate::live::limits`): shared by every process.
+        .route("/api/games", post(create_game))
+        .route("/api/games/{id}/join", post(join))
+        .route("/api/games/{id}/claim", post(claim))
+        .route("/api/games/{id}/rematch", post(rematch))
+        .route("/api/pool", post(enter_pool))
+        .route("/api/pool/{entry}", get(poll_pool).delete(leave_pool))
         .merge(thinking)
         .fallback(fallback)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -415,6 +422,8 @@ pub async fn start(config: ServeConfig) -> Result<RunningServer, ServeError> {
     let state = AppState::new(store, config.clone());
     state.passwords.prepare();
     crate::live::start_background(&state);
+    // The quick-pairing waves (start is no handler: it may start what the service runs).
+    start_waves(&state);
     crate::live::resume_computers(&state).await;
     let app = router(state.clone());
     let (shutdown, mut stopped) = tokio::sync::watch::channel(false);
@@ -572,6 +581,36 @@ async fn lobby(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
     Ok(Json(crate::service::lobby(&state).await?))
 }
 
+/// `POST /api/pool` with `{"game", "options"?, "clock", "rated"?}`: enters a quick-pairing pool
+/// (see [`crate::service::seeks::enter`]).
+async fn enter_pool(
+    State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Json<crate::service::seeks::PoolRequest>, JsonRejection>,
+) -> Result<Json<Value>, ApiError> {
+    let Json(request) = body.map_err(bad_body)?;
+    Ok(Json(crate::service::seeks::enter(&state, client.ip(), request, login_token(&state, &headers)).await?))
+}
+
+/// `GET /api/pool/{entry}` with `Authorization: Bearer SECRET`: the entry, waiting or paired.
+async fn poll_pool(
+    State(state): State<Shared>,
+    UrlPath(entry): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(crate::service::seeks::poll(&state, &entry, bearer(&headers)).await?))
+}
+
+/// `DELETE /api/pool/{entry}` with `Authorization: Bearer SECRET`: leaves the pool.
+async fn leave_pool(
+    State(state): State<Shared>,
+    UrlPath(entry): UrlPath<String>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, ApiError> {
+    Ok(Json(crate::service::seeks::leave(&state, &entry, bearer(&headers)).await?))
+}
+
 /// The body of a join: an empty JSON object (a JSON body cannot come from another site's form).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -726,11 +765,12 @@ async fn answer_proposal(
 
 async fn rematch(
     State(state): State<Shared>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
     UrlPath(id): UrlPath<String>,
     body: Result<Json<TokenRequest>, JsonRejection>,
 ) -> Result<Json<Value>, ApiError> {
     let Json(request) = body.map_err(bad_body)?;
-    Ok(Json(crate::service::rematch(&state, &id, &request.token).await?))
+    Ok(Json(crate::service::rematch(&state, client.ip(), &id, &request.token).await?))
 }
 
 async fn resign(
@@ -810,9 +850,13 @@ fn session_cookie<'a>(headers: &'a HeaderMap, names: &[&str]) -> Option<&'a str>
         .map(|(_, value)| value.trim())
 }
 
-/// The client's login token, from the cookie this server's settings name.
+/// The client's login token, from the cookie this server's settings name; else a bot's API
+/// token from `Authorization: Bearer` (see [`crate::service::bots`]). A Bearer request needs no
+/// CSRF check ([`cookie_origin`] passes it): a browser never adds that header on its own, so
+/// another site's page cannot send it in the bot's name; only a cookie travels by itself.
 fn login_token<'a>(state: &AppState, headers: &'a HeaderMap) -> Option<&'a str> {
     session_cookie(headers, &[cookie_name(state)])
+        .or_else(|| bearer(headers).filter(|t| crate::service::bots::is_api_token(t)))
 }
 
 /// An account answer as a response: its JSON, the cookie's change, and no caching.
@@ -906,6 +950,54 @@ async fn delete_account(
     let Json(request) = body.map_err(bad_body)?;
     let answer = crate::service::accounts::delete(&state, client.ip(), login_token(&state, &headers), request).await?;
     Ok(account_response(&state, answer))
+}
+
+/// An empty JSON object as a body (a JSON body cannot come from another site's form).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EmptyRequest {}
+
+/// A JSON answer that no cache keeps (an API token is in it, or depends on the login).
+fn not_cached(body: Value) -> Response {
+    let mut response = Json(body).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// `POST /api/account/bot` with `{}`: see [`crate::service::bots::become_bot`].
+async fn become_bot(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Json<EmptyRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(EmptyRequest {}) = body.map_err(bad_body)?;
+    Ok(not_cached(crate::service::bots::become_bot(&state, session_cookie(&headers, &[cookie_name(&state)])).await?))
+}
+
+/// `POST /api/account/token` with `{}`: see [`crate::service::bots::new_api_token`].
+async fn new_api_token(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Json<EmptyRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(EmptyRequest {}) = body.map_err(bad_body)?;
+    let cookie = session_cookie(&headers, &[cookie_name(&state)]);
+    Ok(not_cached(crate::service::bots::new_api_token(&state, cookie).await?))
+}
+
+/// `POST /api/account/token/revoke` with `{}`: see [`crate::service::bots::revoke_api_token`].
+async fn revoke_api_token(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+    body: Result<Json<EmptyRequest>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let Json(EmptyRequest {}) = body.map_err(bad_body)?;
+    Ok(not_cached(crate::service::bots::revoke_api_token(&state, login_token(&state, &headers)).await?))
+}
+
+/// `GET /api/bot/challenges` with a bot's API token: see [`crate::service::bots::challenges`].
+async fn bot_challenges(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, ApiError> {
+    Ok(not_cached(crate::service::bots::challenges(&state, login_token(&state, &headers)).await?))
 }
 
 /// `GET /api/players/{name}`: see [`crate::service::players::player`].

@@ -378,6 +378,8 @@ fn an_older_database_gains_accounts() {
         conn.execute_batch(
             "DROP TABLE accounts; DROP TABLE account_sessions; DROP TABLE account_attempts;
              DROP TABLE game_players; DROP TABLE ratings; DROP TABLE rating_changes; ALTER TABLE games DROP COLUMN rated;
+             DROP TABLE pool_entries; ALTER TABLE games DROP COLUMN rating_range;
+             DROP TABLE api_tokens; DROP TABLE challenges; DROP TABLE rate_limits;
              PRAGMA user_version = 6;",
         )
         .unwrap();

@@ -305,3 +305,29 @@ fn code_only_blanks_comments_and_literals_and_keeps_lines() {
     let names: Vec<String> = identifiers(&code).into_iter().map(|(_, w)| w).collect();
     assert_eq!(names, ["let", "a", "let", "b", "r", "let", "c", "let", "d", "session"]);
 }
+
+/// The server never runs a bot's code: no file of the web crate names the library's local
+/// players (`Session::local_player`, `SeatPlayer`, the `external` module), which alone start
+/// programs. Bots play from their owners' machines (`tabletop bot`).
+#[test]
+fn the_server_never_builds_a_local_player() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut folders = vec![source];
+    let mut offending = Vec::new();
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).expect("the source folder reads") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let code = code_only(&read(&path));
+                for (line, name) in identifiers(&code) {
+                    if ["local_player", "SeatPlayer", "external", "make_local_player"].contains(&name.as_str()) {
+                        offending.push(format!("{}:{line}: {name}", path.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(offending.is_empty(), "the server names the local players: {offending:?}");
+}

@@ -13,7 +13,7 @@ use crate::arena::{Finished, MoveTimes};
 use crate::clock::{MoveTime, TimeControl};
 use crate::game::{Game, Outcome, Seat, SeatSet, Status};
 use crate::player_spec::{PlayerKind, PlayerSpec};
-use crate::players::{Forfeit, Players};
+use crate::players::{Forfeit, Player, Players, TimeLeft};
 use crate::record::{EndReason, Record};
 use crate::review::{GameReview, ReviewSettings};
 
@@ -156,6 +156,75 @@ pub trait Session: Send {
     /// The most moves a served game may have: a server bound on a game's length (and so on its
     /// record and state), far beyond any real game. See [`Adapter::move_limit`].
     fn move_limit(&self) -> usize;
+    /// A player for one seat of this game (from its start) on the client's machine, for
+    /// `tabletop bot`: any spec the terminal takes, `external` programs included. The server
+    /// never calls it (a web request never starts a process: the web crate's layer test checks
+    /// that it never names it). Refused for a game with hidden information, whose moves a seat
+    /// cannot replay from what it is shown.
+    fn local_player(&self, spec: &PlayerSpec, seed: u64) -> Result<Box<dyn SeatPlayer>, SessionError>;
+}
+
+/// One seat's player on the client's machine ([`Session::local_player`]), kept for a whole game
+/// (an engine's tables, an external program's process).
+pub trait SeatPlayer: Send {
+    /// The player, as its spec says.
+    fn describe(&self) -> String;
+    /// A move for the position after `moves` (every move since the start, in the game's
+    /// notation), under the clock `time` if the game has one. `Err` when the player cannot move
+    /// (an external program that crashed, hung or answered nonsense), or the moves do not replay.
+    fn choose(&mut self, moves: &[String], time: Option<&TimeLeft>) -> Result<String, Forfeit>;
+    /// Tells the player the game is over (an external program gets its `end` line and its input
+    /// closed): `winners` (seats; empty for a draw) and the reason in words.
+    fn game_over(&mut self, moves: &[String], winners: &[usize], reason: &str);
+}
+
+/// A [`SeatPlayer`] over a game's [`Player`]: the record is replayed from the moves it is given.
+struct LocalSeatPlayer<G: Game> {
+    record: Record<G>,
+    player: Box<dyn Player<G>>,
+}
+
+impl<G: Game> LocalSeatPlayer<G> {
+    /// Brings the record to `moves`: the new ones played on top when the record is a prefix,
+    /// else replayed from the start (a take-back).
+    fn sync(&mut self, moves: &[String]) -> Result<(), Forfeit> {
+        let known: Vec<String> = self.record.moves().iter().map(ToString::to_string).collect();
+        let prefix = known.len() <= moves.len() && known.iter().zip(moves).all(|(a, b)| a == b);
+        if !prefix {
+            self.record = Record::new(self.record.start().clone());
+        }
+        for text in &moves[self.record.moves().len()..] {
+            let bad = |e: String| Forfeit { reason: format!("the game's move {text:?} does not replay here: {e}") };
+            let mv = self.record.current().parse_move(text).map_err(|e| bad(e.to_string()))?;
+            self.record.play(mv).map_err(|e| bad(e.to_string()))?;
+        }
+        Ok(())
+    }
+}
+
+impl<G: Game> SeatPlayer for LocalSeatPlayer<G> {
+    fn describe(&self) -> String {
+        self.player.describe()
+    }
+
+    fn choose(&mut self, moves: &[String], time: Option<&TimeLeft>) -> Result<String, Forfeit> {
+        self.sync(moves)?;
+        if self.record.status().to_move().is_none() {
+            return Err(Forfeit { reason: "the game is over".into() });
+        }
+        self.player.set_clock(time);
+        self.player.choose_move_or_forfeit(&self.record).map(|mv| mv.to_string())
+    }
+
+    fn game_over(&mut self, moves: &[String], winners: &[usize], reason: &str) {
+        let _ = self.sync(moves);
+        let outcome = match winners {
+            [] => Outcome::Draw,
+            [one] => Outcome::Win(crate::game::Seat(u8::try_from(*one).unwrap_or(0))),
+            _ => Outcome::Draw,
+        };
+        self.player.game_over(&self.record, outcome, reason);
+    }
 }
 
 /// A game's review of a record's moves `from..to` (see [`crate::review::review_range`]).
@@ -250,6 +319,12 @@ pub trait Adapter<G: Players>: Send + Sync + 'static {
     fn saved_game(finished: &Finished<G>, export: &SavedGame) -> String {
         let seats: Vec<String> = (0..finished.record.current().num_seats()).map(Self::seat_name).collect();
         saved_game_text(finished, export, &seats, Self::scores(finished.record.current()).as_deref())
+    }
+    /// The player a spec names for a local front end (`tabletop bot`): the game's own players
+    /// and every game's `external` program (a game with more local players, such as Reversi's
+    /// `nboard`, adds them). Never called by the server: see [`Session::local_player`].
+    fn local_player(spec: &PlayerSpec, start: &G, seed: u64) -> Result<Box<dyn Player<G>>, String> {
+        crate::external::make_local_player(spec, |spec| G::make_player(spec, start, seed)).map_err(|e| e.to_string())
     }
     /// The most moves a served game may have (see [`Session::move_limit`]); a game reaching it
     /// ends there. The default, [`DEFAULT_MOVE_LIMIT`], suits games whose rules bound their
@@ -590,6 +665,18 @@ impl<G: Analyze + Players, A: Adapter<G>> Session for GenericSession<G, A> {
 
     fn computer_move(&self, spec: &PlayerSpec, slot: &mut EngineSlot, caps: &Caps) -> Result<String, SessionError> {
         A::choose(&self.record, spec, slot, caps).map(|m| m.to_string())
+    }
+
+    fn local_player(&self, spec: &PlayerSpec, seed: u64) -> Result<Box<dyn SeatPlayer>, SessionError> {
+        if A::HIDDEN_INFORMATION {
+            return Err(SessionError::Player(format!(
+                "{} hides information from the seats: a client cannot replay its moves, so it has no local players",
+                A::NAME
+            )));
+        }
+        let start = self.record.start().clone();
+        let player = A::local_player(spec, &start, seed).map_err(SessionError::Player)?;
+        Ok(Box::new(LocalSeatPlayer { record: Record::new(start), player }))
     }
 
     fn pass_move(&self) -> Option<String> {

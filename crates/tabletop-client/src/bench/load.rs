@@ -419,6 +419,8 @@ pub async fn load_benchmark(settings: LoadSettings, db: &Path) -> Result<LoadRep
         create_rate: 1_000_000,
         hint_rate: 1_000_000,
         move_rate: 1_000_000,
+        move_burst: 1_000_000,
+        seek_rate: 1_000_000,
         max_open_games_per_address: 1_000_000,
         // Every simulated client comes from this one address: the per-address caps would
         // measure themselves, not the server's throughput.

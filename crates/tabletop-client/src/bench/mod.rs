@@ -7,6 +7,9 @@
 //! - [`load_benchmark_targets`]: the same against server processes already running on one
 //!   shared database, each game's moves alternating between them and its events timed on another
 //!   process than the one that took the move; then every game is read back from every process.
+//! - [`accounts_benchmark`]: logged-in people (each from its own loopback address) against a
+//!   server with its default limits: sign-ups and logins all at once, then rated games with a
+//!   clock played to their ends, read back with their rating changes.
 //! - [`abuse_benchmark`]: ordinary players move while attackers ask for hints, hold idle
 //!   connections, create games in bulk, ask for the longest thinking, open event streams they
 //!   never read (slow readers), open every connection one address can, and run many games
@@ -27,9 +30,11 @@ use tabletop_web::store::StoreError;
 use crate::client::ClientError;
 
 mod abuse;
+mod accounts;
 mod load;
 
 pub use abuse::{abuse_benchmark, abuse_benchmark_blocking, AbuseReport, AbuseSettings, Statuses};
+pub use accounts::{accounts_benchmark, accounts_benchmark_blocking, AccountsReport, AccountsSettings};
 pub use load::{
     load_benchmark, load_benchmark_blocking, load_benchmark_targets, load_benchmark_targets_blocking, target_addr,
     LoadReport, LoadSettings,

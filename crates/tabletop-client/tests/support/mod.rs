@@ -94,6 +94,9 @@ pub fn config() -> tabletop_web::ServeConfig {
         create_rate: 100_000,
         hint_rate: 100_000,
         move_rate: 100_000,
+        move_burst: 100_000,
+        proposal_rate: 100_000,
+        seek_rate: 100_000,
         max_open_games_per_address: 100_000,
         ..tabletop_web::ServeConfig::default()
     }

@@ -14,6 +14,7 @@ function show(account) {
   }
   $("account-form").hidden = !!account;
   $("account-out").hidden = !account;
+  document.dispatchEvent(new CustomEvent("tabletop:account", { detail: account || null }));
 }
 
 async function whoAmI() {

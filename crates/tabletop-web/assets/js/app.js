@@ -16,6 +16,7 @@ import { follow } from "./events.js";
 import { el, restoreFocus } from "./board.js";
 import { REQUIRED } from "./games/common.js";
 import { drawReview, markOf, markWords } from "./review.js";
+import { seekFields, seekText } from "./seeks.js";
 
 const GAMES = {}; // name -> the game's module, once loaded
 const loading = new Map(); // name -> the promise of its module
@@ -244,7 +245,7 @@ async function showStart() {
     const button = form.querySelector("button[type=submit]");
     button.disabled = true;
     try {
-      const created = await api("POST", "/api/games", { game, options: opts, seats, hints, clock });
+      const created = await api("POST", "/api/games", { game, options: opts, seats, hints, clock, ...seekFields(opponent) });
       const creator = created.tokens.findIndex(Boolean);
       if (opponent === "screen") {
         keepTokens(created.id, created.tokens, game);
@@ -284,7 +285,7 @@ async function showLobby() {
     const items = games.map((g) => {
       const waiting = g.players.filter((p) => p.kind !== "open").map((p) => p.name).join(", ");
       const seat = g.players.find((p) => p.seat === g.open_seats[0]);
-      const what = gameTitle(g.game, g.options || {}) + (g.clock && g.clock !== "none" ? `, clock ${g.clock}` : "");
+      const what = gameTitle(g.game, g.options || {}) + (g.clock && g.clock !== "none" ? `, clock ${g.clock}` : "") + seekText(g);
       const li = el("li", {}, el("span", { text: `${what}: ${waiting} waiting for an opponent; you would play ${seat ? seat.name : "the open seat"}.` }));
       if (mine.has(g.id)) li.append(" ", el("a", { href: `/game/${g.id}`, text: "your game" }));
       else li.append(" ", el("button", {
@@ -735,6 +736,9 @@ function render() {
       // The account's name, linked to its page, and its rating change once a rated game ended.
       p.player ? el("a", { class: "account", href: `/player/${encodeURIComponent(p.player)}`, text: p.player }) : null,
       p.rating_change ? el("span", { class: "rating-change", text: ratingChangeText(p.rating_change) }) : null,
+      // A bot account's seat is marked, and so is a challenge's seat waiting for its bot.
+      p.bot ? el("span", { class: "presence bot", text: `bot ${p.player || ""}`.trim() }) : null,
+      p.reserved_for ? el("span", { class: "presence", text: `waiting for the bot ${p.reserved_for}` }) : null,
       kind ? el("span", { class: "presence " + (p.kind === "computer" ? "computer" : kind.replace(" ", "-")), text: kind }) : null,
       scoreList && scoreList[p.seat] ? el("span", { class: "score", text: scoreList[p.seat].replace(p.name + " ", "") }) : null,
       p.resigned ? el("span", { class: "presence", text: "resigned" }) : null);

@@ -85,6 +85,11 @@ impl AppState {
         self.open_games.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The rate limits shared through the database (see [`super::limits`]).
+    pub fn limits(&self) -> super::Limits<'_> {
+        super::Limits { store: &self.store, config: &self.config }
+    }
+
     /// The caps on what one engine may ask for.
     pub fn caps(&self) -> crate::sessions::Caps {
         crate::sessions::Caps { max_think: self.config.max_think, engine_memory: self.config.engine_memory }
@@ -325,6 +330,19 @@ pub fn start_background(state: &Shared) {
         start_sharing(state);
     }
     super::start_timer(state);
+    // Full rate-limit buckets say nothing: forget them, so that the table holds only the
+    // accounts and addresses active lately.
+    let weak = Arc::downgrade(state);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(super::limits::FORGET_FULL_EVERY).await;
+            let Some(state) = weak.upgrade() else { return };
+            let now_us = i64::try_from(crate::clocks::now_ms()).unwrap_or(i64::MAX / 1000).saturating_mul(1000);
+            if let Err(err) = state.store().forget_full_limits(now_us).await {
+                tracing::warn!("could not forget full rate-limit buckets: {err}");
+            }
+        }
+    });
     let weak = Arc::downgrade(state);
     tokio::spawn(async move {
         loop {

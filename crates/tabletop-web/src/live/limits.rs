@@ -1,79 +1,163 @@
-//! Limits on play, far above a person's pace: how fast a seat may move (moves and takebacks) and
-//! propose, and how many open games one address may keep in the lobby. They live in each
-//! process's memory: with several processes on one database each counts its own.
+//! Limits on play, far above a person's pace, counted by account where there is one and by
+//! address where not:
+//!
+//! - [`Limits::check`]: how fast one mover may move (moves and takebacks, across all its
+//!   games), start games (create, join, open an invitation), propose (takebacks, ending a game,
+//!   rematches) and seek (open games in the lobby, quick pairing). Each is a token bucket in the
+//!   database ([`crate::store::limits`]): every process sharing a PostgreSQL database takes from
+//!   the same one, and a new game brings no new allowance.
+//! - [`OpenGames`]: how many open games one address may keep in the lobby at once (this
+//!   process's count; the shared seek rate bounds the total).
+//!
+//! Hints and analyses (the engine workers), event streams and connections are this process's
+//! own resources: their limits stay in its memory (`server`, `connection`).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
 
+use crate::config::ServeConfig;
 use crate::error::ApiError;
+use crate::ratings::SeatAccount;
+use crate::store::Store;
 
-/// A token bucket: `burst` actions at once, then one every `every`.
-#[derive(Clone, Debug)]
-pub struct Pace {
-    /// Actions available now (fractions accrue between actions).
-    available: f64,
-    at: Instant,
-    burst: f64,
-    every: Duration,
+/// What is limited.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LimitKind {
+    /// A move or takeback (`--move-rate`, `--move-burst`), by the seat's account, else the
+    /// mover's address: across all games.
+    Move,
+    /// A game started: created, joined, or an invitation opened (`--create-rate`).
+    Create,
+    /// A proposal: a takeback between people, ending the game, a rematch (`--proposal-rate`).
+    Proposal,
+    /// A seek: a game with an open seat put in the lobby, an entry in a quick-pairing pool
+    /// (`--seek-rate`).
+    Seek,
 }
 
-impl Pace {
-    /// A full bucket of `burst` actions, refilled at one per `every`.
-    pub fn new(burst: u32, every: Duration) -> Self {
-        let burst = f64::from(burst.max(1));
-        Pace { available: burst, at: Instant::now(), burst, every: every.max(Duration::from_micros(1)) }
+impl LimitKind {
+    /// Its name in the bucket's key.
+    fn name(self) -> &'static str {
+        match self {
+            LimitKind::Move => "move",
+            LimitKind::Create => "create",
+            LimitKind::Proposal => "proposal",
+            LimitKind::Seek => "seek",
+        }
     }
 
-    /// Takes one action, or says in how many whole seconds (at least 1) the next one is allowed.
-    pub fn take(&mut self, now: Instant) -> Result<(), u64> {
-        let earned = now.saturating_duration_since(self.at).as_secs_f64() / self.every.as_secs_f64();
-        self.available = (self.available + earned).min(self.burst);
-        self.at = now;
-        if self.available >= 1.0 {
-            self.available -= 1.0;
-            Ok(())
-        } else {
-            let wait = (1.0 - self.available) * self.every.as_secs_f64();
-            Err((wait.ceil() as u64).max(1))
+    /// Its rate under `config`: (actions a minute, burst).
+    pub fn rate(self, config: &ServeConfig) -> (u32, u32) {
+        match self {
+            LimitKind::Move => (config.move_rate, config.move_burst),
+            // A tenth of a minute's worth at once, as the per-address limiter before it.
+            LimitKind::Create => (config.create_rate, config.create_rate / 6),
+            LimitKind::Proposal => (config.proposal_rate, PROPOSAL_BURST),
+            LimitKind::Seek => (config.seek_rate, config.seek_rate / 2),
+        }
+    }
+
+    /// What its 429 says (`rate` a minute, `burst` at once).
+    fn refusal(self, who: &Who, rate: u32, burst: u32) -> String {
+        let by = who.described();
+        match self {
+            LimitKind::Move => format!(
+                "moves come faster than this server allows for {by}: {rate} a minute across all games, {burst} at once"
+            ),
+            LimitKind::Create => format!("too many games started by {by}: {rate} a minute, {burst} at once"),
+            LimitKind::Proposal => {
+                format!("proposals come faster than this server allows for {by} ({rate} a minute); wait for the answer")
+            }
+            LimitKind::Seek => format!("too many seeks by {by}: {rate} a minute, {burst} at once"),
         }
     }
 }
 
-/// How fast one seat may play: moves and takebacks, and proposals.
-#[derive(Clone, Debug)]
-pub struct SeatPaces {
-    actions: Pace,
-    proposals: Pace,
+/// Proposals one mover may make at once before the proposal rate holds them back.
+pub const PROPOSAL_BURST: u32 = 3;
+
+/// Whose allowance an action takes: an account's (wherever it connects from), else a client
+/// address's (an IPv6 address's /64, which one client may hold whole).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Who {
+    /// A logged-in person, or a seat linked to an account: the account's id.
+    Account(String),
+    /// Anyone else: the client address (behind `--behind-proxy`, the proxy's
+    /// `X-Forwarded-For`).
+    Address(IpAddr),
 }
 
-impl SeatPaces {
-    /// Paces from the server's limits: `moves_per_minute` with a burst of as many, and
-    /// `proposals_per_minute` with a burst of 3.
-    pub fn new(moves_per_minute: u32, proposals_per_minute: u32) -> Self {
-        let per = |n: u32| Duration::from_secs(60) / n.max(1);
-        SeatPaces {
-            actions: Pace::new(moves_per_minute, per(moves_per_minute)),
-            proposals: Pace::new(3, per(proposals_per_minute)),
+impl Who {
+    /// The account's if there is one, else the address's.
+    pub fn of(account: Option<&SeatAccount>, client: IpAddr) -> Who {
+        match account {
+            Some(account) => Who::Account(account.id.clone()),
+            None => Who::Address(client),
         }
     }
 
-    /// Counts a move or takeback (429 when the seat goes faster than the limit).
-    pub fn act(&mut self) -> Result<(), ApiError> {
-        self.actions.take(Instant::now()).map_err(|retry_after| ApiError::TooMany {
-            what: "moves come faster than this server allows for one seat".into(),
-            retry_after,
-        })
+    /// The bucket's name for it (hashed before it is stored).
+    fn key(&self) -> String {
+        match self {
+            Who::Account(id) => format!("account:{id}"),
+            Who::Address(ip) => format!("address:{}", address_key(*ip)),
+        }
     }
 
-    /// Counts a proposal (429 when the seat proposes faster than the limit).
-    pub fn propose(&mut self) -> Result<(), ApiError> {
-        self.proposals.take(Instant::now()).map_err(|retry_after| ApiError::TooMany {
-            what: "proposals come faster than this server allows; wait for the answer".into(),
-            retry_after,
-        })
+    /// Whom a refusal names (never the address itself: the client knows it).
+    fn described(&self) -> &'static str {
+        match self {
+            Who::Account(_) => "one account",
+            Who::Address(_) => "one address",
+        }
     }
 }
+
+/// The client address as the limits count it (the login limits too): an IPv4 address, or an
+/// IPv6 address's /64 (a client may hold a whole /64).
+pub fn address_key(client: IpAddr) -> String {
+    match client {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    }
+}
+
+/// The shared rate limits (see the module's documentation); from [`super::AppState::limits`].
+pub struct Limits<'a> {
+    /// The database holding the buckets.
+    pub(crate) store: &'a Store,
+    /// The rates.
+    pub(crate) config: &'a ServeConfig,
+}
+
+impl Limits<'_> {
+    /// Takes one `kind` action from `who`'s allowance, or answers 429 (`ApiError::TooMany`, with
+    /// the whole seconds until the next one is allowed, at least 1).
+    pub async fn check(&self, kind: LimitKind, who: &Who) -> Result<(), ApiError> {
+        let (rate, burst) = kind.rate(self.config);
+        let (rate, burst) = (rate.max(1), burst.max(1));
+        let period_us = i64::try_from(60_000_000 / u64::from(rate)).unwrap_or(i64::MAX).max(1);
+        let key = crate::store::hash_token(&format!("{}:{}", kind.name(), who.key()));
+        let now_us = i64::try_from(crate::clocks::now_ms()).unwrap_or(i64::MAX / 1000).saturating_mul(1000);
+        match self.store.take_from_bucket(&key, period_us, i64::from(burst), now_us).await? {
+            None => Ok(()),
+            Some(wait_us) => {
+                let retry_after = u64::try_from(wait_us).unwrap_or(1).div_ceil(1_000_000).max(1);
+                Err(ApiError::TooMany { what: kind.refusal(who, rate, burst), retry_after })
+            }
+        }
+    }
+}
+
+/// How often full buckets are forgotten.
+pub const FORGET_FULL_EVERY: Duration = Duration::from_secs(60);
 
 /// The open games each address created that may still wait in the lobby.
 #[derive(Default)]
@@ -118,24 +202,6 @@ impl OpenGames {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_pace_allows_its_burst_then_one_per_period() {
-        let start = Instant::now();
-        let mut pace = Pace::new(3, Duration::from_secs(2));
-        for _ in 0..3 {
-            assert_eq!(pace.take(start), Ok(()));
-        }
-        assert_eq!(pace.take(start), Err(2));
-        assert_eq!(pace.take(start + Duration::from_millis(1500)), Err(1));
-        assert_eq!(pace.take(start + Duration::from_secs(2)), Ok(()));
-        // Idle time never stores more than the burst.
-        let later = start + Duration::from_secs(3600);
-        for _ in 0..3 {
-            assert_eq!(pace.take(later), Ok(()));
-        }
-        assert!(pace.take(later).is_err());
-    }
 
     #[test]
     fn open_games_are_counted_per_address_until_taken_or_old() {

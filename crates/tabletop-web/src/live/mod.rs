@@ -15,7 +15,7 @@
 
 mod cache;
 mod computer;
-mod limits;
+pub mod limits;
 mod processes;
 mod timer;
 
@@ -41,7 +41,7 @@ use cache::replay;
 pub use cache::{start_background, IDLE_EVICTION};
 use computer::seat_kind;
 pub use computer::{public_players, resume_computers, schedule, schedule_for};
-pub use limits::{OpenGames, Pace, SeatPaces};
+pub use limits::{LimitKind, Limits, OpenGames, Who};
 use processes::{presence_payload, PRESENCE_ASK, PRESENCE_TRUSTED};
 pub use timer::start_timer;
 
@@ -311,8 +311,6 @@ pub struct LiveGame {
     /// The client address of whoever acted on the game last: its computer's thinking is that
     /// client's turn in the engine pool (see `computer::schedule_for`).
     acted_by: Option<std::net::IpAddr>,
-    /// How fast each seat moves and proposes (this process's count).
-    paces: Vec<SeatPaces>,
     /// Per seat: its network lag as this process measured it on the seat's event streams
     /// (pings), which bounds the lag a move is credited. In memory only (kept across reloads
     /// of the game): a seat never measured here is credited what its client reports.
@@ -366,9 +364,7 @@ impl LiveGame {
         let presence = Arc::new((0..stored.row.seats.len()).map(|_| AtomicUsize::new(0)).collect());
         let loaded = crate::clocks::now_ms();
         let last_seen = Arc::new((0..stored.row.seats.len()).map(|_| AtomicU64::new(loaded)).collect());
-        let pace = SeatPaces::new(state.config.move_rate, state.config.proposal_rate);
         LiveGame {
-            paces: vec![pace; stored.row.seats.len()],
             lag: vec![crate::clocks::LagMeter::default(); stored.row.seats.len()],
             times: stored.times.clone(),
             notes: Arc::new(AtomicU64::new(0)),
@@ -462,9 +458,10 @@ impl LiveGame {
         Ok(())
     }
 
-    /// Counts a move or takeback by `seat` against the server's move rate (429 beyond).
-    pub fn pace(&mut self, seat: usize) -> Result<(), ApiError> {
-        self.paces.get_mut(seat).map_or(Ok(()), SeatPaces::act)
+    /// Whose allowance an action of `seat`, asked from `client`, takes: the seat's account if
+    /// it is linked to one (wherever it plays from), else the client's address.
+    pub fn mover(&self, seat: usize, client: std::net::IpAddr) -> Who {
+        Who::of(self.row.accounts.get(seat).and_then(Option::as_ref), client)
     }
 
     /// The seat a token holds (only tokens' hashes are kept: the token's is compared).
@@ -735,14 +732,19 @@ impl LiveGame {
         self.people() > 1 && !self.others(seat).is_empty()
     }
 
-    /// Starts a proposal by `seat` (409 if one is pending).
-    pub async fn propose(&mut self, state: &AppState, kind: ProposalKind, seat: usize) -> Result<(), ApiError> {
+    /// Starts a proposal by `seat` (409 if one is pending), counted against `by`'s proposal
+    /// rate (429 beyond; only a proposal that would be made is counted).
+    pub async fn propose(
+        &mut self,
+        state: &AppState,
+        kind: ProposalKind,
+        seat: usize,
+        by: &Who,
+    ) -> Result<(), ApiError> {
         if self.proposal.is_some() {
             return Err(ApiError::Conflict("a proposal is already waiting for an answer".into()));
         }
-        if let Some(pace) = self.paces.get_mut(seat) {
-            pace.propose()?;
-        }
+        state.limits().check(LimitKind::Proposal, by).await?;
         // A rematch asks every other seat (the game is over: resigning does not matter then).
         let waiting_for = match kind {
             ProposalKind::Rematch => (0..self.row.seats.len()).filter(|&s| s != seat).collect(),
@@ -762,7 +764,7 @@ impl LiveGame {
     /// `seat` proposes a rematch of the ended game: only between people (every seat a person's,
     /// 422 otherwise), only once the game is over (422), once per game (409 while one is
     /// pending or after one was made).
-    pub async fn propose_rematch(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+    pub async fn propose_rematch(&mut self, state: &AppState, seat: usize, by: &Who) -> Result<(), ApiError> {
         if self.to_move().is_some() {
             return Err(ApiError::Illegal("a rematch can be proposed only once the game is over".into()));
         }
@@ -775,7 +777,7 @@ impl LiveGame {
         if self.proposal.as_ref().is_some_and(|p| p.made.is_some()) {
             return Err(ApiError::Conflict("this game's rematch was made already".into()));
         }
-        self.propose(state, ProposalKind::Rematch, seat).await
+        self.propose(state, ProposalKind::Rematch, seat, by).await
     }
 
     /// Makes the rematch everyone accepted: first the old game records the new game's id (a
@@ -834,15 +836,17 @@ impl LiveGame {
             accounts: rotated(&row.accounts),
             rated: row.rated,
             rating_changes: Vec::new(),
+            // Every seat is taken: a rematch is no seek.
+            rating_range: None,
         };
         Ok((new, session))
     }
 
     /// A takeback request between people: only the requester's own last move (turn), only
     /// if nobody moved since, and never a move that revealed hidden tokens.
-    pub async fn request_takeback(&mut self, state: &AppState, seat: usize) -> Result<(), ApiError> {
+    pub async fn request_takeback(&mut self, state: &AppState, seat: usize, by: &Who) -> Result<(), ApiError> {
         let to_ply = self.takeback_between_people(seat)?;
-        self.propose(state, ProposalKind::Takeback { to_ply }, seat).await
+        self.propose(state, ProposalKind::Takeback { to_ply }, seat, by).await
     }
 
     /// Where a takeback asked by `seat` between people would go: its own last move (turn),
@@ -1205,12 +1209,20 @@ impl LiveGame {
                     _ => Value::Null,
                 };
                 // The account's name (public) when a logged-in person holds the seat.
-                let player = self.row.accounts.get(seat).and_then(|a| a.as_ref()).map(|a| a.name.clone());
+                let account = self.row.accounts.get(seat).and_then(|a| a.as_ref());
+                let player = account.map(|a| a.name.clone());
+                // A bot account's seat is marked; a challenge's seat names the bot it waits for.
+                let bot = account.is_some_and(|a| a.bot);
+                let reserved_for = match self.row.invites.get(seat) {
+                    Some(Some(invite)) if !invite.claimed => invite.reserved.as_ref().map(|r| r.name.clone()),
+                    _ => None,
+                };
                 let rating = self.row.rating_changes.iter().find(|c| c.seat == seat).map(RatingChange::to_json);
                 json!({
                     "seat": seat, "name": names.get(seat), "kind": kind, "spec": spec,
                     "connected": connected, "resigned": self.row.resigned.contains(&seat),
-                    "invite": invite, "player": player, "rating_change": rating,
+                    "invite": invite, "player": player, "bot": bot, "reserved_for": reserved_for,
+                    "rating_change": rating,
                 })
             })
             .collect();

@@ -121,19 +121,9 @@ fn check_password(password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The client address as the limits count it: an IPv4 address, or an IPv6 address's /64 (a
-/// client may hold a whole /64).
+/// The client address as the limits count it: an IPv4 address, or an IPv6 address's /64.
 fn address_key(client: IpAddr) -> String {
-    match client {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4.to_string(),
-            None => {
-                let s = v6.segments();
-                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-            }
-        },
-    }
+    crate::live::limits::address_key(client)
 }
 
 /// The key an attempt is counted under: the hash of what is counted (the database keeps no
@@ -226,7 +216,7 @@ fn shown(account: &AccountRow) -> Value {
 }
 
 /// The account the session `token` is logged in as (401 without one).
-async fn logged_in(state: &AppState, token: Option<&str>) -> Result<(AccountRow, String), ApiError> {
+pub(crate) async fn logged_in(state: &AppState, token: Option<&str>) -> Result<(AccountRow, String), ApiError> {
     let not_logged_in = || ApiError::Unauthorized("not logged in".into());
     let token = token.filter(|t| plausible(t)).ok_or_else(not_logged_in)?;
     let hash = hash_token(token);
@@ -234,14 +224,21 @@ async fn logged_in(state: &AppState, token: Option<&str>) -> Result<(AccountRow,
     Ok((account.ok_or_else(not_logged_in)?, hash))
 }
 
-/// The account the session `token` is logged in as, if any (a seat's link; no error without).
+/// The account the session `token` is logged in as, if any (a seat's link; no error without);
+/// or the bot account a bot's API token names (401 when that token is not good: a bot never
+/// plays anonymously by mistake).
 pub async fn seat_account(
-    state: &AppState,
+    state: &crate::live::Shared,
     token: Option<&str>,
 ) -> Result<Option<crate::ratings::SeatAccount>, ApiError> {
+    if let Some(api_token) = token.filter(|t| super::bots::is_api_token(t)) {
+        return Ok(Some(super::bots::bot_account(state, api_token).await?));
+    }
     let Some(token) = token.filter(|t| plausible(t)) else { return Ok(None) };
     let account = state.store().account_by_session(&hash_token(token), crate::live::now_seconds()).await?;
-    Ok(account.map(|a| crate::ratings::SeatAccount { id: a.id, name: a.name }))
+    let Some(account) = account else { return Ok(None) };
+    let bot = state.store().account_is_bot(&account.id).await?;
+    Ok(Some(crate::ratings::SeatAccount { id: account.id, name: account.name, bot }))
 }
 
 /// `POST /api/account/signup`: a new account, logged in at once (its name, 409 when taken).
@@ -305,10 +302,16 @@ pub async fn logout(state: &AppState, session: Option<&str>) -> Result<AccountAn
     Ok(AccountAnswer { body: json!({ "logged_out": true }), cookie: SessionCookie::Clear })
 }
 
-/// `GET /api/account`: who the session is logged in as (401 when not).
-pub async fn whoami(state: &AppState, session: Option<&str>) -> Result<Value, ApiError> {
+/// `GET /api/account`: who the session is logged in as (401 when not), and whether it is a bot;
+/// with a bot's API token, the bot's name (401 when the token is not good).
+pub async fn whoami(state: &crate::live::Shared, session: Option<&str>) -> Result<Value, ApiError> {
+    if let Some(api_token) = session.filter(|t| super::bots::is_api_token(t)) {
+        return super::bots::whoami(state, api_token).await;
+    }
     let (account, _) = logged_in(state, session).await?;
-    Ok(shown(&account))
+    let mut body = shown(&account);
+    body["bot"] = json!(state.store().account_is_bot(&account.id).await?);
+    Ok(body)
 }
 
 /// `POST /api/account/password`: a new password (the current one asked again: 403 when wrong),
@@ -349,6 +352,7 @@ pub async fn delete(
         return Err(ApiError::Forbidden("wrong password".into()));
     }
     let games = state.store().delete_account(&account.id).await?;
+    state.store().revoke_api_tokens(&account.id, true).await?;
     state.reload_later(&games).await;
     Ok(AccountAnswer { body: json!({ "deleted": account.name }), cookie: SessionCookie::Clear })
 }

@@ -17,7 +17,9 @@
 //! computer if it is next ([`crate::live::schedule_for`]), and answers the mover's state.
 
 pub mod accounts;
+pub mod bots;
 pub mod players;
+pub mod seeks;
 mod thinking;
 
 use std::net::IpAddr;
@@ -29,7 +31,7 @@ use serde_json::{json, Value};
 use tabletop::PlayerSpec;
 
 use crate::error::ApiError;
-use crate::live::{AppState, Change, LiveGame, Note, PresenceGuard, ProposalKind, Shared};
+use crate::live::{AppState, Change, LimitKind, LiveGame, Note, PresenceGuard, ProposalKind, Shared, Who};
 use crate::ratings::SeatAccount;
 use crate::sessions::{new_session, Session};
 use crate::store::{GameRow, StoredInvite};
@@ -65,6 +67,15 @@ pub struct NewGame {
     /// accounts, each a different one.
     #[serde(default)]
     pub rated: bool,
+    /// A seek's rating range, `[min, max]` (absolute ratings, inclusive, from 0 to
+    /// [`seeks::MAX_RATING`]): only a logged-in account whose rating in this game type and speed
+    /// is within it may take the open seat. Needs an open seat.
+    #[serde(default)]
+    pub rating_range: Option<[i64; 2]>,
+    /// A bot account's name: the game challenges that bot, whose seat (the first person seat
+    /// that is not the creator's) only it may take ([`bots`]).
+    #[serde(default)]
+    pub challenge: Option<String>,
 }
 
 /// `POST /api/games/{id}/moves`: the body.
@@ -129,13 +140,10 @@ pub async fn create(
 ) -> Result<Value, ApiError> {
     state.check_writable()?;
     let account = accounts::seat_account(state, login).await?;
+    let who = Who::of(account.as_ref(), client);
+    state.limits().check(LimitKind::Create, &who).await?;
     let options = if request.options.is_null() { json!({}) } else { request.options };
-    let mut secret = json!({});
-    if let Some(seed) = state.config.game_seed {
-        secret["seed"] = json!(state.next_game_seed(seed));
-    }
-    crate::sessions::complete_secret(&request.game, &mut secret);
-    let session = new_session(&request.game, &options, &secret).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let (secret, session) = secret_and_session(state, &request.game, &options)?;
     let seats = checked_seats(state, session.as_ref(), &request.game, request.seats)?;
     // One address cannot fill the lobby: its open games are capped.
     let opens_seats = seats.iter().any(|s| s == "open");
@@ -144,15 +152,21 @@ pub async fn create(
     if request.rated {
         check_rated(&seats, &control, account.as_ref())?;
     }
+    let rating_range = seeks::checked_range(request.rating_range, opens_seats)?;
+    let challenged = match &request.challenge {
+        Some(name) => Some(bots::challenged(state, name, &seats, account.as_ref()).await?),
+        None => None,
+    };
     // Seated now: the computers and the creator's seat; an open seat or another person's
     // (an invitation) waits for its person.
     let creator = seats.iter().position(|s| s == "human");
     let seated: Vec<bool> =
         seats.iter().enumerate().map(|(seat, s)| Some(seat) == creator || (s != "human" && s != "open")).collect();
-    let timing = crate::clocks::Timing::new(control, &seated, crate::clocks::now_ms());
     if opens_seats {
         let cap = state.config.max_open_games_per_address;
         state.open_games().check(client, cap, crate::config::OPEN_GAME_COUNTED)?;
+        // An open game is a seek: counted with the quick-pairing pool's (shared).
+        state.limits().check(LimitKind::Seek, &who).await?;
     }
     // The tokens are shown in this answer only: the database keeps their hashes.
     let (tokens, token_hashes): (Vec<String>, Vec<String>) = (0..seats.len()).map(|_| crate::live::new_token()).unzip();
@@ -163,34 +177,120 @@ pub async fn create(
         seats.iter().map(|s| (s == "human").then(crate::live::new_token).map(|(code, _)| code)).collect();
     let invites = codes
         .iter()
-        .map(|code| code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false }))
+        .enumerate()
+        .map(|(seat, code)| {
+            let reserved = challenged.as_ref().filter(|(s, _)| *s == seat).map(|(_, r)| r.clone());
+            code.as_ref().map(|c| StoredInvite { hash: crate::store::hash_token(c), claimed: false, reserved })
+        })
         .collect();
     let seats_len = seats.len();
-    let row = GameRow {
+    let setup = Setup {
         id: crate::live::random_hex(),
         game: request.game,
         options,
         secret,
-        token_hashes,
         seats,
+        token_hashes,
         invites,
+        accounts: (0..seats_len).map(|seat| if Some(seat) == creator { account.clone() } else { None }).collect(),
+        seated,
+        control,
         hints: request.hints,
+        rated: request.rated,
+        rating_range,
+    };
+    let live = new_game(state, client, setup, session).await?;
+    let game = live.lock().await;
+    if let Some((seat, bot)) = &challenged {
+        state.store().add_challenge(&game.row.id, *seat, &bot.id, game.row.created).await?;
+    }
+    Ok(created(&game, origin, &tokens, &codes))
+}
+
+/// A new game's hidden part (Mathable's bag seed, from `--game-seed` in tests) and its session,
+/// its options checked (400 when refused).
+pub(crate) fn secret_and_session(
+    state: &AppState,
+    game: &str,
+    options: &Value,
+) -> Result<(Value, Box<dyn Session>), ApiError> {
+    let mut secret = json!({});
+    if let Some(seed) = state.config.game_seed {
+        secret["seed"] = json!(state.next_game_seed(seed));
+    }
+    crate::sessions::complete_secret(game, &mut secret);
+    let session = new_session(game, options, &secret).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    Ok((secret, session))
+}
+
+/// A new game, checked, before it is stored ([`new_game`]).
+pub(crate) struct Setup {
+    /// Its id.
+    pub id: String,
+    /// The game's name.
+    pub game: String,
+    /// Its public options.
+    pub options: Value,
+    /// Its hidden part ([`secret_and_session`]).
+    pub secret: Value,
+    /// Every seat's spec.
+    pub seats: Vec<String>,
+    /// Every seat's token hash.
+    pub token_hashes: Vec<String>,
+    /// Every seat's invitation.
+    pub invites: Vec<Option<StoredInvite>>,
+    /// Every seat's account.
+    pub accounts: Vec<Option<SeatAccount>>,
+    /// Which seats are taken now (their first-move time runs).
+    pub seated: Vec<bool>,
+    /// The time control.
+    pub control: tabletop::clock::TimeControl,
+    /// Hints between people?
+    pub hints: bool,
+    /// Rated?
+    pub rated: bool,
+    /// A seek's rating range.
+    pub rating_range: Option<(i64, i64)>,
+}
+
+/// Stores a new game (the creation's and the quick pairing's one path), counts it in the lobby
+/// cap if it has an open seat, and starts the computer if it moves first.
+pub(crate) async fn new_game(
+    state: &Shared,
+    client: IpAddr,
+    setup: Setup,
+    session: Box<dyn Session>,
+) -> Result<Arc<tokio::sync::Mutex<LiveGame>>, ApiError> {
+    let opens_seats = setup.seats.iter().any(|s| s == "open");
+    let timing = crate::clocks::Timing::new(setup.control, &setup.seated, crate::clocks::now_ms());
+    let row = GameRow {
+        id: setup.id,
+        game: setup.game,
+        options: setup.options,
+        secret: setup.secret,
+        token_hashes: setup.token_hashes,
+        seats: setup.seats,
+        invites: setup.invites,
+        hints: setup.hints,
         resigned: Vec::new(),
         ended: None,
         ended_winners: Vec::new(),
         created: crate::live::now_seconds(),
         timing: Some(timing),
-        accounts: (0..seats_len).map(|seat| if Some(seat) == creator { account.clone() } else { None }).collect(),
-        rated: request.rated,
+        accounts: setup.accounts,
+        rated: setup.rated,
         rating_changes: Vec::new(),
+        rating_range: setup.rating_range,
     };
     let live = state.insert_new(row, session).await?;
-    let mut game = live.lock().await;
-    if opens_seats {
-        state.open_games().opened(client, &game.row.id);
+    {
+        let mut game = live.lock().await;
+        if opens_seats {
+            state.open_games().opened(client, &game.row.id);
+        }
+        crate::live::schedule_for(state, &mut game, client).await;
     }
-    crate::live::schedule_for(state, &mut game, client).await;
-    Ok(created(&game, origin, &tokens, &codes))
+    Ok(live)
 }
 
 /// A rated game's conditions: a limited clock (real time or correspondence), people only, and
@@ -284,15 +384,20 @@ fn created(game: &LiveGame, origin: &str, tokens: &[String], codes: &[Option<Str
     })
 }
 
-/// `GET /api/lobby`: the newest games with an open seat.
+/// `GET /api/lobby`: the newest games with an open seat, each with its clock, speed, rated or
+/// casual, rating range and the accounts seated (name, rating in the game's type and speed).
 pub async fn lobby(state: &Shared) -> Result<Value, ApiError> {
     let rows = state.store().lobby(50).await?;
+    let ids: Vec<String> = rows.iter().map(|row| row.0.clone()).collect();
+    let details = state.store().lobby_details(&ids).await?;
     let games: Vec<Value> = rows
         .into_iter()
         .map(|(id, game, options, seats, created, clock, rated)| {
             let open: Vec<usize> = seats.iter().enumerate().filter(|(_, s)| *s == "open").map(|(i, _)| i).collect();
             let players = crate::live::public_players(&game, &seats);
-            json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created, "clock": clock, "rated": rated})
+            let mut entry = json!({"id": id, "game": game, "options": options, "players": players, "open_seats": open, "created": created, "clock": clock, "rated": rated});
+            seeks::lobby_fields(&mut entry, &details);
+            entry
         })
         .collect();
     Ok(json!({ "games": games }))
@@ -304,18 +409,39 @@ pub async fn lobby(state: &Shared) -> Result<Value, ApiError> {
 pub async fn join(state: &Shared, client: IpAddr, id: &str, login: Option<&str>) -> Result<Value, ApiError> {
     state.check_writable()?;
     let account = accounts::seat_account(state, login).await?;
+    // Taking a seat starts a game: counted as creating one.
+    state.limits().check(LimitKind::Create, &Who::of(account.as_ref(), client)).await?;
     let live = state.game(id).await?;
     let mut game = live.lock().await;
     if game.to_move().is_none() {
         return Err(ApiError::Conflict("the game is over".into()));
     }
-    let seat = game
-        .row
-        .seats
-        .iter()
-        .position(|s| s == "open")
-        .ok_or_else(|| ApiError::Conflict("no open seat is left in this game".into()))?;
+    // A challenged bot takes the seat reserved for it (its invitation, used now).
+    let reserved = |game: &LiveGame, account: Option<&SeatAccount>| {
+        game.row.invites.iter().position(|invite| {
+            invite.as_ref().is_some_and(|i| {
+                !i.claimed && i.reserved.as_ref().is_some_and(|r| account.is_some_and(|a| a.id == r.id))
+            })
+        })
+    };
+    if let Some(seat) = reserved(&game, account.as_ref()) {
+        game.check_taker(account.as_ref())?;
+        let token = game.use_invite(state, seat, account).await?;
+        state.store().end_challenge(id, seat).await?;
+        game.changed(Change::SeatTaken, Some(seat));
+        crate::live::schedule_for(state, &mut game, client).await;
+        return Ok(json!({"seat": seat, "token": token, "state": game.state(Some(seat))}));
+    }
+    let waits_for_a_bot = game.row.invites.iter().flatten().any(|i| !i.claimed && i.reserved.is_some());
+    let seat = game.row.seats.iter().position(|s| s == "open").ok_or_else(|| {
+        if waits_for_a_bot {
+            ApiError::Forbidden("this game's free seat is reserved for the bot it challenges".into())
+        } else {
+            ApiError::Conflict("no open seat is left in this game".into())
+        }
+    })?;
     game.check_taker(account.as_ref())?;
+    seeks::check_range(state, &game.row, account.as_ref()).await?;
     let mut seats = game.row.seats.clone();
     seats[seat] = "human".to_string();
     let token = game.take_seat(state, seats, seat, account).await?;
@@ -343,6 +469,8 @@ pub async fn claim(
     login: Option<&str>,
 ) -> Result<Value, ApiError> {
     let account = accounts::seat_account(state, login).await?;
+    // Opening an invitation starts a game: counted as creating one.
+    state.limits().check(LimitKind::Create, &Who::of(account.as_ref(), client)).await?;
     let mut attempt = 0;
     loop {
         let live = state.game(id).await?;
@@ -358,6 +486,12 @@ pub async fn claim(
             return Err(ApiError::Conflict(format!("This invitation was already used: {name} is taken.")));
         }
         state.check_writable()?;
+        let reserved = game.row.invites.get(seat).and_then(|i| i.as_ref()).and_then(|i| i.reserved.as_ref());
+        if reserved.is_some_and(|r| account.as_ref().is_none_or(|a| a.id != r.id)) {
+            return Err(ApiError::Forbidden(
+                "this seat is reserved for the bot the game challenges: only that account may take it".into(),
+            ));
+        }
         game.check_taker(account.as_ref())?;
         match game.use_invite(state, seat, account.clone()).await {
             Ok(token) => {
@@ -589,7 +723,9 @@ pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest
         Some(_) => {}
     }
     state.check_writable()?;
-    game.pace(seat)?;
+    // The mover's pace across all its games (its account's, else its address's).
+    let mover = game.mover(seat, client);
+    state.limits().check(LimitKind::Move, &mover).await?;
     // A move after the mover's time ran out (or after a first move's time) ends the game instead.
     if let Some(due) = game.apply_due(state, crate::clocks::now_ms()).await? {
         let why = match due {
@@ -615,7 +751,7 @@ pub async fn play(state: &Shared, client: IpAddr, id: &str, request: MoveRequest
         // others must accept: checked, not played.
         let notation = game.session.check_move(&request.notation).map_err(|e| ApiError::Illegal(e.to_string()))?;
         if game.session.agreement_move().as_deref() == Some(notation.as_str()) {
-            game.propose(state, ProposalKind::Terminate, seat).await?;
+            game.propose(state, ProposalKind::Terminate, seat, &mover).await?;
             return Ok(game.state(Some(seat)));
         }
     }
@@ -634,9 +770,10 @@ pub async fn undo(state: &Shared, client: IpAddr, id: &str, token: &str) -> Resu
         return Err(ApiError::Illegal("the game has ended".into()));
     }
     state.check_writable()?;
-    game.pace(seat)?;
+    let mover = game.mover(seat, client);
+    state.limits().check(LimitKind::Move, &mover).await?;
     if game.asks_others(seat) {
-        game.request_takeback(state, seat).await?;
+        game.request_takeback(state, seat, &mover).await?;
         return Ok(game.state(Some(seat)));
     }
     // Against the computer (or only people who resigned): the last full round.
@@ -664,10 +801,12 @@ pub async fn answer_proposal(
 /// `POST /api/games/{id}/rematch`: after a game between people ended, the seat proposes a
 /// rematch; the other seats answer it at `POST /api/games/{id}/proposal`. The state answered
 /// and sent shows the proposal, then the new game in `rematch`.
-pub async fn rematch(state: &Shared, id: &str, token: &str) -> Result<Value, ApiError> {
+/// Counted as a proposal of the seat's account (else of `client`'s address).
+pub async fn rematch(state: &Shared, client: IpAddr, id: &str, token: &str) -> Result<Value, ApiError> {
     let (mut game, seat) = state.seated(id, token).await?;
     state.check_writable()?;
-    game.propose_rematch(state, seat).await?;
+    let by = game.mover(seat, client);
+    game.propose_rematch(state, seat, &by).await?;
     Ok(game.state(Some(seat)))
 }
 

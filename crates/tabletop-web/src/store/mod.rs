@@ -20,10 +20,15 @@
 //! - Accounts ([`accounts`]): names, argon2id password hashes, login sessions stored as their
 //!   tokens' hashes with an expiry, and the attempts the login and sign-up limits count (in the
 //!   database, so that every process sharing it counts the same).
+//! - Rate limits ([`limits`]): one token bucket per limited thing and account or address,
+//!   taken from in one statement, so processes sharing a database share each allowance.
 
 pub mod accounts;
+pub mod bots;
+pub mod limits;
 pub mod postgres;
 pub mod ratings;
+pub mod seeks;
 pub mod sqlite;
 
 use std::path::PathBuf;
@@ -142,6 +147,8 @@ pub struct GameRow {
     pub rated: bool,
     /// The rating changes its end made (empty until a rated game ends).
     pub rating_changes: Vec<crate::ratings::RatingChange>,
+    /// A seek's rating range (`[min, max]`, inclusive): who may take its open seat.
+    pub rating_range: Option<(i64, i64)>,
 }
 
 /// A seat's invitation as stored: the hash of its code ([`hash_token`]; the code itself is
@@ -152,6 +159,18 @@ pub struct StoredInvite {
     pub hash: String,
     /// Has someone opened it and taken the seat? An invitation is used once.
     pub claimed: bool,
+    /// The bot account the seat is reserved for (a challenge): only it may take the seat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved: Option<Reserved>,
+}
+
+/// The account a challenged seat is reserved for.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Reserved {
+    /// The account's id.
+    pub id: String,
+    /// Its name (shown on the seat until the bot takes it).
+    pub name: String,
 }
 
 /// A game as loaded: its row, moves, version, pending proposal and whether a lease is held.
@@ -388,6 +407,7 @@ pub(crate) fn row_from_columns(
         accounts: Vec::new(),
         rated: false,
         rating_changes: Vec::new(),
+        rating_range: None,
         id: id.clone(),
     };
     row.accounts = vec![None; row.seats.len()];

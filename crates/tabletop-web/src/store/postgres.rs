@@ -90,7 +90,16 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX account_attempts_by_time ON account_attempts(at);",
     // Seats linked to accounts and ratings: built by `super::ratings::postgres_step`.
     "",
+    // Seeks' rating ranges and the quick-pairing pools: built by `super::seeks::postgres_step`.
+    "",
+    // Bot accounts, their API tokens and the challenges waiting for them.
+    super::bots::POSTGRES_STEP,
+    // Rate limits shared by every process (the same step as SQLite's; see `super::limits`).
+    super::limits::POSTGRES_STEP,
 ];
+
+/// The step (1-based, as recorded) whose SQL is [`super::seeks::postgres_step`].
+const SEEKS: usize = 9;
 
 /// The step (1-based, as recorded) whose SQL is [`super::ratings::postgres_step`].
 const RATINGS: usize = 8;
@@ -151,6 +160,9 @@ impl Store {
             if step + 1 == RATINGS {
                 tx.batch_execute(&super::ratings::postgres_step()).await?;
             }
+            if step + 1 == SEEKS {
+                tx.batch_execute(&super::seeks::postgres_step()).await?;
+            }
             if step + 1 == TOKENS_HASHED {
                 hash_clear_tokens(&tx).await?;
             }
@@ -173,8 +185,8 @@ impl Store {
         let tx = client.transaction().await?;
         tx
             .execute(
-                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline, rated)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline, rated, rating_range)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
                 &[
                     &row.id,
                     &row.game,
@@ -193,6 +205,7 @@ impl Store {
                     &timing,
                     &deadline,
                     &row.rated,
+                    &super::seeks::range_text(row.rating_range),
                 ],
             )
             .await?;
@@ -265,6 +278,7 @@ impl Store {
             r.try_get::<_, Option<String>>(15)?.as_deref(),
         )?;
         super::ratings::postgres_extras(&client, &mut row).await?;
+        row.rating_range = super::seeks::postgres_range(&client, id).await?;
         let version: i64 = r.try_get(11)?;
         let proposal = match r.try_get::<_, Option<String>>(12)? {
             Some(text) => Some(

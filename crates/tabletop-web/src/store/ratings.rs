@@ -93,14 +93,16 @@ fn change_from_postgres(r: &tokio_postgres::Row) -> Result<RatingChange, StoreEr
 pub(crate) fn sqlite_extras(conn: &rusqlite::Connection, row: &mut GameRow) -> Result<(), StoreError> {
     row.rated = conn.query_row("SELECT rated FROM games WHERE id = ?1", params![row.id], |r| r.get(0))?;
     let mut players = conn.prepare(
-        "SELECT p.seat, a.id, a.name FROM game_players p JOIN accounts a ON a.id = p.account_id WHERE p.game_id = ?1",
+        "SELECT p.seat, a.id, a.name, a.bot FROM game_players p JOIN accounts a ON a.id = p.account_id WHERE p.game_id = ?1",
     )?;
     let linked = players
-        .query_map(params![row.id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
+        .query_map(params![row.id], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, bool>(3)?))
+        })?
         .collect::<Result<Vec<_>, _>>()?;
-    for (seat, id, name) in linked {
+    for (seat, id, name, bot) in linked {
         if let Some(slot) = usize::try_from(seat).ok().and_then(|s| row.accounts.get_mut(s)) {
-            *slot = Some(SeatAccount { id, name });
+            *slot = Some(SeatAccount { id, name, bot });
         }
     }
     if row.rated {
@@ -119,14 +121,14 @@ pub(crate) async fn postgres_extras(
     row.rated = tx.query_one("SELECT rated FROM games WHERE id = $1", &[&row.id]).await?.try_get(0)?;
     let linked = tx
         .query(
-            "SELECT p.seat, a.id, a.name FROM game_players p JOIN accounts a ON a.id = p.account_id WHERE p.game_id = $1",
+            "SELECT p.seat, a.id, a.name, a.bot FROM game_players p JOIN accounts a ON a.id = p.account_id WHERE p.game_id = $1",
             &[&row.id],
         )
         .await?;
     for r in linked {
         let seat: i32 = r.try_get(0)?;
         if let Some(slot) = usize::try_from(seat).ok().and_then(|s| row.accounts.get_mut(s)) {
-            *slot = Some(SeatAccount { id: r.try_get(1)?, name: r.try_get(2)? });
+            *slot = Some(SeatAccount { id: r.try_get(1)?, name: r.try_get(2)?, bot: r.try_get(3)? });
         }
     }
     if row.rated {

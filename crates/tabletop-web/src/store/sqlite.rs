@@ -121,6 +121,13 @@ fn migrations() -> Migrations<'static> {
         ),
         // Seats linked to accounts, rated games, ratings and each rated game's changes.
         M::up(super::ratings::SQLITE_STEP),
+        // Seeks' rating ranges and the quick-pairing pools.
+        M::up(super::seeks::SQLITE_STEP),
+        // Bot accounts, their API tokens and the challenges waiting for them.
+        M::up(super::bots::SQLITE_STEP),
+        // Rate limits shared by every request: one bucket per limited thing and account or
+        // address (see `super::limits`).
+        M::up(super::limits::SQLITE_STEP),
     ])
 }
 
@@ -269,8 +276,8 @@ impl Store {
         self.with_writer(|conn| {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             tx.execute(
-                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline, rated)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                "INSERT INTO games (id, game, options, seats, tokens, ended, created, secret, hints, resigned, ended_winners, open_seats, computer_to_move, invites, clock, deadline, rated, rating_range)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
                 params![
                     row.id,
                     row.game,
@@ -289,6 +296,7 @@ impl Store {
                     timing,
                     deadline,
                     row.rated,
+                    super::seeks::range_text(row.rating_range),
                 ],
             )?;
             super::ratings::sqlite_set_players(&tx, &row.id, &row.accounts)?;
@@ -539,6 +547,7 @@ fn load_game(conn: &Connection, id: &str) -> Result<Option<StoredGame>, StoreErr
         clock.as_deref(),
     )?;
     super::ratings::sqlite_extras(conn, &mut row)?;
+    row.rating_range = super::seeks::sqlite_range(conn, &id)?;
     let proposal = match proposal {
         Some(text) => Some(
             serde_json::from_str(&text).map_err(|_| StoreError::Damaged { id: id.clone(), what: "proposal".into() })?,

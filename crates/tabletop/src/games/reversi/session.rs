@@ -29,6 +29,10 @@ impl Adapter<Reversi> for ReversiAdapter {
     const REVIEW: Option<crate::session::ReviewRange<Reversi>> = Some(crate::review::review_range);
     const OPTION_KEYS: &'static [&'static str] = &[];
 
+    fn local_player(spec: &PlayerSpec, _start: &Reversi, seed: u64) -> Result<Box<dyn Player<Reversi>>, String> {
+        super::players::make_local_player(spec, seed).map_err(|e| e.to_string())
+    }
+
     fn player_kinds() -> &'static [PlayerKind] {
         crate::games::reversi::players::PLAYERS
     }
