@@ -9,6 +9,7 @@
 //   node tests/browser/play.mjs [name-filter]
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { startServer, launch, person, shot, noSidewaysScroll, unnamedControls, myTurn, waitPly, ply, isOver, confirm, clickMove, PHONE, DESKTOP } from "./lib.mjs";
 
 const tests = [];
@@ -1664,6 +1665,149 @@ test("rematch and the player's page: a rated game ends, both see the rating chan
   await bob.locator("#player-name").filter({ hasText: "No such player" }).waitFor();
   // (Its 404 is the answer asked for.)
   bob.missing = (bob.missing || []).filter((url) => !url.endsWith("/api/players/nobody-here"));
+});
+
+// ---- people with accounts: seek, pair, rated, rematch, the player's page (issue 59) ----
+
+// Glicko-2 as Glickman's paper gives it (lichess's settings: a new player is 1500 with deviation
+// 500 and volatility 0.09; tau 0.75): one rating period of one game, from `me` against `them`
+// with score `s`. Written here apart from the server's code, to check what the page shows.
+function glicko2(me, them, s) {
+  const scale = 173.7178, tau = 0.75;
+  const mu = (me.r - 1500) / scale, phi = me.rd / scale, muJ = (them.r - 1500) / scale, phiJ = them.rd / scale;
+  const g = 1 / Math.sqrt(1 + (3 * phiJ * phiJ) / (Math.PI * Math.PI));
+  const e = 1 / (1 + Math.exp(-g * (mu - muJ)));
+  const v = 1 / (g * g * e * (1 - e));
+  const delta = v * g * (s - e);
+  const a = Math.log(me.vol * me.vol);
+  const f = (x) => (Math.exp(x) * (delta * delta - phi * phi - v - Math.exp(x))) / (2 * (phi * phi + v + Math.exp(x)) ** 2) - (x - a) / (tau * tau);
+  let A = a, B;
+  if (delta * delta > phi * phi + v) B = Math.log(delta * delta - phi * phi - v);
+  else { let k = 1; while (f(a - k * tau) < 0) k++; B = a - k * tau; }
+  let fA = f(A), fB = f(B);
+  while (Math.abs(B - A) > 1e-6) {
+    const C = A + ((A - B) * fA) / (fB - fA), fC = f(C);
+    if (fC * fB <= 0) { A = B; fA = fB; } else fA /= 2;
+    B = C; fB = fC;
+  }
+  const vol = Math.exp(A / 2);
+  const phiStar = Math.sqrt(phi * phi + vol * vol);
+  const phiNew = 1 / Math.sqrt(1 / (phiStar * phiStar) + 1 / v);
+  return { r: scale * (mu + phiNew * phiNew * g * (s - e)) + 1500, rd: scale * phiNew, vol };
+}
+
+// Signs up from the start page's account box, as a person would.
+async function signUp(page, base, name) {
+  await page.goto(base);
+  await page.locator("#account-who").filter({ hasText: "Not logged in." }).waitFor();
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await page.getByLabel("Password", { exact: true }).fill("correct horse battery");
+  await page.getByRole("button", { name: "Sign up" }).click();
+  await page.locator("#account-who").filter({ hasText: `Logged in as ${name}.` }).waitFor();
+}
+
+test("accounts, three browsers: two people sign up, one seeks a rated game, the other pairs from the lobby, a watcher follows; the ratings change as Glicko-2 says; rematch; the player's page and its export (phone)", async ({ browser, base }) => {
+  const ann = await person(browser, DESKTOP);
+  const bob = await person(browser, PHONE);
+  const watcher = await person(browser, DESKTOP);
+  await signUp(ann, base, "seek-ann");
+  await signUp(bob, base, "seek-bob");
+  // Ann seeks: tic-tac-toe, anyone, 5+3, rated.
+  await ann.click("label:has(#game-mnk)");
+  await ann.click("label:has(#opponent-anyone)");
+  await ann.getByRole("radio", { name: "5+3 (blitz)" }).check();
+  await ann.waitForFunction(() => !document.getElementById("seek-rated").disabled);
+  await ann.getByRole("checkbox", { name: "Rated" }).first().check();
+  await shot(ann, "seek-form-desktop");
+  await Promise.all([ann.waitForURL(/\/game\/[0-9a-f]+$/), ann.click("button[type=submit]")]);
+  await ann.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === 0);
+  const id = await ann.evaluate(() => window.tabletop.id);
+  // Bob sees the seek in the lobby, with Ann's provisional rating, and joins it.
+  await bob.goto(base);
+  const entry = bob.locator("#lobby li", { hasText: "rated blitz, by seek-ann (1500?)" });
+  await entry.first().waitFor();
+  await noSidewaysScroll(bob, "the lobby with a rated seek (phone)");
+  assert.deepEqual(await unnamedControls(bob), [], "every control on the start page has a name");
+  await shot(bob, "seek-lobby-phone");
+  await Promise.all([bob.waitForURL(new RegExp(`/game/${id}$`)), entry.first().getByRole("button", { name: /^Join/ }).click()]);
+  await bob.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === 1);
+  await watcher.goto(`${base}game/${id}`);
+  await watcher.waitForFunction(() => window.tabletop.state && window.tabletop.state.your_seat === null);
+  const server = await serverState(watcher);
+  assert.equal(server.rated, true, "the game is rated");
+  assert.deepEqual(server.players.map((p) => p.player), ["seek-ann", "seek-bob"], "each seat is its account's");
+  // The game to the end by clicks: X (Ann) wins on the diagonal.
+  const moves = ["a1", "a2", "b2", "a3", "c3"];
+  await playLive({ a: ann, b: bob, c: watcher }, { pick: (page, turn) => page.click(`#board [data-key="${moves[turn]}"]`), maxTurns: moves.length + 1 });
+  for (const page of [ann, bob, watcher]) {
+    await page.waitForFunction(() => window.tabletop.state.status.over && (window.tabletop.state.rating_changes || []).length === 2);
+  }
+  // Both ratings changed as the formula says (two new players; Ann won).
+  const fresh = { r: 1500, rd: 500, vol: 0.09 };
+  const annAfter = Math.round(glicko2(fresh, fresh, 1).r);
+  const bobAfter = Math.round(glicko2(fresh, fresh, 0).r);
+  const changes = (await serverState(watcher)).rating_changes;
+  const bySeat = Object.fromEntries(changes.map((c) => [c.seat, c]));
+  assert.deepEqual([bySeat[0].before, bySeat[0].after, bySeat[1].before, bySeat[1].after], [1500, annAfter, 1500, bobAfter]);
+  for (const page of [ann, bob, watcher]) {
+    const shown = await page.locator("#players").innerText();
+    assert.ok(shown.includes(`1500 \u2192 ${annAfter}? (+${annAfter - 1500})`), shown);
+    assert.ok(shown.includes(`1500 \u2192 ${bobAfter}? (\u2212${1500 - bobAfter})`), shown);
+  }
+  await shot(bob, "seek-rated-end-phone");
+  await shot(watcher, "seek-rated-end-watcher");
+  // Rematch: Bob offers, Ann accepts; both move to the new game in each other's seat; the
+  // watcher is shown the way to it.
+  await bob.getByRole("button", { name: "Offer a rematch, seats swapped" }).click();
+  await ann.locator("#proposal").filter({ hasText: "offers a rematch" }).waitFor();
+  await ann.getByRole("button", { name: "Accept the rematch" }).click();
+  for (const [page, seat] of [[ann, 1], [bob, 0]]) {
+    await page.waitForFunction((old) => window.tabletop && window.tabletop.state && window.tabletop.id !== old && window.tabletop.state.your_seat !== null, id);
+    assert.equal(await page.evaluate(() => window.tabletop.state.your_seat), seat);
+  }
+  const rematch = await bob.evaluate(() => window.tabletop.id);
+  await watcher.locator(`#rematch-link a[href="/game/${rematch}"]`).waitFor();
+  assert.equal(await bob.evaluate(() => window.tabletop.state.rated), true, "the rematch is rated too");
+  // Bob opens Ann's page from her name in the new game's players list.
+  await Promise.all([bob.waitForURL(/\/player\/seek-ann$/), bob.locator("#players a.account", { hasText: "seek-ann" }).click()]);
+  await bob.locator("#recent-games li").first().waitFor();
+  assert.match(await bob.locator("table.ratings").innerText(), new RegExp(`${annAfter}\\?`));
+  assert.equal(await bob.locator("svg.rating-graph circle").count(), 1, "one point: one rated game");
+  assert.match(await bob.locator("#recent-games").innerText(), new RegExp(`won \\+${annAfter - 1500}`));
+  await noSidewaysScroll(bob, "the player's page (phone)");
+  assert.deepEqual(await unnamedControls(bob), [], "every control on the player's page has a name");
+  await shot(bob, "seek-player-page-phone");
+  // The export opened: the text file downloaded from the page holds the game's moves and result.
+  const [download] = await Promise.all([bob.waitForEvent("download"), bob.getByRole("link", { name: /as text/ }).click()]);
+  const text = readFileSync(await download.path(), "utf8");
+  assert.match(text, /# players: seek-ann \(X\) - seek-bob \(O\)/, text);
+  for (const move of moves) assert.ok(text.includes(move), `${move} in the export:\n${text}`);
+});
+
+test("quick pairing: two people logged in choose the same game and time control and land in one rated game, one seat each", async ({ browser, base }) => {
+  const ann = await person(browser, PHONE);
+  const bob = await person(browser, DESKTOP);
+  await signUp(ann, base, "pool-ann");
+  await signUp(bob, base, "pool-bob");
+  for (const page of [ann, bob]) {
+    await page.selectOption("#pool-game", "mnk");
+    await page.waitForFunction(() => !document.getElementById("pool-rated").disabled);
+    await page.check("#pool-rated");
+  }
+  await ann.getByRole("button", { name: "Quick pairing: 3+2 (blitz)" }).click();
+  await ann.locator("#pool-status").filter({ hasText: "Looking for an opponent" }).waitFor();
+  await noSidewaysScroll(ann, "quick pairing, waiting (phone)");
+  await shot(ann, "pool-waiting-phone");
+  await bob.getByRole("button", { name: "Quick pairing: 3+2 (blitz)" }).click();
+  // Paired at the next wave (every 10 s by default): both open the same game.
+  for (const page of [ann, bob]) await page.waitForFunction(() => window.tabletop && window.tabletop.state && window.tabletop.state.your_seat !== null, null, { timeout: 60000 });
+  const [a, b] = await Promise.all([ann, bob].map((p) => p.evaluate(() => ({ id: window.tabletop.id, seat: window.tabletop.state.your_seat, rated: window.tabletop.state.rated, clock: window.tabletop.state.clock && window.tabletop.state.clock.control }))));
+  assert.equal(a.id, b.id, "one game");
+  assert.deepEqual([a.seat, b.seat].sort(), [0, 1], "one seat each");
+  assert.equal(a.rated, true);
+  const server = await serverState(ann);
+  assert.deepEqual(server.players.map((p) => p.player).sort(), ["pool-ann", "pool-bob"]);
+  await shot(ann, "pool-paired-phone");
 });
 
 // ---- the runner ----
