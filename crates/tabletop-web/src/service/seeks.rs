@@ -3,7 +3,7 @@
 //!
 //! - A seek is a game created with an open seat; `rating_range: [min, max]` (absolute) lets only
 //!   a logged-in account whose current rating in the game's type and speed (1500 for an account
-//!   without one) is within it take the seat ([`check_range`]).
+//!   without one) is within it take the seat (`check_range`).
 //! - A pool is the set of clients waiting for the same game, options, clock and rated flag.
 //!   `POST /api/pool` enters one ([`enter`]): the client gets its entry's id and a secret, and
 //!   polls with the secret ([`poll`]) until it is paired or leaves ([`leave`]). Entries live in
@@ -12,7 +12,7 @@
 //!   moments in every process) a wave ([`wave`]) pairs the waiting entries of each pool, closest
 //!   ratings first, within a gap that widens the longer an entry waited ([`allowed_gap`]); never
 //!   two entries of one account. Each pair becomes a game made by the creation's own path
-//!   ([`super::new_game`]), both seats taken, colours drawn at random. An entry not polled for
+//!   (`super::new_game`), both seats taken, colours drawn at random. An entry not polled for
 //!   [`crate::config::ServeConfig::pool_expiry`] ([`STALE_AFTER`]) is dropped.
 //! - The seat token a paired client gets is derived from its entry's secret ([`seat_token`]):
 //!   the database holds the hashes of both, never a clear secret, and only the secret's holder
@@ -188,16 +188,7 @@ fn owner_of(account: Option<&SeatAccount>, client: IpAddr) -> String {
     if let Some(account) = account {
         return format!("account:{}", account.id);
     }
-    let key = match client {
-        IpAddr::V4(v4) => v4.to_string(),
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => v4.to_string(),
-            None => {
-                let s = v6.segments();
-                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-            }
-        },
-    };
+    let key = crate::live::limits::address_key(client);
     format!("address:{}", &crate::store::hash_token(&key)[..32])
 }
 

@@ -27,7 +27,7 @@ pub struct AccountRow {
 }
 
 /// Runs `f` on SQLite's writing connection on a blocking thread.
-async fn write_sqlite<T: Send + 'static>(
+pub(super) async fn write_sqlite<T: Send + 'static>(
     store: &Arc<sqlite::Store>,
     f: impl FnOnce(&mut rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, StoreError> {
@@ -36,7 +36,7 @@ async fn write_sqlite<T: Send + 'static>(
 }
 
 /// Runs `f` on SQLite's reading connection on a blocking thread.
-async fn read_sqlite<T: Send + 'static>(
+pub(super) async fn read_sqlite<T: Send + 'static>(
     store: &Arc<sqlite::Store>,
     f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, StoreError> {

@@ -5,11 +5,10 @@
 //! invitation, [`super::StoredInvite::reserved`]). The tables are made `IF NOT EXISTS`: a database
 //! taken back to an earlier step by hand (as the migration tests do) keeps them, harmlessly.
 
-use std::sync::Arc;
-
 use rusqlite::{params, OptionalExtension, TransactionBehavior};
 
-use super::{blocking, sqlite, Store, StoreError};
+use super::accounts::{read_sqlite, write_sqlite};
+use super::{Store, StoreError};
 
 /// The schema step (SQLite's dialect).
 pub(crate) const SQLITE_STEP: &str = "ALTER TABLE accounts ADD COLUMN bot INTEGER NOT NULL DEFAULT 0;
@@ -44,22 +43,6 @@ pub(crate) const POSTGRES_STEP: &str = "ALTER TABLE accounts ADD COLUMN bot BOOL
         PRIMARY KEY (game_id, seat)
     );
     CREATE INDEX IF NOT EXISTS challenges_by_account ON challenges(account_id, created);";
-
-async fn write_sqlite<T: Send + 'static>(
-    store: &Arc<sqlite::Store>,
-    f: impl FnOnce(&mut rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, StoreError> {
-    let store = store.clone();
-    blocking(move || store.with_writer(f)).await
-}
-
-async fn read_sqlite<T: Send + 'static>(
-    store: &Arc<sqlite::Store>,
-    f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
-) -> Result<T, StoreError> {
-    let store = store.clone();
-    blocking(move || store.with_reader(f)).await
-}
 
 impl Store {
     /// Makes an account a bot, if it is one already or has held no seat in any game (a bot's
