@@ -197,3 +197,26 @@ fn a_deleted_bot_account_s_token_ends_with_it() {
     assert_eq!(server.whoami(&again).body["bot"], false);
     assert_eq!(server.bearer("GET", "/api/account", &token, None).status, 401);
 }
+
+/// The quick-pairing pools are for people, as on lichess: a bot's entry is refused, whether it
+/// comes with the token or the bot's login cookie, and nothing waits in the pool after.
+#[test]
+fn a_bot_may_not_enter_the_quick_pairing_pools() {
+    let server = Server::new();
+    let (cookie, token) = server.bot("robo");
+    let casual = json!({"game": "connect", "clock": "5+3", "rated": false});
+    let by_token = server.bearer("POST", "/api/pool", &token, Some(casual.clone()));
+    assert_eq!(by_token.status, 403, "{}", by_token.text);
+    assert!(by_token.text.contains("not the quick-pairing pools"), "{}", by_token.text);
+    let by_cookie = server.page(
+        "POST",
+        "/api/pool",
+        Some(&cookie),
+        Some(json!({"game": "connect", "clock": "5+3", "rated": true})),
+    );
+    assert_eq!(by_cookie.status, 403, "{}", by_cookie.text);
+    // A person's entry in the same pool is still welcome.
+    let ann = server.account("ann", PASSWORD);
+    let person = server.page("POST", "/api/pool", Some(&ann), Some(casual));
+    assert_eq!((person.status, &person.body["status"]), (200, &json!("waiting")), "{}", person.text);
+}
