@@ -220,3 +220,25 @@ fn a_bot_may_not_enter_the_quick_pairing_pools() {
     let person = server.page("POST", "/api/pool", Some(&ann), Some(casual));
     assert_eq!((person.status, &person.body["status"]), (200, &json!("waiting")), "{}", person.text);
 }
+
+/// A seek made by a bot account is marked in the lobby (`creator.bot`), a person's is not.
+#[test]
+fn the_lobby_marks_a_bot_s_seek() {
+    let server = Server::new();
+    let (_, token) = server.bot("robo");
+    let seek = json!({"game": "connect", "seats": ["human", "open"], "clock": "5+3"});
+    let by_bot = server.bearer("POST", "/api/games", &token, Some(seek.clone()));
+    assert_eq!(by_bot.status, 200, "{}", by_bot.text);
+    let ann = server.account("ann", PASSWORD);
+    let by_ann = server.page("POST", "/api/games", Some(&ann), Some(seek));
+    assert_eq!(by_ann.status, 200, "{}", by_ann.text);
+    let lobby = server.page("GET", "/api/lobby", None, None);
+    let creator = |answer: &Answer| {
+        let id = answer.body["id"].as_str().unwrap();
+        let games = lobby.body["games"].as_array().unwrap();
+        games.iter().find(|g| g["id"] == id).expect("listed in the lobby")["creator"].clone()
+    };
+    assert_eq!(creator(&by_bot)["name"], "robo");
+    assert_eq!(creator(&by_bot)["bot"], true);
+    assert_eq!((creator(&by_ann)["name"].clone(), creator(&by_ann)["bot"].clone()), (json!("ann"), json!(false)));
+}

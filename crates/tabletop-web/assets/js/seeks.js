@@ -27,12 +27,13 @@ export function seekFields(opponent) {
   return out;
 }
 
-// A lobby game's seek fields as words: ", rated blitz, by ann (1500?), for ratings 1400-1600".
+// A lobby game's seek fields as words: ", rated blitz, by ann (1500?), for ratings 1400-1600"
+// ("by bot robo (1500?)" for a bot account's).
 export function seekText(g) {
   const parts = [];
   if (g.speed && g.speed !== "unlimited") parts.push(`${g.rated ? "rated" : "casual"} ${g.speed}`);
   else if (g.rated) parts.push("rated");
-  if (g.creator) parts.push(`by ${g.creator.name} (${g.creator.rating}${g.creator.provisional ? "?" : ""})`);
+  if (g.creator) parts.push(`by ${g.creator.bot ? "bot " : ""}${g.creator.name} (${g.creator.rating}${g.creator.provisional ? "?" : ""})`);
   if (Array.isArray(g.rating_range)) parts.push(`for ratings ${g.rating_range[0]}–${g.rating_range[1]}`);
   return parts.length ? ", " + parts.join(", ") : "";
 }

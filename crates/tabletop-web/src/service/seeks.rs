@@ -103,8 +103,8 @@ pub(crate) async fn check_range(state: &Shared, row: &GameRow, account: Option<&
 }
 
 /// Adds a lobby game's seek fields to its entry: `speed`, `rating_range` (`null` or `[min,
-/// max]`) and `accounts` (each seat held by an account: seat, name, rating in the game's type and
-/// speed, provisional), and `creator` (the first of them, or `null` for an anonymous creator).
+/// max]`) and `accounts` (each seat held by an account: seat, name, bot, rating in the game's
+/// type and speed, provisional), and `creator` (the first of them, or `null` for an anonymous creator).
 pub(crate) fn lobby_fields(entry: &mut Value, details: &LobbyDetails) {
     let id = entry["id"].as_str().unwrap_or_default().to_string();
     let speed = entry["clock"]
@@ -113,8 +113,9 @@ pub(crate) fn lobby_fields(entry: &mut Value, details: &LobbyDetails) {
         .map_or_else(|| "unlimited".to_string(), |c| c.speed().to_string());
     let now = crate::live::now_seconds();
     let mut seated: BTreeMap<usize, Value> = BTreeMap::new();
-    for (game_id, seat, name, stored) in &details.players {
-        if *game_id != id {
+    for player in &details.players {
+        let (seat, stored) = (&player.seat, &player.stored);
+        if player.game_id != id {
             continue;
         }
         let this_speed = stored.as_ref().filter(|(s, _)| *s == speed).map(|(_, r)| r);
@@ -127,7 +128,8 @@ pub(crate) fn lobby_fields(entry: &mut Value, details: &LobbyDetails) {
             *seat,
             json!({
                 "seat": seat,
-                "name": name,
+                "name": player.name,
+                "bot": player.bot,
                 "rating": rating.rating.round() as i64,
                 "provisional": SYSTEM.is_provisional(&rating),
             }),

@@ -188,11 +188,23 @@ pub struct LobbyDetails {
     pub players: Vec<LobbyPlayer>,
 }
 
-/// A seat held by an account in a lobby game: (game id, seat, account name, the account's
-/// stored rating in the game's type at one speed, if any).
-pub type LobbyPlayer = (String, usize, String, Option<(String, crate::ratings::StoredRating)>);
+/// A seat held by an account in a lobby game.
+#[derive(Clone, Debug)]
+pub struct LobbyPlayer {
+    /// The game's id.
+    pub game_id: String,
+    /// The seat.
+    pub seat: usize,
+    /// The account's name (public).
+    pub name: String,
+    /// Is the account a bot's (the lobby marks it)?
+    pub bot: bool,
+    /// The account's stored rating in the game's type at one speed (that speed first), if any.
+    pub stored: Option<(String, crate::ratings::StoredRating)>,
+}
 
-const DETAILS_QUERY: &str = "SELECT g.id, p.seat, a.name, r.speed, r.rating, r.rd, r.volatility, r.games, r.updated
+const DETAILS_QUERY: &str =
+    "SELECT g.id, p.seat, a.name, r.speed, r.rating, r.rd, r.volatility, r.games, r.updated, a.bot
     FROM games g JOIN game_players p ON p.game_id = g.id JOIN accounts a ON a.id = p.account_id
     LEFT JOIN ratings r ON r.account_id = a.id AND r.game = g.game
     WHERE g.id = ANY($1)";
@@ -232,12 +244,13 @@ impl Store {
                                     )),
                                     None => None,
                                 };
-                                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, stored))
+                                let bot: bool = r.get(9)?;
+                                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, bot, stored))
                             })?;
                             for row in rows {
-                                let (game, seat, name, stored) = row?;
+                                let (game_id, seat, name, bot, stored) = row?;
                                 if let Ok(seat) = usize::try_from(seat) {
-                                    details.players.push((game, seat, name, stored));
+                                    details.players.push(LobbyPlayer { game_id, seat, name, bot, stored });
                                 }
                             }
                         }
@@ -274,7 +287,13 @@ impl Store {
                     };
                     let seat: i32 = r.try_get(1)?;
                     if let Ok(seat) = usize::try_from(seat) {
-                        details.players.push((r.try_get(0)?, seat, r.try_get(2)?, stored));
+                        details.players.push(LobbyPlayer {
+                            game_id: r.try_get(0)?,
+                            seat,
+                            name: r.try_get(2)?,
+                            bot: r.try_get(9)?,
+                            stored,
+                        });
                     }
                 }
                 Ok(details)
