@@ -16,9 +16,11 @@ mkdirSync(artifacts, { recursive: true });
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1000, height: 1100 };
 
-// A server on a free port with a fresh database, without rate limits.
+// A server on a free port with a fresh database, without rate limits: the tests are many people
+// on one address (127.0.0.1), and anonymous people are counted by address across their games
+// (the limits have tests of their own, crates/tabletop-web/tests/limits.rs).
 export function startServer({ addr = "127.0.0.1:0", db = join(mkdtempSync(join(tmpdir(), "tabletop-browser-")), "games.db") } = {}) {
-  const server = spawn(binary, ["serve", "--addr", addr, "--db", db, "--create-rate", "100000", "--hint-rate", "100000", "--move-rate", "100000", "--max-open-games-per-address", "100000", "--game-seed", "1", "--claim-after", "3s",
+  const server = spawn(binary, ["serve", "--addr", addr, "--db", db, "--create-rate", "100000", "--hint-rate", "100000", "--move-rate", "100000", "--proposal-rate", "100000", "--seek-rate", "100000", "--max-open-games-per-address", "100000", "--game-seed", "1", "--claim-after", "3s",
     "--log-level", "warn"], { stdio: ["ignore", "pipe", "inherit"] });
   return new Promise((resolve, reject) => {
     server.on("error", reject);
