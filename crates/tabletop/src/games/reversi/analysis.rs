@@ -10,7 +10,7 @@
 //! their value in words (the page and `tabletop analyze` show the mark); their values are the
 //! analysis' own.
 //!
-//! The estimates are searched on one thread (Lazy SMP's values would vary from run to run);
+//! The estimates are searched on one thread (the parallel search's values would vary from run to run);
 //! the exact solves on the front end's threads ([`default_threads`](super::players::default_threads)),
 //! whose scores are the same on any number.
 //!

@@ -129,12 +129,11 @@ pub fn time_use_positions(count: u64, seed: u64) -> Vec<Reversi> {
     out
 }
 
-/// The CPU time the calling thread has used so far, from `/proc/thread-self/stat` (Linux; in
-/// clock ticks, taken as 10 ms); `None` elsewhere. With Lazy SMP the main thread's answer is the
-/// search's, so its CPU time to a depth is the search's wall time on a machine with a core for
-/// every thread, whatever else the machine runs.
-pub fn thread_cpu() -> Option<Duration> {
-    let text = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+/// The CPU time the process has used so far, all its threads together, from
+/// `/proc/self/stat` (Linux; in clock ticks, taken as 10 ms); `None` elsewhere. Against the wall
+/// time it says how busy a parallel search kept its threads.
+pub fn process_cpu() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/self/stat").ok()?;
     // The fields after the command (which is in parentheses and may hold spaces): utime is the
     // 14th field of the line, the 12th after the command.
     let rest = &text[text.rfind(')')? + 1..];
@@ -148,14 +147,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_thread_s_cpu_time_grows_as_it_works() {
-        let Some(before) = thread_cpu() else { return };
+    fn the_process_cpu_time_grows_as_it_works() {
+        let Some(before) = process_cpu() else { return };
         let started = Instant::now();
         let mut x = 1u64;
         while started.elapsed() < Duration::from_millis(300) {
             x = std::hint::black_box(x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(7));
         }
-        let after = thread_cpu().expect("read again");
+        let after = process_cpu().expect("read again");
         assert!(after > before, "{before:?} then {after:?}");
     }
 

@@ -4,7 +4,7 @@
 //! the ten features of [`Weights::evaluate`](super::eval::Weights::evaluate)), and an exact
 //! endgame solve once the empties are few enough for the budget.
 
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -198,8 +198,8 @@ impl Entry {
 #[repr(C, align(64))]
 struct Bucket([Slot; 2]);
 
-/// The midgame search's table, shared by the threads of one engine (Lazy SMP: each thread
-/// searches the whole tree, and they help each other through the table only). Its slots are
+/// The midgame search's table, shared by the threads of one engine (the tasks of the split
+/// nodes, [`Search::split_children`]). Its slots are
 /// lock-free ([`Slot`]): an entry half written by another thread reads as none.
 struct Table {
     buckets: Vec<Bucket>,
@@ -306,9 +306,13 @@ impl Analysis {
 /// engine's settings copied at the start of each search ([`Engine::prepare`]).
 struct Search {
     table: Arc<Table>,
-    /// Raised by the main thread when it has finished, to stop the helper threads of Lazy SMP
-    /// (read with the clock).
+    /// Raised by the first thread of a search that meets the deadline or a cancel, so that
+    /// the others stop too (read with the clock).
     halt: Arc<AtomicBool>,
+    /// The cut-off flags of the split nodes this thread's task descends from
+    /// ([`Search::split_children`]): when one is raised, a sibling has decided the node and
+    /// the task stops.
+    aborts: Vec<Arc<AtomicBool>>,
     /// Counts the searches (wrapping). Entries of earlier searches give their move only, not
     /// their bounds: with ProbCut those bounds are estimates, and one carried over from the
     /// previous move's search once made the engine play into a wipe-out in four plies
@@ -331,6 +335,7 @@ impl Search {
         Search {
             table,
             halt,
+            aborts: Vec::new(),
             age: 0,
             nodes: 0,
             deadline: None,
@@ -357,10 +362,11 @@ pub trait BookMoves: Send + Sync {
 
 /// The engine: a search with its tables. Reuse it across moves.
 pub struct Engine {
-    /// The main thread's search (the only one with one thread).
+    /// The search of the thread that calls the engine; a parallel search forks its tasks'
+    /// searches from it.
     search: Search,
-    /// The other threads' searches (Lazy SMP), sharing its table.
-    helpers: Vec<Search>,
+    /// The threads of the midgame search when there are several (none: one thread).
+    pool: Option<rayon::ThreadPool>,
     solver: ParallelSolver,
     /// The weight of each opponent reply in the midgame search's ordering key, hundredths of
     /// a disc ([`REPLY_WEIGHT`] by default; 0 orders by the evaluation alone).
@@ -411,7 +417,7 @@ impl Engine {
         let table = Arc::new(Table::try_new(ENGINE_TABLE_BITS)?);
         Ok(Engine {
             search: Search::new(table, Arc::new(AtomicBool::new(false))),
-            helpers: Vec::new(),
+            pool: None,
             solver: ParallelSolver::try_new(1, ENGINE_SOLVER_BITS)?,
             reply_weight: REPLY_WEIGHT,
             weights: Weights::builtin(),
@@ -453,24 +459,23 @@ impl Engine {
     /// ```
     pub fn clear(&mut self) {
         self.search.table.clear();
-        for search in std::iter::once(&mut self.search).chain(&mut self.helpers) {
-            search.age = 0;
-            search.nodes = 0;
-            search.deadline = None;
-            search.stopped = false;
-            search.checks_until_clock = CLOCK_EVERY;
-        }
+        self.search.age = 0;
+        self.search.nodes = 0;
+        self.search.deadline = None;
+        self.search.stopped = false;
+        self.search.checks_until_clock = CLOCK_EVERY;
         self.solver.clear();
     }
 
     /// The threads the engine searches on (1 unless [`Engine::set_threads`] said more).
     pub fn threads(&self) -> usize {
-        1 + self.helpers.len()
+        self.pool.as_ref().map_or(1, rayon::ThreadPool::current_num_threads)
     }
 
     /// Searches on `threads` threads (clamped to 1..=[`MAX_THREADS`]): the midgame search by
-    /// Lazy SMP (every thread searches the whole tree, every other helper one ply deeper, all
-    /// sharing one table; the main thread's answer is played), the exact solves by
+    /// young brothers wait over a work-stealing pool (each node along the first line, and
+    /// below it each node whose first move did not cut, with at least 6 plies to go, has its other moves searched as tasks of the pool; one table shared), the
+    /// exact solves by
     /// [`ParallelSolver`] (one table shared too). The fixed-depth values of
     /// [`Engine::move_values`] and [`Engine::move_values_to`] stay on one thread, so that they
     /// are the same on every run; exact scores are the same on any number of threads.
@@ -486,15 +491,20 @@ impl Engine {
     pub fn set_threads(&mut self, threads: usize) -> Result<(), TableAllocError> {
         let threads = threads.clamp(1, MAX_THREADS);
         self.solver.set_threads(threads)?;
-        self.helpers.truncate(threads - 1);
-        while self.helpers.len() < threads - 1 {
-            self.helpers.push(Search::new(Arc::clone(&self.search.table), Arc::clone(&self.search.halt)));
-        }
+        self.pool = if threads > 1 {
+            // Deep stacks: a thread waiting at a split node runs other nodes' tasks on top of
+            // its own search.
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).stack_size(SEARCH_STACK_BYTES).build();
+            // Without threads to start (the system refused them), the search runs on one.
+            pool.ok()
+        } else {
+            None
+        };
         Ok(())
     }
 
     /// Runs `work` with the engine on one thread (its other threads kept for later): for
-    /// choices that must replay exactly, which Lazy SMP's and the parallel solver's (among
+    /// choices that must replay exactly, which the parallel searches' (among
     /// equally good moves) do not.
     ///
     /// ```
@@ -506,10 +516,10 @@ impl Engine {
     /// assert_eq!(engine.threads(), 2);
     /// ```
     pub fn on_one_thread<R>(&mut self, work: impl FnOnce(&mut Engine) -> R) -> R {
-        let helpers = std::mem::take(&mut self.helpers);
+        let pool = self.pool.take();
         let solvers = self.solver.split_off_helpers();
         let result = work(self);
-        self.helpers = helpers;
+        self.pool = pool;
         self.solver.rejoin(solvers);
         result
     }
@@ -520,7 +530,8 @@ impl Engine {
         let age = self.search.age.wrapping_add(1);
         self.search.halt.store(false, AtomicOrdering::Relaxed);
         let (reply_weight, probcut, weights, patterns) = (self.reply_weight, self.probcut, self.weights, self.patterns);
-        for search in std::iter::once(&mut self.search).chain(&mut self.helpers) {
+        {
+            let search = &mut self.search;
             search.age = age;
             search.nodes = 0;
             search.stopped = false;
@@ -747,36 +758,27 @@ impl Engine {
     /// Iterative deepening. With a budget, iterations go on until the next one is predicted
     /// to overrun it (from the growth of the last two); the deadline `budget.limit` stops a
     /// search inside an iteration, which still counts if it proved a better move. With several
-    /// threads (Lazy SMP), the helpers deepen on their own over the same root moves until the
-    /// main thread ends; what they store in the shared table speeds it up.
+    /// threads, each node with at least [`SPLIT_DEPTH_MIN`] plies to go along the first line
+    /// is split among them ([`Search::split_children`], young brothers wait).
     fn midgame(&mut self, p: u64, o: u64, budget: Option<MoveTime>, start: Instant) -> Analysis {
         self.prepare(budget.map(|b| start + b.limit));
         let max_depth = self.depth.unwrap_or(60).clamp(1, 60);
         let mut root: Vec<(usize, u64)> = Bits(moves(p, o)).map(|sq| (sq, flips(p, o, sq))).collect();
         root.sort_by_key(|&(sq, f)| self.evaluate(o & !f, p | f | (1 << sq)));
-        let (main, helpers) = (&mut self.search, &mut self.helpers);
-        let (best, best_value, completed) = if helpers.is_empty() {
-            main.deepen(p, o, &mut root, 1, max_depth, budget, start)
-        } else {
-            let flag = crate::cancel::current();
-            std::thread::scope(|scope| {
-                for (k, helper) in helpers.iter_mut().enumerate() {
-                    let (mut order, flag) = (root.clone(), flag.clone());
-                    // Every other helper one ply ahead of the main thread, so that the
-                    // threads do not all search the same nodes at the same time.
-                    let first = (1 + (k % 2 == 0) as u32).min(max_depth);
-                    scope.spawn(move || {
-                        let mut work = || helper.deepen(p, o, &mut order, first, max_depth, None, start);
-                        match flag {
-                            Some(flag) => crate::cancel::run_cancellable(&flag, work),
-                            None => work(),
-                        }
-                    });
-                }
-                let found = main.deepen(p, o, &mut root, 1, max_depth, budget, start);
-                main.halt.store(true, AtomicOrdering::Relaxed);
-                found
-            })
+        let search = &mut self.search;
+        let empties = empties_of(p, o);
+        let (best, best_value, completed) = match &self.pool {
+            None => deepen(&mut root, empties, max_depth, budget, start, |root, depth| search.root_iteration(p, o, root, depth)),
+            Some(pool) => {
+                let flag = crate::cancel::current();
+                pool.install(|| {
+                    let mut work = || deepen(&mut root, empties, max_depth, budget, start, |root, depth| search.split_root(p, o, root, depth));
+                    match &flag {
+                        Some(flag) => crate::cancel::run_cancellable(flag, work),
+                        None => work(),
+                    }
+                })
+            }
         };
         let best = Square::from_index(best).map(ReversiMove::Place).expect("a square");
         Analysis {
@@ -785,102 +787,321 @@ impl Engine {
             exact: false,
             outcome: None,
             depth: completed,
-            nodes: self.search.nodes + self.helpers.iter().map(|h| h.nodes).sum::<u64>(),
+            nodes: self.search.nodes,
             elapsed: start.elapsed(),
         }
     }
 }
 
+/// The empty squares of a position.
+fn empties_of(p: u64, o: u64) -> u32 {
+    64 - (p | o).count_ones()
+}
+
+/// Iterative deepening over the root moves `root` (their order is kept from one depth to the
+/// next, the best first) from depth 1 to `max_depth`: the best square, its value and the
+/// deepest depth completed. `iterate` searches the root to a depth: the best move's index in
+/// `root` and its value when at least the first move was searched, and whether the search
+/// stopped inside the iteration. With a budget, the next depth is started only when it is
+/// predicted to be worth it ([`MoveTime::start_next`]).
+fn deepen(
+    root: &mut [(usize, u64)],
+    empties: u32,
+    max_depth: u32,
+    budget: Option<MoveTime>,
+    start: Instant,
+    mut iterate: impl FnMut(&[(usize, u64)], u32) -> (Option<(usize, i32)>, bool),
+) -> (usize, i32, u32) {
+    let mut best = root[0].0;
+    let mut best_value = 0;
+    let mut completed = 0;
+    // The durations of the last two completed iterations, for the prediction.
+    let mut last = Duration::ZERO;
+    for depth in 1..=max_depth {
+        let iteration_start = Instant::now();
+        let (found, stopped) = iterate(root, depth);
+        if stopped {
+            // Stopped inside the iteration: the moves searched so far at this depth began
+            // with the previous best, so their best is at least as well informed.
+            if let Some((i, value)) = found {
+                best = root[i].0;
+                best_value = value;
+            }
+            break;
+        }
+        let Some((i, value)) = found else { break };
+        best = root[i].0;
+        best_value = value;
+        completed = depth;
+        root[..=i].rotate_right(1);
+        if depth >= empties || best_value.abs() >= WON {
+            break;
+        }
+        let before = std::mem::replace(&mut last, iteration_start.elapsed());
+        if let Some(b) = budget {
+            if !b.start_next(start.elapsed(), last, before) {
+                break;
+            }
+        }
+    }
+    (best, best_value, completed)
+}
+
+/// The most plies a value and the index of its move in a node's list can be packed for
+/// [`pack_best`]: the move lists of Reversi hold at most 32 moves.
+const PACKED_MOVES: usize = 64;
+
+/// A value and the index of its move in a node's list in one word, so that `fetch_max` keeps
+/// the best value and, among equal ones, the move searched first (as one thread does).
+fn pack_best(value: i32, index: usize) -> u64 {
+    ((value as i64 - i32::MIN as i64) as u64) << 8 | (PACKED_MOVES - 1 - index) as u64
+}
+
+/// The value and the move's index packed by [`pack_best`].
+fn unpack_best(packed: u64) -> (i32, usize) {
+    (((packed >> 8) as i64 + i32::MIN as i64) as i32, PACKED_MOVES - 1 - (packed & 0xFF) as usize)
+}
+
+/// Nodes with at least this many plies to go are split among the threads.
+const SPLIT_DEPTH_MIN: u32 = 6;
+
+/// The stack of each thread of a parallel search: a thread waiting at a split node runs
+/// other tasks on top of its own frames.
+const SEARCH_STACK_BYTES: usize = 64 << 20;
+
 impl Search {
-    /// Iterative deepening over the root moves `root` (their order is kept from one depth to
-    /// the next, the best first) from depth `first` to `max_depth`: the best square, its value
-    /// and the deepest depth completed. With a budget, the next depth is started only when it
-    /// is predicted to be worth it ([`MoveTime::start_next`]).
-    #[allow(clippy::too_many_arguments)] // The root, its depths and its time.
-    fn deepen(
-        &mut self,
-        p: u64,
-        o: u64,
-        root: &mut [(usize, u64)],
-        first: u32,
-        max_depth: u32,
-        budget: Option<MoveTime>,
-        start: Instant,
-    ) -> (usize, i32, u32) {
-        let mut best = root[0].0;
-        let mut best_value = 0;
-        let mut completed = 0;
-        let empties = 64 - (p | o).count_ones();
-        // The durations of the last two completed iterations, for the prediction.
-        let mut last = Duration::ZERO;
-        for depth in first..=max_depth {
-            let iteration_start = Instant::now();
-            let mut alpha = -WON - 65;
-            let beta = WON + 65;
-            let mut iter_best = root[0].0;
-            let mut searched = 0;
-            for (i, &(sq, f)) in root.iter().enumerate() {
-                let (np, no) = (p | f | (1 << sq), o & !f);
-                let cix = Indices::new(no, np);
-                let v = if i == 0 {
-                    -self.pvs(no, np, &cix, depth - 1, -beta, -alpha)
-                } else {
-                    let probe = -self.pvs(no, np, &cix, depth - 1, -alpha - 1, -alpha);
-                    if self.stopped {
-                        break;
-                    }
-                    if probe > alpha {
-                        let v = -self.pvs(no, np, &cix, depth - 1, -beta, -probe);
-                        if self.stopped {
-                            // Stopped while re-searching: the move already proved better than
-                            // the best so far at this depth, so it is the better choice.
-                            iter_best = sq;
-                            alpha = probe;
-                            searched = i + 1;
-                            break;
-                        }
-                        v
-                    } else {
-                        probe
-                    }
-                };
+    /// One iteration at the root on this thread: principal-variation search of the moves in
+    /// their order, with a full window for the first.
+    fn root_iteration(&mut self, p: u64, o: u64, root: &[(usize, u64)], depth: u32) -> (Option<(usize, i32)>, bool) {
+        let mut alpha = -WON - 65;
+        let beta = WON + 65;
+        let mut found = None;
+        for (i, &(sq, f)) in root.iter().enumerate() {
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            let cix = Indices::new(no, np);
+            let v = if i == 0 {
+                -self.pvs(no, np, &cix, depth - 1, -beta, -alpha)
+            } else {
+                let probe = -self.pvs(no, np, &cix, depth - 1, -alpha - 1, -alpha);
                 if self.stopped {
                     break;
                 }
-                searched = i + 1;
-                if v > alpha {
-                    alpha = v;
-                    iter_best = sq;
+                if probe > alpha {
+                    let v = -self.pvs(no, np, &cix, depth - 1, -beta, -probe);
+                    if self.stopped {
+                        // Stopped while re-searching: the move already proved better than
+                        // the best so far at this depth, so it is the better choice.
+                        found = Some((i, probe));
+                        break;
+                    }
+                    v
+                } else {
+                    probe
                 }
-            }
+            };
             if self.stopped {
-                // Stopped inside the iteration: the moves searched so far at this depth began
-                // with the previous best, so their best is at least as well informed.
-                if searched > 0 {
-                    best = iter_best;
-                    best_value = alpha;
-                }
                 break;
             }
-            best = iter_best;
-            best_value = alpha;
-            completed = depth;
-            if let Some(i) = root.iter().position(|e| e.0 == best) {
-                root[..=i].rotate_right(1);
+            if v > alpha {
+                alpha = v;
+                found = Some((i, v));
             }
-            if depth >= empties || best_value.abs() >= WON {
-                break;
-            }
-            let before = std::mem::replace(&mut last, iteration_start.elapsed());
-            if let Some(b) = budget {
-                if !b.start_next(start.elapsed(), last, before) {
-                    break;
+        }
+        (found, self.stopped)
+    }
+
+    /// [`Search::root_iteration`] split among the threads of the rayon pool it runs in.
+    fn split_root(&mut self, p: u64, o: u64, root: &[(usize, u64)], depth: u32) -> (Option<(usize, i32)>, bool) {
+        let mut list = [(0u8, 0u64, 0u64); 32];
+        for (slot, &(sq, f)) in list.iter_mut().zip(root) {
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            *slot = (sq as u8, f, moves(no, np));
+        }
+        let found = self.split_children(p, o, &Indices::new(p, o), depth, (-WON - 65, WON + 65), &list[..root.len()]);
+        (found, self.stopped)
+    }
+
+    /// [`Search::pvs`], with the node split among the threads of the rayon pool it runs in
+    /// when it has at least [`SPLIT_DEPTH_MIN`] plies to go.
+    #[allow(clippy::too_many_arguments)] // The node's arguments.
+    fn split_pvs(&mut self, p: u64, o: u64, ix: &Indices, depth: u32, mut alpha: i32, mut beta: i32) -> i32 {
+        let m = moves(p, o);
+        if depth < SPLIT_DEPTH_MIN || m == 0 {
+            return self.pvs_with(p, o, m, ix, depth, alpha, beta);
+        }
+        self.nodes += 1;
+        let mut hash_move = 64u8;
+        if let Some(e) = self.table.probe(p, o) {
+            hash_move = e.best;
+            if e.depth as u32 >= depth && e.age == self.age {
+                match e.bound {
+                    EXACT => return e.value,
+                    LOWER if e.value >= beta => return e.value,
+                    UPPER if e.value <= alpha => return e.value,
+                    LOWER => alpha = alpha.max(e.value),
+                    UPPER => beta = beta.min(e.value),
+                    _ => {}
                 }
             }
         }
-        (best, best_value, completed)
+        if let Some(cut) = self.probcut {
+            if let Some(v) = self.probcut(cut, p, o, ix, depth, alpha, beta) {
+                return v;
+            }
+        }
+        // The moves in the order `pvs_with` tries them: the table's move, then by key.
+        let mut keyed = [(0u8, 0i32, 0u64, 0u64); 32];
+        let mut n = 0;
+        for sq in Bits(m) {
+            let f = flips(p, o, sq);
+            let (np, no) = (p | f | (1 << sq), o & !f);
+            let replies = moves(no, np);
+            let key = if sq as u8 == hash_move {
+                i32::MIN
+            } else {
+                self.evaluate_leaf(&ix.play(sq, f), no, np, replies) + self.reply_weight * replies.count_ones() as i32
+            };
+            keyed[n] = (sq as u8, key, f, replies);
+            n += 1;
+        }
+        keyed[..n].sort_by_key(|e| e.1);
+        let mut list = [(0u8, 0u64, 0u64); 32];
+        for (slot, &(sq, _, f, replies)) in list.iter_mut().zip(&keyed[..n]) {
+            *slot = (sq, f, replies);
+        }
+        let alpha_start = alpha;
+        let found = self.split_children(p, o, ix, depth, (alpha, beta), &list[..n]);
+        let Some((i, best)) = found.filter(|_| !self.stopped) else { return 0 };
+        let bound = if best <= alpha_start {
+            UPPER
+        } else if best >= beta {
+            LOWER
+        } else {
+            EXACT
+        };
+        self.table.store(Entry { p, o, value: best, depth: depth as u8, bound, best: list[i].0, age: self.age });
+        best
     }
 
+    /// Searches the children `list` (square, flips, the replies) of a node with `depth` plies
+    /// to go in the window (`alpha`, `beta`), young brothers wait: the first child on this
+    /// thread (split in its turn), then, unless it cut, each other one as a task of the rayon
+    /// pool (split in its turn), searched with a null window at the best value so far when it
+    /// starts and again with the window when it proves better. A thread waiting for the tasks
+    /// runs tasks of its own or of other nodes. Once a child cuts, the node's flag stops its
+    /// other tasks. The best value and its move's index (the first in the list among equal
+    /// values), or `None` when the search stopped before the first child ended. Fail-soft, as
+    /// [`Search::pvs`].
+    fn split_children(
+        &mut self,
+        p: u64,
+        o: u64,
+        ix: &Indices,
+        depth: u32,
+        (alpha, beta): (i32, i32),
+        list: &[(u8, u64, u64)],
+    ) -> Option<(usize, i32)> {
+        let child = |i: usize| {
+            let (sq, f, replies) = list[i];
+            (o & !f, p | f | (1 << sq), replies, ix.play(sq as usize, f))
+        };
+        let (no, np, _, cix) = child(0);
+        let first = -self.split_pvs(no, np, &cix, depth - 1, -beta, -alpha);
+        if self.stopped {
+            return None;
+        }
+        if first >= beta || list.len() == 1 {
+            return Some((0, first));
+        }
+        let best = AtomicU64::new(pack_best(first, 0));
+        let cut = Arc::new(AtomicBool::new(false));
+        let nodes = AtomicU64::new(0);
+        let flag = crate::cancel::current();
+        let tasks: Vec<Search> = (1..list.len()).map(|_| self.fork(&cut)).collect();
+        rayon::scope_fifo(|scope| {
+            for (i, mut task) in (1..list.len()).zip(tasks) {
+                let (best, cut, nodes, flag, child) = (&best, &cut, &nodes, &flag, &child);
+                scope.spawn_fifo(move |_| {
+                    let mut work = || {
+                        task.poll();
+                        let a = alpha.max(unpack_best(best.load(AtomicOrdering::Relaxed)).0);
+                        if task.stopped || a >= beta {
+                            return;
+                        }
+                        let (no, np, _, cix) = child(i);
+                        let probe = -task.split_pvs(no, np, &cix, depth - 1, -a - 1, -a);
+                        if task.stopped {
+                            return;
+                        }
+                        let v = if probe > a && probe < beta {
+                            let v = -task.split_pvs(no, np, &cix, depth - 1, -beta, -probe);
+                            if task.stopped {
+                                // The move already proved better than the best so far.
+                                best.fetch_max(pack_best(probe, i), AtomicOrdering::Relaxed);
+                                return;
+                            }
+                            v
+                        } else {
+                            probe
+                        };
+                        best.fetch_max(pack_best(v, i), AtomicOrdering::Relaxed);
+                        if v >= beta {
+                            cut.store(true, AtomicOrdering::Relaxed);
+                        }
+                    };
+                    match flag {
+                        Some(flag) => crate::cancel::run_cancellable(flag, work),
+                        None => work(),
+                    }
+                    nodes.fetch_add(task.nodes, AtomicOrdering::Relaxed);
+                });
+            }
+        });
+        self.nodes += nodes.into_inner();
+        // The tasks stopped by the node's own cut-off leave its value whole; any other stop
+        // (the deadline, a cancel, an ancestor's cut-off) stops this thread's search too.
+        self.poll();
+        let (value, i) = unpack_best(best.into_inner());
+        Some((i, value))
+    }
+
+    /// A search for a task of a split node: this one's settings and table, its counters
+    /// cleared, stopped by `cut` as well as by what stops this one.
+    fn fork(&self, cut: &Arc<AtomicBool>) -> Search {
+        let mut aborts = Vec::with_capacity(self.aborts.len() + 1);
+        aborts.extend(self.aborts.iter().cloned());
+        aborts.push(Arc::clone(cut));
+        Search {
+            table: Arc::clone(&self.table),
+            halt: Arc::clone(&self.halt),
+            aborts,
+            age: self.age,
+            nodes: 0,
+            deadline: self.deadline,
+            stopped: false,
+            checks_until_clock: CLOCK_EVERY,
+            reply_weight: self.reply_weight,
+            probcut: self.probcut,
+            weights: self.weights,
+            patterns: self.patterns,
+        }
+    }
+
+    /// Reads the clock and the flags: past the deadline or cancelled, the search stops and
+    /// raises `halt` for the other threads; `halt` or a raised cut-off flag of a split node
+    /// above stops it too.
+    fn poll(&mut self) {
+        let out_of_time = self.deadline.is_some_and(|d| Instant::now() >= d) || crate::cancel::cancelled();
+        if out_of_time {
+            self.halt.store(true, AtomicOrdering::Relaxed);
+        }
+        if out_of_time || self.halt.load(AtomicOrdering::Relaxed) || self.aborts.iter().any(|a| a.load(AtomicOrdering::Relaxed)) {
+            self.stopped = true;
+        }
+    }
+}
+
+impl Search {
     /// The static evaluation in the search: the pattern indices `ix` kept move by move, and
     /// the side to move's moves `m` already generated.
     #[inline]
@@ -905,14 +1126,7 @@ impl Search {
         self.checks_until_clock -= 1;
         if self.checks_until_clock == 0 {
             self.checks_until_clock = CLOCK_EVERY;
-            if let Some(d) = self.deadline {
-                if Instant::now() >= d {
-                    self.stopped = true;
-                }
-            }
-            if crate::cancel::cancelled() || self.halt.load(AtomicOrdering::Relaxed) {
-                self.stopped = true;
-            }
+            self.poll();
         }
         if self.stopped {
             return 0;
@@ -1622,12 +1836,11 @@ mod tests {
     }
 
     #[test]
-    fn lazy_smp_gives_proven_values_that_agree_with_the_exact_solver() {
+    fn the_parallel_search_gives_proven_values_that_agree_with_the_exact_solver() {
         // Searched to the end without ProbCut, the value is proven: the exact score once the
         // last depth completes, or earlier a forced win (or loss) by a margin it reaches (or
-        // cannot beat), when an iteration proves one (the deepening stops there). Neither the
-        // threads nor what the helpers store in the shared table from other depths may make it
-        // wrong.
+        // cannot beat), when an iteration proves one (the deepening stops there). Splitting
+        // the nodes among the threads may not make it wrong.
         let mut solver = Solver::new(18);
         let positions: Vec<Reversi> = random_positions(41, 400, 46..52)
             .into_iter()
@@ -1657,7 +1870,33 @@ mod tests {
     }
 
     #[test]
-    fn lazy_smp_reaches_the_depth_with_a_legal_move_and_stops_its_helpers() {
+    fn the_parallel_search_to_a_fixed_depth_equals_plain_negamax() {
+        // Without ProbCut a fixed-depth search is the evaluation's exact minimax: a position's
+        // discs fix its distance from the root, so every entry a thread stores in the shared
+        // table was searched to the depth any other thread needs there, and splitting the
+        // nodes changes the order of the work, not the value.
+        let depth = SPLIT_DEPTH_MIN + 1;
+        for (i, position) in random_positions(45, 3, 24..36).iter().enumerate() {
+            let (p, o) = position.player_opponent();
+            let reference = Engine::new(None, Some(depth));
+            let expected = negamax(&reference, p, o, depth);
+            for threads in [2, 3] {
+                let mut engine = Engine::new(None, Some(depth));
+                engine.probcut = None;
+                engine.set_threads(threads).expect("memory");
+                let analysis = engine.analyse(position);
+                assert_eq!((analysis.value, analysis.depth), (expected, depth), "position {i}, {threads} threads");
+                // Its move reaches the value.
+                let mut child = *position;
+                child.play(analysis.best).expect("a legal move");
+                let (cp, co) = child.player_opponent();
+                assert_eq!(-negamax(&reference, cp, co, depth - 1), expected, "position {i}, {threads} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn the_parallel_search_reaches_the_depth_with_a_legal_move_and_stops_at_its_deadline() {
         for (i, position) in random_positions(43, 6, 14..30).iter().enumerate() {
             let mut one = Engine::new(None, Some(7));
             let mut two = Engine::new(None, Some(7));
@@ -1665,14 +1904,14 @@ mod tests {
             let (a, b) = (one.analyse(position), two.analyse(position));
             assert_eq!(b.depth, 7, "position {i}");
             assert!(position.legal_placements().iter().any(|s| ReversiMove::Place(*s) == b.best), "position {i}");
-            // Both are estimates at depth 7 (the helpers' deeper entries may refine the main
-            // thread's): within a few discs of each other.
+            // Both are estimates at depth 7 with ProbCut (whose cuts depend on the order the
+            // threads store their bounds in): within a few discs of each other.
             assert!((a.value - b.value).abs() <= 600, "position {i}: {} against {}", a.value, b.value);
-            // The helpers stopped with the main thread: the engine searches again at once.
+            // Every task ended with the search: the engine searches again at once.
             let again = two.analyse(position);
             assert!(again.nodes > 0 && again.depth == 7);
         }
-        // With a clock: the helpers stop at the deadline too.
+        // With a clock: every thread stops at the deadline.
         let mut timed = Engine::new(Some(Duration::from_millis(50)), None);
         timed.set_threads(3).expect("memory");
         let started = Instant::now();

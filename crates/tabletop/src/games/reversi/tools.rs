@@ -294,7 +294,7 @@ fn midgame(count: u64, depth: Option<u32>, threads: usize) -> ToolResult {
         Some(d) => println!("Midgame search to depth {d} (engine, its tables cleared before each position):"),
     }
     let (mut nodes, mut seconds) = (0u64, 0.0);
-    let cpu_before = crate::games::reversi::bench::thread_cpu();
+    let cpu_before = crate::games::reversi::bench::process_cpu();
     // One engine, cleared before each position: it searches as a fresh one would (the same
     // nodes), and the timing leaves out the first touch of new tables' pages, which is the
     // system's work rather than the search's.
@@ -320,10 +320,10 @@ fn midgame(count: u64, depth: Option<u32>, threads: usize) -> ToolResult {
         );
     }
     println!("  total: {nodes} nodes in {seconds:.2} s, {:.2} M nodes/s", nodes as f64 / seconds.max(1e-9) / 1e6);
-    if let (Some(before), Some(after)) = (cpu_before, crate::games::reversi::bench::thread_cpu()) {
-        // The main thread's answer is the search's: its CPU time is the wall time on an idle
-        // machine with a core for each thread (the figure to compare on a busy one).
-        println!("  main thread: {:.2} s CPU", (after - before).as_secs_f64());
+    if let (Some(before), Some(after)) = (cpu_before, crate::games::reversi::bench::process_cpu()) {
+        // Against the searches' wall time: how busy the threads were (at most the threads).
+        let cpu = (after - before).as_secs_f64();
+        println!("  CPU, all threads: {cpu:.2} s ({:.2} threads busy on average)", cpu / seconds.max(1e-9));
     }
     Ok(())
 }
