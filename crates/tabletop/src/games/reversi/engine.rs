@@ -867,7 +867,7 @@ const SPLIT_DEPTH_MIN: u32 = 6;
 
 /// The stack of each thread of a parallel search: a thread waiting at a split node runs
 /// other tasks on top of its own frames.
-const SEARCH_STACK_BYTES: usize = 64 << 20;
+const SEARCH_STACK_BYTES: usize = 16 << 20;
 
 impl Search {
     /// One iteration at the root on this thread: principal-variation search of the moves in
@@ -1024,25 +1024,34 @@ impl Search {
                 scope.spawn_fifo(move |_| {
                     let mut work = || {
                         task.poll();
-                        let a = alpha.max(unpack_best(best.load(AtomicOrdering::Relaxed)).0);
-                        if task.stopped || a >= beta {
-                            return;
-                        }
                         let (no, np, _, cix) = child(i);
-                        let probe = -task.split_pvs(no, np, &cix, depth - 1, -a - 1, -a);
-                        if task.stopped {
-                            return;
-                        }
-                        let v = if probe > a && probe < beta {
+                        let mut a = alpha.max(unpack_best(best.load(AtomicOrdering::Relaxed)).0);
+                        let v = loop {
+                            if task.stopped || a >= beta {
+                                return;
+                            }
+                            let probe = -task.split_pvs(no, np, &cix, depth - 1, -a - 1, -a);
+                            if task.stopped {
+                                return;
+                            }
+                            if probe <= a || probe >= beta {
+                                break probe;
+                            }
+                            // Better than the best when it started: tested again at a better
+                            // best found meanwhile, else searched with the window (as one
+                            // thread does).
+                            let now = alpha.max(unpack_best(best.load(AtomicOrdering::Relaxed)).0);
+                            if probe <= now {
+                                a = now;
+                                continue;
+                            }
                             let v = -task.split_pvs(no, np, &cix, depth - 1, -beta, -probe);
                             if task.stopped {
                                 // The move already proved better than the best so far.
                                 best.fetch_max(pack_best(probe, i), AtomicOrdering::Relaxed);
                                 return;
                             }
-                            v
-                        } else {
-                            probe
+                            break v;
                         };
                         best.fetch_max(pack_best(v, i), AtomicOrdering::Relaxed);
                         if v >= beta {
