@@ -930,25 +930,10 @@ impl Search {
             return self.pvs_with(p, o, m, ix, depth, alpha, beta);
         }
         self.nodes += 1;
-        let mut hash_move = 64u8;
-        if let Some(e) = self.table.probe(p, o) {
-            hash_move = e.best;
-            if e.depth as u32 >= depth && e.age == self.age {
-                match e.bound {
-                    EXACT => return e.value,
-                    LOWER if e.value >= beta => return e.value,
-                    UPPER if e.value <= alpha => return e.value,
-                    LOWER => alpha = alpha.max(e.value),
-                    UPPER => beta = beta.min(e.value),
-                    _ => {}
-                }
-            }
-        }
-        if let Some(cut) = self.probcut {
-            if let Some(v) = self.probcut(cut, p, o, ix, depth, alpha, beta) {
-                return v;
-            }
-        }
+        let hash_move = match self.table_and_probcut(p, o, ix, depth, &mut alpha, &mut beta) {
+            Ok(hash_move) => hash_move,
+            Err(value) => return value,
+        };
         // The moves in the order `pvs_with` tries them: the table's move, then by key.
         let mut keyed = [(0u8, 0i32, 0u64, 0u64); 32];
         let mut n = 0;
@@ -1149,25 +1134,10 @@ impl Search {
         if depth == 0 {
             return self.evaluate_leaf(ix, p, o, m);
         }
-        let mut hash_move = 64u8;
-        if let Some(e) = self.table.probe(p, o) {
-            hash_move = e.best;
-            if e.depth as u32 >= depth && e.age == self.age {
-                match e.bound {
-                    EXACT => return e.value,
-                    LOWER if e.value >= beta => return e.value,
-                    UPPER if e.value <= alpha => return e.value,
-                    LOWER => alpha = alpha.max(e.value),
-                    UPPER => beta = beta.min(e.value),
-                    _ => {}
-                }
-            }
-        }
-        if let Some(cut) = self.probcut {
-            if let Some(v) = self.probcut(cut, p, o, ix, depth, alpha, beta) {
-                return v;
-            }
-        }
+        let hash_move = match self.table_and_probcut(p, o, ix, depth, &mut alpha, &mut beta) {
+            Ok(hash_move) => hash_move,
+            Err(value) => return value,
+        };
         let alpha_start = alpha;
         let mut best = i32::MIN;
         let mut best_sq = 64u8;
@@ -1280,6 +1250,34 @@ impl Search {
 }
 
 impl Search {
+    /// What a node learns before searching its moves: the table's bounds (which may narrow
+    /// `alpha` and `beta`) and ProbCut. `Err` with the node's value when either decides it,
+    /// else the table's move (64 for none).
+    #[inline]
+    #[allow(clippy::too_many_arguments)] // The node's arguments.
+    fn table_and_probcut(&mut self, p: u64, o: u64, ix: &Indices, depth: u32, alpha: &mut i32, beta: &mut i32) -> Result<u8, i32> {
+        let mut hash_move = 64u8;
+        if let Some(e) = self.table.probe(p, o) {
+            hash_move = e.best;
+            if e.depth as u32 >= depth && e.age == self.age {
+                match e.bound {
+                    EXACT => return Err(e.value),
+                    LOWER if e.value >= *beta => return Err(e.value),
+                    UPPER if e.value <= *alpha => return Err(e.value),
+                    LOWER => *alpha = (*alpha).max(e.value),
+                    UPPER => *beta = (*beta).min(e.value),
+                    _ => {}
+                }
+            }
+        }
+        if let Some(cut) = self.probcut {
+            if let Some(v) = self.probcut(cut, p, o, ix, depth, *alpha, *beta) {
+                return Err(v);
+            }
+        }
+        Ok(hash_move)
+    }
+
     /// Multi-ProbCut: a shallow null-window search predicts whether the full-depth value will
     /// be beyond `beta` (or below `alpha`) with the fitted confidence; if so, that bound.
     #[allow(clippy::too_many_arguments)] // The node's arguments, as pvs takes them.
