@@ -862,6 +862,17 @@ fn unpack_best(packed: u64) -> (i32, usize) {
     (((packed >> 8) as i64 + i32::MIN as i64) as i32, PACKED_MOVES - 1 - (packed & 0xFF) as usize)
 }
 
+/// The kind of bound a fail-soft value `best` searched in the window (`alpha`, `beta`) is.
+fn bound_of(best: i32, alpha: i32, beta: i32) -> u8 {
+    if best <= alpha {
+        UPPER
+    } else if best >= beta {
+        LOWER
+    } else {
+        EXACT
+    }
+}
+
 /// Nodes with at least this many plies to go are split among the threads.
 const SPLIT_DEPTH_MIN: u32 = 6;
 
@@ -941,11 +952,7 @@ impl Search {
             let f = flips(p, o, sq);
             let (np, no) = (p | f | (1 << sq), o & !f);
             let replies = moves(no, np);
-            let key = if sq as u8 == hash_move {
-                i32::MIN
-            } else {
-                self.evaluate_leaf(&ix.play(sq, f), no, np, replies) + self.reply_weight * replies.count_ones() as i32
-            };
+            let key = if sq as u8 == hash_move { i32::MIN } else { self.order_key(&ix.play(sq, f), no, np, replies) };
             keyed[n] = (sq as u8, key, f, replies);
             n += 1;
         }
@@ -957,13 +964,7 @@ impl Search {
         let alpha_start = alpha;
         let found = self.split_children(p, o, ix, depth, (alpha, beta), &list[..n]);
         let Some((i, best)) = found.filter(|_| !self.stopped) else { return 0 };
-        let bound = if best <= alpha_start {
-            UPPER
-        } else if best >= beta {
-            LOWER
-        } else {
-            EXACT
-        };
+        let bound = bound_of(best, alpha_start, beta);
         self.table.store(Entry { p, o, value: best, depth: depth as u8, bound, best: list[i].0, age: self.age });
         best
     }
@@ -1193,7 +1194,7 @@ impl Search {
                 // The child's bucket arrives while the other moves are ordered.
                 self.table.prefetch(no, np);
                 let key = if depth >= ORDER_BY_EVALUATION_MIN {
-                    self.evaluate_leaf(&ix.play(sq, f), no, np, replies) + self.reply_weight * replies.count_ones() as i32
+                    self.order_key(&ix.play(sq, f), no, np, replies)
                 } else {
                     replies.count_ones() as i32
                 };
@@ -1237,13 +1238,7 @@ impl Search {
                 }
             }
         }
-        let bound = if best <= alpha_start {
-            UPPER
-        } else if best >= beta {
-            LOWER
-        } else {
-            EXACT
-        };
+        let bound = bound_of(best, alpha_start, beta);
         self.table.store(Entry { p, o, value: best, depth: depth as u8, bound, best: best_sq, age: self.age });
         best
     }
@@ -1276,6 +1271,14 @@ impl Search {
             }
         }
         Ok(hash_move)
+    }
+
+    /// The ordering key of a move (lower first) leading to the opponent's position (`no`,
+    /// `np`) with the pattern indices `ix` and the opponent's moves `replies`: the position's
+    /// evaluation for the opponent plus [`REPLY_WEIGHT`] (by default) per reply.
+    #[inline]
+    fn order_key(&self, ix: &Indices, no: u64, np: u64, replies: u64) -> i32 {
+        self.evaluate_leaf(ix, no, np, replies) + self.reply_weight * replies.count_ones() as i32
     }
 
     /// Multi-ProbCut: a shallow null-window search predicts whether the full-depth value will
